@@ -1,0 +1,5 @@
+/** Renderer-agnostic core of Tessera: pure TypeScript, no three.js, no DOM. */
+export * from './errors';
+export * from './page-id';
+export * from './page-table-entry';
+export * from './tile-source';

@@ -1,0 +1,46 @@
+/**
+ * The contract between the streaming core and whatever produces tile bytes (an archive over HTTP,
+ * a procedural generator, a worker pool). The core never knows where bytes come from.
+ */
+
+/** Pixel layout of one layer's tiles as produced by a source. */
+export type TileEncoding = 'rgba8unorm' | 'rgba8unorm-srgb';
+
+/** Describes one layer of a virtual texture (albedo, normal, ...). */
+export interface TileLayerInfo {
+  /** Layer name, used by `virtualTexture(tex, uv).layer(name)`. */
+  name: string;
+  /** Texel format of the bytes {@link TileSource.load} returns for this layer. */
+  format: TileEncoding;
+}
+
+/** What a source tells the core about the virtual texture it serves. */
+export interface TileSourceInfo {
+  /** Width of mip 0, in pages (power of two, 1..4096). */
+  widthPages: number;
+  /** Height of mip 0, in pages (power of two, 1..4096). */
+  heightPages: number;
+  /** Side of one tile including its border, in texels. */
+  tileSize: number;
+  /** Border width inside the tile on each side, in texels. */
+  border: number;
+  /** The layers every tile has, in the order {@link TileData.layers} returns them. */
+  layers: readonly TileLayerInfo[];
+}
+
+/** One loaded tile: a `tileSize² x 4` byte array per layer, in {@link TileSourceInfo.layers} order. */
+export interface TileData {
+  layers: Uint8Array[];
+}
+
+/** Produces tiles. Implementations must reject with an `AbortError` promptly once `signal` aborts. */
+export interface TileSource {
+  readonly info: TileSourceInfo;
+  /**
+   * Loads the tile at (`x`, `y`) of mip `mip` (coordinates in pages at that mip).
+   * Rejects with a `TileSourceError` on failure.
+   */
+  load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData>;
+  /** Releases workers, connections and caches. */
+  dispose?(): void;
+}

@@ -1,0 +1,3 @@
+export * from './core/index';
+export * from './sim/index';
+export * from './three/index';
