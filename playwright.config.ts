@@ -1,0 +1,34 @@
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumPath, TEST_SERVER_PORT } from './test/browser/chromium';
+import type { BackendOptions } from './test/browser/fixtures';
+
+/**
+ * Browser tests: Debian's Chromium, headless, WebGPU on SwiftShader. Every spec runs once per
+ * backend of three's WebGPURenderer (the `backend` option).
+ */
+export default defineConfig<BackendOptions>({
+  testDir: 'test/browser',
+  testMatch: '**/*.spec.ts',
+  outputDir: 'test-results/playwright',
+  timeout: 90_000,
+  expect: { timeout: 20_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: process.env.CI ? [['list']] : [['list']],
+  use: {
+    baseURL: `http://localhost:${TEST_SERVER_PORT}/`,
+    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
+    viewport: { width: 640, height: 480 },
+  },
+  projects: [
+    { name: 'webgpu', use: { backend: 'webgpu' } },
+    { name: 'webgl', use: { backend: 'webgl' } },
+  ],
+  webServer: {
+    command: 'npx vite --config test/browser/vite.config.ts',
+    url: `http://localhost:${TEST_SERVER_PORT}/package.json`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 60_000,
+  },
+});

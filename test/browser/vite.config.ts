@@ -1,0 +1,16 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+
+/**
+ * Serves the repository root to the browser tests and benchmark pages, so a page anywhere under
+ * test/ or bench/ imports the library from /src. Dependency discovery is off: a mid-test
+ * re-optimisation would reload the page under a running test.
+ */
+// The port must match TEST_SERVER_PORT in ./chromium.ts (not imported: Vite's config loader
+// prefers configs without extensionless relative imports).
+export default defineConfig({
+  root: resolve(import.meta.dirname, '../..'),
+  logLevel: 'warn',
+  server: { port: Number(process.env.TESSERA_TEST_PORT ?? 5180), strictPort: true, host: 'localhost' },
+  optimizeDeps: { noDiscovery: true, include: [] },
+});
