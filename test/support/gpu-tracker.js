@@ -180,8 +180,110 @@
     return prefixes;
   }
 
-  global.__tesseraGpuBytes = { textureBytes, labelPrefixes };
-  if (typeof global.GPUDevice === 'undefined') return;
+  /** Bytes per texel of WebGL2 sized internal formats (GLenum -> bytes). */
+  const GL_SIZED = new Map([
+    [0x8229, 1], // R8
+    [0x8231, 1], // R8I
+    [0x8232, 1], // R8UI
+    [0x8f94, 1], // R8_SNORM
+    [0x822b, 2], // RG8
+    [0x822d, 2], // R16F
+    [0x8233, 2], // R16I
+    [0x8234, 2], // R16UI
+    [0x8237, 2], // RG8I
+    [0x8238, 2], // RG8UI
+    [0x8f95, 2], // RG8_SNORM
+    [0x8d62, 2], // RGB565
+    [0x8056, 2], // RGBA4
+    [0x8057, 2], // RGB5_A1
+    [0x81a5, 2], // DEPTH_COMPONENT16
+    [0x8051, 3], // RGB8
+    [0x8c41, 3], // SRGB8
+    [0x8f96, 3], // RGB8_SNORM
+    [0x8d8f, 3], // RGB8I
+    [0x8d7d, 3], // RGB8UI
+    [0x8058, 4], // RGBA8
+    [0x8c43, 4], // SRGB8_ALPHA8
+    [0x8f97, 4], // RGBA8_SNORM
+    [0x8d8e, 4], // RGBA8I
+    [0x8d7c, 4], // RGBA8UI
+    [0x8059, 4], // RGB10_A2
+    [0x906f, 4], // RGB10_A2UI
+    [0x822e, 4], // R32F
+    [0x8235, 4], // R32I
+    [0x8236, 4], // R32UI
+    [0x822f, 4], // RG16F
+    [0x8239, 4], // RG16I
+    [0x823a, 4], // RG16UI
+    [0x8c3a, 4], // R11F_G11F_B10F
+    [0x8c3d, 4], // RGB9_E5
+    [0x81a6, 4], // DEPTH_COMPONENT24
+    [0x88f0, 4], // DEPTH24_STENCIL8
+    [0x8cac, 4], // DEPTH_COMPONENT32F
+    [0x881b, 6], // RGB16F
+    [0x8d89, 6], // RGB16I
+    [0x8d77, 6], // RGB16UI
+    [0x881a, 8], // RGBA16F
+    [0x8230, 8], // RG32F
+    [0x823b, 8], // RG32I
+    [0x823c, 8], // RG32UI
+    [0x8d88, 8], // RGBA16I
+    [0x8d76, 8], // RGBA16UI
+    [0x8cad, 8], // DEPTH32F_STENCIL8
+    [0x8815, 12], // RGB32F
+    [0x8d83, 12], // RGB32I
+    [0x8d71, 12], // RGB32UI
+    [0x8814, 16], // RGBA32F
+    [0x8d82, 16], // RGBA32I
+    [0x8d70, 16], // RGBA32UI
+  ]);
+  /** Components of unsized formats, and bytes per component of types, for unsized texImage calls. */
+  const GL_COMPONENTS = new Map([
+    [0x1906, 1], // ALPHA
+    [0x1907, 3], // RGB
+    [0x1908, 4], // RGBA
+    [0x1909, 1], // LUMINANCE
+    [0x190a, 2], // LUMINANCE_ALPHA
+    [0x1903, 1], // RED
+  ]);
+  /** Types that pack a whole texel into their size. */
+  const PACKED_TYPES = new Set([0x8363, 0x8033, 0x8034]);
+  const GL_TYPE_BYTES = new Map([
+    [0x1401, 1], // UNSIGNED_BYTE
+    [0x1400, 1], // BYTE
+    [0x1403, 2], // UNSIGNED_SHORT
+    [0x1402, 2], // SHORT
+    [0x1405, 4], // UNSIGNED_INT
+    [0x1404, 4], // INT
+    [0x1406, 4], // FLOAT
+    [0x140b, 2], // HALF_FLOAT
+    [0x8d61, 2], // HALF_FLOAT_OES
+    [0x8363, 2], // UNSIGNED_SHORT_5_6_5
+    [0x8033, 2], // UNSIGNED_SHORT_4_4_4_4
+    [0x8034, 2], // UNSIGNED_SHORT_5_5_5_1
+  ]);
+
+  /**
+   * Bytes of one level of a WebGL2 texture image.
+   * @param {number} internalformat @param {number} type
+   * @param {number} width @param {number} height @param {number} depth
+   */
+  function glImageBytes(internalformat, type, width, height, depth) {
+    let texel = GL_SIZED.get(internalformat);
+    if (texel === undefined) {
+      // Unsized formats (RGBA + UNSIGNED_BYTE, ...): components x component size, or the packed size.
+      const components = GL_COMPONENTS.get(internalformat);
+      const typeBytes = GL_TYPE_BYTES.get(type);
+      if (components !== undefined && typeBytes !== undefined)
+        texel = PACKED_TYPES.has(type) ? typeBytes : components * typeBytes;
+    }
+    if (texel === undefined)
+      throw new Error(`gpu-tracker: unknown WebGL internal format 0x${internalformat.toString(16)}`);
+    return texel * width * height * depth;
+  }
+
+  global.__tesseraGpuBytes = { textureBytes, labelPrefixes, glImageBytes };
+  if (typeof global.GPUDevice === 'undefined' && typeof global.WebGL2RenderingContext === 'undefined') return;
 
   /** @type {Map<object, { bytes: number, prefixes: string[], kind: 'texture' | 'buffer' }>} */
   const live = new Map();
@@ -224,45 +326,188 @@
     }
   }
 
-  const proto = global.GPUDevice.prototype;
-  const createTexture = proto.createTexture;
-  proto.createTexture = function (desc) {
-    const texture = createTexture.call(this, desc);
-    try {
-      track(texture, textureBytes(desc), desc.label ?? '', 'texture');
-    } catch (error) {
-      uncaptured.push(String(error));
+  if (typeof global.GPUDevice !== 'undefined') {
+    const proto = global.GPUDevice.prototype;
+    const createTexture = proto.createTexture;
+    proto.createTexture = function (desc) {
+      const texture = createTexture.call(this, desc);
+      try {
+        track(texture, textureBytes(desc), desc.label ?? '', 'texture');
+      } catch (error) {
+        uncaptured.push(String(error));
+      }
+      return texture;
+    };
+    const createBuffer = proto.createBuffer;
+    proto.createBuffer = function (desc) {
+      const buffer = createBuffer.call(this, desc);
+      track(buffer, desc.size, desc.label ?? '', 'buffer');
+      return buffer;
+    };
+    for (const Class of [global.GPUTexture, global.GPUBuffer]) {
+      const destroy = Class.prototype.destroy;
+      Class.prototype.destroy = function () {
+        untrack(this);
+        return destroy.call(this);
+      };
     }
-    return texture;
-  };
-  const createBuffer = proto.createBuffer;
-  proto.createBuffer = function (desc) {
-    const buffer = createBuffer.call(this, desc);
-    track(buffer, desc.size, desc.label ?? '', 'buffer');
-    return buffer;
-  };
-  for (const Class of [global.GPUTexture, global.GPUBuffer]) {
-    const destroy = Class.prototype.destroy;
-    Class.prototype.destroy = function () {
-      untrack(this);
-      return destroy.call(this);
+
+    const requestDevice = global.GPUAdapter.prototype.requestDevice;
+    global.GPUAdapter.prototype.requestDevice = async function (desc) {
+      const device = await requestDevice.call(this, desc);
+      devices.add(device);
+      device.pushErrorScope('validation');
+      device.addEventListener('uncapturederror', (event) => {
+        uncaptured.push(`${event.error.constructor.name}: ${event.error.message}`);
+      });
+      device.lost.then((info) => {
+        devices.delete(device);
+        if (info.reason !== 'destroyed') uncaptured.push(`device lost: ${info.message}`);
+      });
+      return device;
     };
   }
 
-  const requestDevice = global.GPUAdapter.prototype.requestDevice;
-  global.GPUAdapter.prototype.requestDevice = async function (desc) {
-    const device = await requestDevice.call(this, desc);
-    devices.add(device);
-    device.pushErrorScope('validation');
-    device.addEventListener('uncapturederror', (event) => {
-      uncaptured.push(`${event.error.constructor.name}: ${event.error.message}`);
+  if (typeof global.WebGL2RenderingContext !== 'undefined')
+    installWebGLTracker(global.WebGL2RenderingContext.prototype);
+
+  /**
+   * WebGL2 has no labels: allocations count under `webgl:texture`, `webgl:buffer` and
+   * `webgl:renderbuffer`, sized from the calls that allocate storage on the object bound to the
+   * target (each texture level and cube face replaces its previous image).
+   * @param {any} gl the WebGL2RenderingContext prototype
+   */
+  function installWebGLTracker(gl) {
+    /** @type {WeakMap<object, Map<string, object>>} per context: binding key -> object */
+    const bindings = new WeakMap();
+    /** @type {Map<object, Map<string, number>>} texture -> image key -> bytes */
+    const images = new Map();
+    const bound = (ctx, key) => bindings.get(ctx)?.get(key);
+    const setBound = (ctx, key, object) => {
+      let map = bindings.get(ctx);
+      if (!map) {
+        map = new Map();
+        bindings.set(ctx, map);
+      }
+      map.set(key, object);
+    };
+    const unitKey = (ctx, target) => `${target}@${bound(ctx, 'unit') ?? 0x84c0}`;
+    /** Re-sizes one image of a texture: the tracker's record is the sum over its images. */
+    const setImage = (texture, key, bytes) => {
+      if (!texture) return;
+      let map = images.get(texture);
+      if (!map) {
+        map = new Map();
+        images.set(texture, map);
+      }
+      map.set(key, bytes);
+      let total = 0;
+      for (const value of map.values()) total += value;
+      untrack(texture);
+      track(texture, total, 'webgl:texture', 'texture');
+    };
+    const faceTarget = (ctx, target) =>
+      target >= 0x8515 && target <= 0x851a ? ctx.TEXTURE_CUBE_MAP : target;
+    const wrap = (name, after) => {
+      const original = gl[name];
+      gl[name] = function (...args) {
+        const result = original.apply(this, args);
+        try {
+          after(this, args, result);
+        } catch (error) {
+          uncaptured.push(String(error));
+        }
+        return result;
+      };
+    };
+    wrap('activeTexture', (ctx, [unit]) => setBound(ctx, 'unit', unit));
+    wrap('bindTexture', (ctx, [target, texture]) => setBound(ctx, unitKey(ctx, target), texture));
+    wrap('bindBuffer', (ctx, [target, buffer]) => setBound(ctx, `buffer${target}`, buffer));
+    wrap('bindRenderbuffer', (ctx, [target, rb]) => setBound(ctx, `rb${target}`, rb));
+    wrap('texStorage2D', (ctx, [target, levels, internalformat, width, height]) => {
+      const texture = bound(ctx, unitKey(ctx, target));
+      const faces = target === ctx.TEXTURE_CUBE_MAP ? 6 : 1;
+      for (let level = 0; level < levels; level++) {
+        const bytes = glImageBytes(
+          internalformat,
+          0,
+          Math.max(1, width >> level),
+          Math.max(1, height >> level),
+          1,
+        );
+        setImage(texture, `L${level}`, bytes * faces);
+      }
     });
-    device.lost.then((info) => {
-      devices.delete(device);
-      if (info.reason !== 'destroyed') uncaptured.push(`device lost: ${info.message}`);
+    wrap('texStorage3D', (ctx, [target, levels, internalformat, width, height, depth]) => {
+      const texture = bound(ctx, unitKey(ctx, target));
+      for (let level = 0; level < levels; level++) {
+        const d = target === ctx.TEXTURE_3D ? Math.max(1, depth >> level) : depth;
+        setImage(
+          texture,
+          `L${level}`,
+          glImageBytes(internalformat, 0, Math.max(1, width >> level), Math.max(1, height >> level), d),
+        );
+      }
     });
-    return device;
-  };
+    wrap('texImage2D', (ctx, args) => {
+      const [target, level, internalformat] = args;
+      // texImage2D(target, level, internalformat, width, height, border, format, type, ...) or the
+      // 6-argument form with a DOM image source, whose size is the source's.
+      const sized = args.length >= 8 && typeof args[3] === 'number';
+      const width = sized ? args[3] : (args[5]?.width ?? args[5]?.videoWidth ?? 0);
+      const height = sized ? args[4] : (args[5]?.height ?? args[5]?.videoHeight ?? 0);
+      const type = sized ? args[7] : args[4];
+      const texture = bound(ctx, unitKey(ctx, faceTarget(ctx, target)));
+      setImage(texture, `L${level}F${target}`, glImageBytes(internalformat, type, width, height, 1));
+    });
+    wrap('texImage3D', (ctx, [target, level, internalformat, width, height, depth, , , type]) => {
+      setImage(
+        bound(ctx, unitKey(ctx, target)),
+        `L${level}`,
+        glImageBytes(internalformat, type, width, height, depth),
+      );
+    });
+    wrap('compressedTexImage2D', (ctx, args) => {
+      const [target, level] = args;
+      const data = args[6];
+      const bytes = typeof data === 'number' ? data : (args[8] ?? data?.byteLength ?? 0);
+      setImage(bound(ctx, unitKey(ctx, faceTarget(ctx, target))), `L${level}F${target}`, bytes);
+    });
+    wrap('deleteTexture', (_ctx, [texture]) => {
+      images.delete(texture);
+      untrack(texture);
+    });
+    wrap('bufferData', (ctx, [target, sizeOrData]) => {
+      const buffer = bound(ctx, `buffer${target}`);
+      if (!buffer) return;
+      untrack(buffer);
+      track(
+        buffer,
+        typeof sizeOrData === 'number' ? sizeOrData : (sizeOrData?.byteLength ?? 0),
+        'webgl:buffer',
+        'buffer',
+      );
+    });
+    wrap('deleteBuffer', (_ctx, [buffer]) => untrack(buffer));
+    const storage = (ctx, target, samples, internalformat, width, height) => {
+      const rb = bound(ctx, `rb${target}`);
+      if (!rb) return;
+      untrack(rb);
+      track(
+        rb,
+        glImageBytes(internalformat, 0, width, height, 1) * Math.max(1, samples),
+        'webgl:renderbuffer',
+        'texture',
+      );
+    };
+    wrap('renderbufferStorage', (ctx, [target, internalformat, width, height]) =>
+      storage(ctx, target, 1, internalformat, width, height),
+    );
+    wrap('renderbufferStorageMultisample', (ctx, [target, samples, internalformat, width, height]) =>
+      storage(ctx, target, samples, internalformat, width, height),
+    );
+    wrap('deleteRenderbuffer', (_ctx, [rb]) => untrack(rb));
+  }
 
   global.__tesseraGpuTracker = {
     /** Live/peak bytes now, in total and by label prefix. */

@@ -9,9 +9,24 @@ test('the tracker counts real allocations exactly and follows destroy()', async 
   await openPage('test/browser/harness/pages/blank.html');
   await expect(page).toHaveTitle('ready');
   if (backend === 'webgl') {
-    // On the WebGL2 backend no WebGPU device may exist: the tracker must see nothing at all.
-    const snapshot = await gpuTracker.snapshot();
-    expect(snapshot).toMatchObject({ devices: 0, liveBytes: 0, textures: 0, buffers: 0 });
+    // No WebGPU device may exist on the WebGL2 backend; GL allocations are counted without labels.
+    expect((await gpuTracker.snapshot()).devices).toBe(0);
+    const before = (await gpuTracker.snapshot()).byPrefix['webgl:texture']?.live ?? 0;
+    const sizes = await page.evaluate(() => {
+      const { renderer } = (globalThis as never as { harness: import('./pages/blank').BlankHarness }).harness;
+      const gl = (renderer.backend as unknown as { gl: WebGL2RenderingContext }).gl;
+      const texture = gl.createTexture();
+      gl.bindTexture(gl.TEXTURE_2D, texture);
+      gl.texStorage2D(gl.TEXTURE_2D, 9, gl.RGBA8, 256, 256);
+      const tracker = (
+        globalThis as never as { __tesseraGpuTracker: { liveBytesWithPrefix(p: string): number } }
+      ).__tesseraGpuTracker;
+      const allocated = tracker.liveBytesWithPrefix('webgl:texture');
+      gl.deleteTexture(texture);
+      return { allocated, deleted: tracker.liveBytesWithPrefix('webgl:texture') };
+    });
+    expect(sizes.allocated - before).toBe(349_524);
+    expect(sizes.deleted).toBe(before);
     return;
   }
   await page.evaluate(() => {

@@ -8,7 +8,7 @@ const sandbox: {
   __tesseraGpuBytes?: { textureBytes(d: object): number; labelPrefixes(l: string): string[] };
 } = {};
 runInNewContext(source, sandbox);
-const { textureBytes, labelPrefixes } = sandbox.__tesseraGpuBytes!;
+const { textureBytes, labelPrefixes, glImageBytes } = sandbox.__tesseraGpuBytes!;
 
 describe('gpu tracker arithmetic', () => {
   it('sizes a full rgba8 mip chain exactly', () => {
@@ -51,5 +51,21 @@ describe('gpu tracker arithmetic', () => {
     ]);
     expect(labelPrefixes('plain')).toEqual(['plain']);
     expect(labelPrefixes('tessera:')).toEqual(['tessera:']);
+  });
+
+  it('sizes WebGL2 images from sized and unsized formats', () => {
+    const RGBA8 = 0x8058;
+    const R32UI = 0x8236;
+    const RGBA = 0x1908;
+    const RGB = 0x1907;
+    const UNSIGNED_BYTE = 0x1401;
+    const FLOAT = 0x1406;
+    const UNSIGNED_SHORT_5_6_5 = 0x8363;
+    expect(glImageBytes(RGBA8, 0, 256, 256, 1)).toBe(262_144);
+    expect(glImageBytes(R32UI, 0, 128, 64, 2)).toBe(65_536);
+    expect(glImageBytes(RGBA, UNSIGNED_BYTE, 10, 10, 1)).toBe(400);
+    expect(glImageBytes(RGBA, FLOAT, 10, 10, 1)).toBe(1600);
+    expect(glImageBytes(RGB, UNSIGNED_SHORT_5_6_5, 10, 10, 1)).toBe(200);
+    expect(() => glImageBytes(0x1234, 0, 1, 1, 1)).toThrow(/unknown WebGL internal format/);
   });
 });
