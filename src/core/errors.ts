@@ -20,6 +20,8 @@ export type RuntimeErrorCode =
   | 'tile-failed-permanently'
   | 'aborted'
   | 'unknown-texture'
+  | 'unknown-handle'
+  | 'texture-load-failed'
   | 'released-twice'
   | 'over-budget'
   | 'disposed';

@@ -3,3 +3,4 @@ export * from './errors';
 export * from './page-id';
 export * from './page-table-entry';
 export * from './tile-source';
+export * from './budget/index';
