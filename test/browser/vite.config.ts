@@ -11,6 +11,13 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: resolve(import.meta.dirname, '../..'),
   logLevel: 'warn',
-  server: { port: Number(process.env.TESSERA_TEST_PORT ?? 5180), strictPort: true, host: 'localhost' },
+  // No live reload: an edit during a run must not reload a page under a running test.
+  server: {
+    port: Number(process.env.TESSERA_TEST_PORT ?? 5180),
+    strictPort: true,
+    host: 'localhost',
+    hmr: false,
+    watch: null,
+  },
   optimizeDeps: { noDiscovery: true, include: [] },
 });

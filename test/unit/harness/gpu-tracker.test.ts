@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 // The tracker is a plain script injected into pages; in Node it only defines its arithmetic.
 const source = readFileSync(new URL('../../support/gpu-tracker.js', import.meta.url), 'utf8');
 const sandbox: {
-  __tesseraGpuBytes?: { textureBytes(d: object): number; labelPrefixes(l: string): string[] };
+  __tesseraGpuBytes?: {
+    textureBytes(d: object): number;
+    labelPrefixes(l: string): string[];
+    glImageBytes(internalformat: number, type: number, width: number, height: number, depth: number): number;
+  };
 } = {};
 runInNewContext(source, sandbox);
 const { textureBytes, labelPrefixes, glImageBytes } = sandbox.__tesseraGpuBytes!;
