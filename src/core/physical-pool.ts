@@ -1,0 +1,424 @@
+import { TesseraConfigError } from './errors';
+import { IndexedMaxHeap } from './indexed-max-heap';
+import { IntrusiveList } from './intrusive-list';
+import { NO_REQUEST } from './page-id';
+import { PageIndexMap } from './page-index-map';
+import { MAX_SLOTS } from './page-table-entry';
+
+/** Options of a {@link PhysicalPool}: either `slotCount`, or `budgetBytes` with the tile format. */
+export interface PhysicalPoolOptions {
+  /** Number of slots (1..65536). Takes precedence over `budgetBytes`. */
+  slotCount?: number;
+  /** Byte budget of the pool texture(s), all layers together, in bytes. */
+  budgetBytes?: number;
+  /** Tile side including border, in texels. Default 128. */
+  tileSize?: number;
+  /** Bytes per texel of the pool format (4 for rgba8). Default 4. */
+  bytesPerTexel?: number;
+  /** Layers stored per slot (a slot holds the same page in every layer). Default 1. */
+  layers?: number;
+}
+
+/**
+ * Idle pages examined per eviction, longest idle first. A bounded sample keeps eviction O(1) while
+ * letting the mip weight reorder the oldest candidates.
+ */
+export const EVICTION_SAMPLE = 16;
+
+/**
+ * Frames a page must stay unrequested before it counts as having left the view; shorter absences
+ * are feedback flicker (sparse sampling, jitter at mip boundaries) and predict nothing.
+ */
+export const LEFT_VIEW_FRAMES = 16;
+
+/**
+ * Weight base of the mip-aware recency: a page at mip `m` idle for `t` frames ranks as if idle for
+ * `t / MIP_RECENCY_BASE^m`. Coarse pages cover more ground, stay in view longer and return sooner
+ * after the camera turns, so an equally idle fine page is the better victim.
+ */
+export const MIP_RECENCY_BASE = 1.5;
+
+const STATE_FREE = 0;
+const STATE_ACTIVE = 1;
+const STATE_IDLE = 2;
+const STATE_PINNED = 3;
+const STATE_LOCKED = 4;
+
+/**
+ * Fixed set of physical tile slots shared by several virtual textures and by every layer of each.
+ *
+ * Replacement policy, an online estimate of Belady's "evict the page needed furthest in the future"
+ * in frame numbers, with no allocation and O(log n) per eviction:
+ * - pages used in the current frame are never candidates; the others are idle, in last-use order;
+ * - each page remembers its last two long absences ("reuse gaps", > {@link LEFT_VIEW_FRAMES}),
+ *   also across evictions through a small 4-way ghost table keyed by page id. A page idle for more
+ *   than {@link LEFT_VIEW_FRAMES} with a known gap is predicted back at `lastUse + gap` (the gap
+ *   before the latest, else the latest) and sits in a max-heap by that frame: on loops (orbits)
+ *   the page that just left is the one needed last, which plain LRU gets exactly wrong;
+ * - other idle pages (no gap known, or prediction overdue) are ranked by mip-aware recency: among
+ *   the {@link EVICTION_SAMPLE} longest idle, the largest `idleFrames / MIP_RECENCY_BASE^mip x
+ *   density²`, where density is the fraction of frames since its load the page was used (finer
+ *   pages and pages that stopped after steady use go first; flickering ones stay);
+ * - the victim is whichever estimate of "frames until needed again" is larger.
+ *
+ * Never evicted: pages used in the current frame, pinned pages, locked pages (upload in flight).
+ */
+export class PhysicalPool {
+  /** Number of slots. */
+  readonly slotCount: number;
+  /** Page id held by each slot, {@link NO_REQUEST} when free. */
+  readonly slotPages: Uint32Array;
+  /** Frame each slot's page was last used. */
+  readonly slotLastUse: Int32Array;
+  /** Frame each slot's page was loaded. */
+  readonly slotLoadFrame: Int32Array;
+  /** Frames in which each slot's page was used since it was loaded. */
+  readonly slotUseFrames: Int32Array;
+  /** Pages evicted so far. */
+  evictionCount = 0;
+  /** Slots handed out by {@link allocate} so far. */
+  allocationCount = 0;
+  /** Page evicted by the latest {@link allocate}, or {@link NO_REQUEST} when it took a free slot. */
+  lastEvictedPage = NO_REQUEST;
+
+  private readonly state: Uint8Array;
+  private readonly lockCount: Uint16Array;
+  private readonly pageToSlot: PageIndexMap;
+  private readonly free: IntrusiveList;
+  private readonly active: IntrusiveList;
+  private readonly idleOrder: IntrusiveList;
+  private readonly idleOld: IntrusiveList;
+  private readonly byReturn: IndexedMaxHeap;
+  private readonly slotGap: Int32Array;
+  private readonly slotGapBefore: Int32Array;
+  private readonly ghostKeys: Uint32Array;
+  private readonly ghostLast: Int32Array;
+  private readonly ghostGap: Int32Array;
+  private readonly ghostGapBefore: Int32Array;
+  private readonly ghostMask: number;
+  private readonly mipWeight = new Float64Array(16).map((_, m) => MIP_RECENCY_BASE ** -m);
+  private pinned = 0;
+  private locked = 0;
+
+  constructor(options: PhysicalPoolOptions) {
+    const count = options.slotCount ?? PhysicalPool.slotCountForBudget(options);
+    if (!Number.isInteger(count) || count < 1 || count > MAX_SLOTS) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        `slotCount must be an integer in 1..${MAX_SLOTS}, got ${count}`,
+      );
+    }
+    this.slotCount = count;
+    this.slotPages = new Uint32Array(count).fill(NO_REQUEST);
+    this.slotLastUse = new Int32Array(count);
+    this.slotLoadFrame = new Int32Array(count);
+    this.slotUseFrames = new Int32Array(count);
+    this.state = new Uint8Array(count);
+    this.lockCount = new Uint16Array(count);
+    this.pageToSlot = new PageIndexMap(count);
+    this.free = new IntrusiveList(count);
+    this.active = new IntrusiveList(count);
+    this.idleOrder = new IntrusiveList(count);
+    this.idleOld = new IntrusiveList(count);
+    this.byReturn = new IndexedMaxHeap(count);
+    this.slotGap = new Int32Array(count);
+    this.slotGapBefore = new Int32Array(count);
+    let ghostSets = 16;
+    while (ghostSets < count) ghostSets <<= 1;
+    this.ghostKeys = new Uint32Array(ghostSets * 4).fill(NO_REQUEST);
+    this.ghostLast = new Int32Array(ghostSets * 4);
+    this.ghostGap = new Int32Array(ghostSets * 4);
+    this.ghostGapBefore = new Int32Array(ghostSets * 4);
+    this.ghostMask = ghostSets - 1;
+    for (let s = 0; s < count; s++) this.free.pushBack(s);
+  }
+
+  /**
+   * Slots that fit `budgetBytes` at the given tile format, capped at 65536. Throws
+   * {@link TesseraConfigError} `budget-too-small` when not even one tile fits.
+   */
+  static slotCountForBudget(options: PhysicalPoolOptions): number {
+    const { budgetBytes } = options;
+    const tileSize = options.tileSize ?? 128;
+    const bpt = options.bytesPerTexel ?? 4;
+    const layers = options.layers ?? 1;
+    if (budgetBytes === undefined || !(budgetBytes >= 0)) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        'PhysicalPool needs slotCount or a non-negative budgetBytes',
+      );
+    }
+    if (!(tileSize > 0 && bpt > 0 && layers > 0)) {
+      throw new TesseraConfigError('invalid-tile', 'tileSize, bytesPerTexel and layers must be positive');
+    }
+    const slots = Math.floor(budgetBytes / (tileSize * tileSize * bpt * layers));
+    if (slots < 1) {
+      throw new TesseraConfigError('budget-too-small', `budget of ${budgetBytes} bytes holds no tile`);
+    }
+    return Math.min(slots, MAX_SLOTS);
+  }
+
+  /** Slots holding no page. */
+  get freeCount(): number {
+    return this.free.size;
+  }
+  /** Slots holding a page. */
+  get residentCount(): number {
+    return this.slotCount - this.free.size;
+  }
+  /** Slots holding a pinned page. */
+  get pinnedCount(): number {
+    return this.pinned;
+  }
+  /** Slots locked by an upload in flight. */
+  get lockedCount(): number {
+    return this.locked;
+  }
+
+  /** Slot holding `pageId`, or -1. */
+  slotOf(pageId: number): number {
+    return this.pageToSlot.get(pageId);
+  }
+
+  /** True when `slot` holds a pinned page. */
+  isPinned(slot: number): boolean {
+    return this.state[slot] === STATE_PINNED;
+  }
+
+  /** True when `slot` is locked by an upload in flight. */
+  isLocked(slot: number): boolean {
+    return this.state[slot] === STATE_LOCKED;
+  }
+
+  /**
+   * Gives `pageId` a slot at `frame`: a free one, else the victim of the replacement policy (its
+   * page id left in {@link lastEvictedPage}; the caller unmaps it). Returns -1 when every slot is
+   * pinned, locked or used in `frame`. A page already resident keeps its slot (and is touched).
+   */
+  allocate(pageId: number, frame: number, pinned = false): number {
+    this.lastEvictedPage = NO_REQUEST;
+    const existing = this.pageToSlot.get(pageId);
+    if (existing >= 0) {
+      if (pinned) this.setPinned(existing, true);
+      this.touch(existing, frame);
+      return existing;
+    }
+    let slot = this.free.popFront();
+    if (slot < 0) {
+      slot = this.selectVictim(frame);
+      if (slot < 0) return -1;
+      this.lastEvictedPage = this.slotPages[slot];
+      this.evictionCount++;
+      this.vacate(slot);
+      this.free.remove(slot);
+    }
+    this.allocationCount++;
+    this.slotPages[slot] = pageId;
+    this.pageToSlot.set(pageId, slot);
+    this.slotLastUse[slot] = frame;
+    this.recallGaps(slot, pageId, frame);
+    this.slotLoadFrame[slot] = frame;
+    this.slotUseFrames[slot] = 1;
+    if (pinned) {
+      this.state[slot] = STATE_PINNED;
+      this.pinned++;
+    } else {
+      this.state[slot] = STATE_ACTIVE;
+      this.active.pushBack(slot);
+    }
+    return slot;
+  }
+
+  /** Records that `slot`'s page is used in `frame` (protects it from eviction during that frame). */
+  touch(slot: number, frame: number): void {
+    const st = this.state[slot];
+    if (st === STATE_FREE) return;
+    if (st === STATE_IDLE) {
+      const gap = frame - this.slotLastUse[slot];
+      if (gap > LEFT_VIEW_FRAMES) {
+        this.slotGapBefore[slot] = this.slotGap[slot];
+        this.slotGap[slot] = gap;
+      }
+      this.idleOrder.remove(slot);
+      this.idleOld.remove(slot);
+      this.byReturn.remove(slot);
+      this.state[slot] = STATE_ACTIVE;
+      this.active.pushBack(slot);
+    }
+    if (frame > this.slotLastUse[slot]) {
+      this.slotLastUse[slot] = frame;
+      this.slotUseFrames[slot]++;
+    }
+  }
+
+  /** Pins or unpins `slot` (pinned pages are never evicted). */
+  setPinned(slot: number, pinned: boolean): void {
+    const st = this.state[slot];
+    if (st === STATE_FREE || st === STATE_LOCKED) return;
+    if (pinned && st !== STATE_PINNED) {
+      this.detach(slot);
+      this.state[slot] = STATE_PINNED;
+      this.pinned++;
+    } else if (!pinned && st === STATE_PINNED) {
+      this.pinned--;
+      this.state[slot] = STATE_ACTIVE;
+      this.active.pushBack(slot);
+    }
+  }
+
+  /** Protects `slot` from eviction while an upload into it is in flight (nestable). */
+  lock(slot: number): void {
+    if (this.state[slot] === STATE_FREE) return;
+    if (this.lockCount[slot]++ === 0) {
+      if (this.state[slot] === STATE_PINNED) return; // pinned already protects it
+      this.detach(slot);
+      this.state[slot] = STATE_LOCKED;
+      this.locked++;
+    }
+  }
+
+  /** Ends one {@link lock}. */
+  unlock(slot: number): void {
+    if (this.lockCount[slot] === 0) return;
+    if (--this.lockCount[slot] === 0 && this.state[slot] === STATE_LOCKED) {
+      this.locked--;
+      this.state[slot] = STATE_ACTIVE;
+      this.active.pushBack(slot);
+    }
+  }
+
+  /** Frees `slot` without counting an eviction (its page is forgotten by the pool). No-op if free. */
+  release(slot: number): void {
+    if (this.state[slot] === STATE_FREE) return;
+    this.vacate(slot);
+  }
+
+  /** Moves pages not used in `frame` from the active set to the eviction candidates. O(active). */
+  sweep(frame: number): void {
+    let s = this.active.head;
+    while (s >= 0) {
+      const next = this.active.next(s);
+      if (this.slotLastUse[s] < frame) {
+        this.active.remove(s);
+        this.state[s] = STATE_IDLE;
+        this.idleOrder.pushBack(s);
+      }
+      s = next;
+    }
+  }
+
+  /** Slots that could be evicted at `frame` right now (idle, plus active ones not used in `frame`). */
+  evictableCount(frame: number): number {
+    this.sweep(frame);
+    return this.idleOrder.size + this.idleOld.size;
+  }
+
+  private selectVictim(frame: number): number {
+    this.sweep(frame);
+    const young = this.idleOrder;
+    const old = this.idleOld;
+    const heap = this.byReturn;
+    // Pages idle for a while have left the view (not merely flickered): predict their return.
+    while (young.head >= 0 && frame - this.slotLastUse[young.head] > LEFT_VIEW_FRAMES) {
+      const s = young.popFront();
+      old.pushBack(s);
+      // The gap before the latest one: exact for loops (equal gaps) and for views that alternate
+      // between two rhythms (ping-pong, an orbit seeing a place near then far).
+      const gap = this.slotGapBefore[s] > 0 ? this.slotGapBefore[s] : this.slotGap[s];
+      if (gap > 0 && this.slotLastUse[s] + gap > frame) heap.set(s, this.slotLastUse[s] + gap);
+    }
+    // Predictions that came due without the page returning fall back to recency.
+    while (heap.size > 0 && heap.key(heap.peek()) <= frame) heap.pop();
+    let best = this.sampleByRecency(old, frame);
+    if (best < 0) best = this.sampleByRecency(young, frame);
+    const top = heap.peek();
+    if (top >= 0 && (best < 0 || heap.key(top) - frame > this.recencyScore(best, frame))) return top;
+    return best;
+  }
+
+  private recencyScore(s: number, frame: number): number {
+    const last = this.slotLastUse[s];
+    const mip = (this.slotPages[s] >>> 24) & 0xf;
+    const density = this.slotUseFrames[s] / (last - this.slotLoadFrame[s] + 1);
+    return (frame - last) * this.mipWeight[mip] * density * density;
+  }
+
+  private sampleByRecency(list: IntrusiveList, frame: number): number {
+    let best = -1;
+    let bestScore = -1;
+    let s = list.head;
+    for (let k = 0; k < EVICTION_SAMPLE && s >= 0; s = list.next(s)) {
+      if (this.byReturn.has(s)) continue;
+      k++;
+      const score = this.recencyScore(s, frame);
+      if (score > bestScore) {
+        bestScore = score;
+        best = s;
+      }
+    }
+    return best;
+  }
+
+  private ghostBase(pageId: number): number {
+    return ((Math.imul(pageId, 0x85ebca6b) >>> 9) & this.ghostMask) * 4;
+  }
+
+  private remember(pageId: number, lastUse: number, gap: number, gapBefore: number): void {
+    const b = this.ghostBase(pageId);
+    let t = b;
+    for (let i = b; i < b + 4; i++) {
+      if (this.ghostKeys[i] === pageId || this.ghostKeys[i] === NO_REQUEST) {
+        t = i;
+        break;
+      }
+      if (this.ghostLast[i] < this.ghostLast[t]) t = i;
+    }
+    this.ghostKeys[t] = pageId;
+    this.ghostLast[t] = lastUse;
+    this.ghostGap[t] = gap;
+    this.ghostGapBefore[t] = gapBefore;
+  }
+
+  /** Restores an evicted page's reuse gaps from the ghost table, adding the absence just ended. */
+  private recallGaps(slot: number, pageId: number, frame: number): void {
+    this.slotGap[slot] = 0;
+    this.slotGapBefore[slot] = 0;
+    const b = this.ghostBase(pageId);
+    for (let i = b; i < b + 4; i++) {
+      if (this.ghostKeys[i] !== pageId) continue;
+      const gap = frame - this.ghostLast[i];
+      if (gap > LEFT_VIEW_FRAMES) {
+        this.slotGap[slot] = gap;
+        this.slotGapBefore[slot] = this.ghostGap[i];
+      } else {
+        this.slotGap[slot] = this.ghostGap[i];
+        this.slotGapBefore[slot] = this.ghostGapBefore[i];
+      }
+      return;
+    }
+  }
+
+  private detach(slot: number): void {
+    const st = this.state[slot];
+    if (st === STATE_ACTIVE) this.active.remove(slot);
+    else if (st === STATE_IDLE) {
+      this.idleOrder.remove(slot);
+      this.idleOld.remove(slot);
+      this.byReturn.remove(slot);
+    }
+  }
+
+  private vacate(slot: number): void {
+    const st = this.state[slot];
+    this.detach(slot);
+    if (st === STATE_PINNED) this.pinned--;
+    if (st === STATE_LOCKED) this.locked--;
+    this.lockCount[slot] = 0;
+    const page = this.slotPages[slot];
+    this.remember(page, this.slotLastUse[slot], this.slotGap[slot], this.slotGapBefore[slot]);
+    this.pageToSlot.delete(page);
+    this.slotPages[slot] = NO_REQUEST;
+    this.state[slot] = STATE_FREE;
+    this.free.pushBack(slot);
+  }
+}

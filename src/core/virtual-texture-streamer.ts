@@ -1,0 +1,434 @@
+import { TesseraConfigError, TesseraError } from './errors';
+import { FeedbackAnalyzer } from './feedback-analyzer';
+import { MipBiasController, type MipBiasOptions } from './mip-bias-controller';
+import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from './page-id';
+import { PageTable } from './page-table';
+import { EMPTY_ENTRY } from './page-table-entry';
+import { PhysicalPool, type PhysicalPoolOptions } from './physical-pool';
+import { ResidencyScheduler, type ResidencySchedulerOptions } from './residency-scheduler';
+import type { TileData, TileSource } from './tile-source';
+import { TypedEmitter } from './typed-emitter';
+import { VirtualTextureLayout } from './vt-layout';
+
+/** Fallback distance reported for a page with nothing resident above it (outranks every real one). */
+const NOTHING_RESIDENT_MIPS = 16;
+
+/** Options of one texture given to {@link VirtualTextureStreamer.registerTexture}. */
+export interface TextureRegistrationOptions {
+  /** Coarsest mips kept resident forever. Default min(3, mipCount). */
+  pinnedMipCount?: number;
+  /** Dirty rectangles kept per mip before merging. Default 64. */
+  maxDirtyRectsPerMip?: number;
+}
+
+/** A texture to register at construction. */
+export interface TextureRegistration extends TextureRegistrationOptions {
+  /** Where the texture's tiles come from; its `info` gives the layout. */
+  source: TileSource;
+}
+
+/** Options of a {@link VirtualTextureStreamer}. */
+export interface VirtualTextureStreamerOptions extends ResidencySchedulerOptions {
+  /** The shared pool, or options to create one. */
+  pool: PhysicalPool | PhysicalPoolOptions;
+  /** Tiles uploaded per {@link VirtualTextureStreamer.drainUploads} call by default. Default 32. */
+  maxUploadsPerFrame?: number;
+  /** Bytes uploaded per drain by default, all layers together, in bytes. Default 16 MiB. */
+  maxUploadBytesPerFrame?: number;
+  /** Largest feedback buffer expected, in pixels. Default 240 x 135. */
+  maxFeedbackPixels?: number;
+  /** Oversubscription control options. */
+  mipBias?: MipBiasOptions;
+  /** Textures registered at construction (a pool too small for their pinned mips throws here). */
+  textures?: readonly TextureRegistration[];
+}
+
+/**
+ * Writes one tile into pool slot `slot` of every layer. Return `false` if it could not (the slot is
+ * freed and the page stays missing). `tile` is only valid during the call.
+ */
+export type TileUploadHandler = (
+  vt: number,
+  slot: number,
+  pageId: number,
+  tile: TileData,
+) => boolean | undefined;
+
+/** Payload of `page-loaded` / `page-evicted` (one reused object: copy fields to keep them). */
+export interface PageEvent {
+  /** Texture index. */
+  vt: number;
+  /** Packed page id. */
+  pageId: number;
+  /** Pool slot it was written into / evicted from. */
+  slot: number;
+  /** Frame of the event. */
+  frame: number;
+}
+
+/** Payload of `error`. */
+export interface StreamerErrorEvent {
+  /** What went wrong (code `tile-failed-permanently` with the source error as `cause`). */
+  error: TesseraError;
+  /** Texture index. */
+  vt: number;
+  /** Packed page id concerned. */
+  pageId: number;
+}
+
+/** Events of a {@link VirtualTextureStreamer}. */
+export interface StreamerEvents {
+  'page-loaded': PageEvent;
+  'page-evicted': PageEvent;
+  error: StreamerErrorEvent;
+}
+
+/** Counters of a {@link VirtualTextureStreamer} (one reused object). */
+export interface StreamerStats {
+  /** Latest frame given to {@link VirtualTextureStreamer.beginFrame}. */
+  frame: number;
+  /** Pool slots holding a page. */
+  residentPages: number;
+  /** Pool slots holding pinned pages. */
+  pinnedPages: number;
+  /** Pool capacity, in slots. */
+  poolSlots: number;
+  /** Pages queued for loading. */
+  queued: number;
+  /** Loads running. */
+  inFlight: number;
+  /** Loaded tiles waiting for upload. */
+  pendingUploads: number;
+  /** Pages marked failed. */
+  failed: number;
+  /** Evictions so far. */
+  evictions: number;
+  /** Tiles uploaded and mapped so far. */
+  loads: number;
+  /** Source loads started so far. */
+  loadsStarted: number;
+  /** Load attempts that failed so far. */
+  loadErrors: number;
+  /** Loads aborted (page no longer requested). */
+  loadsAborted: number;
+  /** Distinct pages (with fallback ancestors) in the latest feedback. */
+  requestedPages: number;
+  /** Fraction of the latest feedback's requesting pixels whose page is resident (0..1). */
+  residency: number;
+  /** Malformed pixels in the latest feedback. */
+  malformedPixels: number;
+  /** Current global mip bias, in mips. */
+  mipBias: number;
+}
+
+/**
+ * The per-frame orchestrator a renderer binding (or the simulator) drives:
+ *
+ * ```ts
+ * streamer.beginFrame(frame);
+ * streamer.submitFeedback(buffer);      // when a readback arrives
+ * streamer.update();                    // schedules loads, aborts stale ones, updates the mip bias
+ * streamer.drainUploads(writeTile);     // writes loaded tiles under the budget, maps page tables
+ * // upload streamer.pageTable(vt).dirty rectangles, then pageTable(vt).clearDirty()
+ * ```
+ *
+ * Up to 16 textures share one {@link PhysicalPool}; each has its own {@link PageTable}. Pinned
+ * coarse mips are requested first (highest priority) at registration and never evicted.
+ */
+export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
+  /** The shared pool. */
+  readonly pool: PhysicalPool;
+  /** The feedback analyser (its results describe the latest submitted buffer). */
+  readonly analyzer: FeedbackAnalyzer;
+  /** The load scheduler. */
+  readonly scheduler: ResidencyScheduler;
+  /** The oversubscription controller. */
+  readonly mipBiasController: MipBiasController;
+
+  private readonly tables: (PageTable | null)[] = new Array(MAX_VIRTUAL_TEXTURES).fill(null);
+  private readonly sources: (TileSource | null)[] = new Array(MAX_VIRTUAL_TEXTURES).fill(null);
+  private readonly pinnedMissing = new Int32Array(MAX_VIRTUAL_TEXTURES);
+  private readonly maxUploads: number;
+  private readonly maxUploadBytes: number;
+  private readonly pageEvent: PageEvent = { vt: 0, pageId: 0, slot: 0, frame: 0 };
+  private readonly counters: StreamerStats;
+  private frame = 0;
+  private loads = 0;
+  private feedbackSinceUpdate = false;
+  private disposed = false;
+
+  constructor(options: VirtualTextureStreamerOptions) {
+    super();
+    this.pool = options.pool instanceof PhysicalPool ? options.pool : new PhysicalPool(options.pool);
+    this.maxUploads = options.maxUploadsPerFrame ?? 32;
+    this.maxUploadBytes = options.maxUploadBytesPerFrame ?? 16 * 1024 * 1024;
+    if (!Number.isInteger(this.maxUploads) || this.maxUploads < 1) {
+      throw new TesseraConfigError('invalid-option', `maxUploadsPerFrame must be an integer >= 1`);
+    }
+    if (!(this.maxUploadBytes > 0))
+      throw new TesseraConfigError('invalid-option', 'maxUploadBytesPerFrame must be > 0');
+    this.analyzer = new FeedbackAnalyzer({ maxPixels: options.maxFeedbackPixels });
+    this.scheduler = new ResidencyScheduler(options);
+    this.mipBiasController = new MipBiasController(options.mipBias);
+    this.scheduler.onFailure = (pageId, error) => this.emit('error', { error, vt: pageVt(pageId), pageId });
+    this.counters = {
+      frame: 0,
+      residentPages: 0,
+      pinnedPages: 0,
+      poolSlots: this.pool.slotCount,
+      queued: 0,
+      inFlight: 0,
+      pendingUploads: 0,
+      failed: 0,
+      evictions: 0,
+      loads: 0,
+      loadsStarted: 0,
+      loadErrors: 0,
+      loadsAborted: 0,
+      requestedPages: 0,
+      residency: 1,
+      malformedPixels: 0,
+      mipBias: 0,
+    };
+    for (const t of options.textures ?? []) this.registerTexture(t.source, t);
+  }
+
+  /** Current global mip bias, in mips: feed it to the feedback pass (and optionally sampling). */
+  get mipBias(): number {
+    return this.mipBiasController.bias;
+  }
+
+  /**
+   * Adds a texture served by `source`; returns its index (0..15) used in page ids. Throws
+   * {@link TesseraConfigError}: an invalid `source.info`, no free index, or `pool-too-small` when
+   * the pool cannot hold every registered texture's pinned pages.
+   */
+  registerTexture(source: TileSource, options: TextureRegistrationOptions = {}): number {
+    this.assertLive();
+    const layout = VirtualTextureLayout.fromSourceInfo(source.info, options.pinnedMipCount);
+    const vt = this.tables.indexOf(null);
+    if (vt < 0) throw new TesseraConfigError('invalid-option', `at most ${MAX_VIRTUAL_TEXTURES} textures`);
+    let pinned = layout.pinnedPages;
+    for (const t of this.tables) if (t) pinned += t.layout.pinnedPages;
+    if (pinned > this.pool.slotCount) {
+      throw new TesseraConfigError(
+        'pool-too-small',
+        `pool of ${this.pool.slotCount} slots cannot hold the ${pinned} pinned pages of the registered textures`,
+      );
+    }
+    this.tables[vt] = new PageTable(layout, options.maxDirtyRectsPerMip);
+    this.sources[vt] = source;
+    this.pinnedMissing[vt] = layout.pinnedPages;
+    this.analyzer.setLayout(vt, layout);
+    this.scheduler.setSource(vt, source);
+    this.requestPinned(vt);
+    return vt;
+  }
+
+  /** Removes texture `vt`: aborts its loads and frees its slots. Does not dispose its source. */
+  unregisterTexture(vt: number): void {
+    if (!this.tables[vt]) return;
+    this.scheduler.setSource(vt, null);
+    this.analyzer.setLayout(vt, null);
+    const pages = this.pool.slotPages;
+    for (let s = 0; s < pages.length; s++) {
+      if (pages[s] !== NO_REQUEST && pageVt(pages[s]) === vt) this.pool.release(s);
+    }
+    this.tables[vt] = null;
+    this.sources[vt] = null;
+    this.pinnedMissing[vt] = 0;
+  }
+
+  /** Page table of texture `vt` (throws `unknown-texture` when not registered). */
+  pageTable(vt: number): PageTable {
+    const t = this.tables[vt];
+    if (!t) throw new TesseraError('unknown-texture', `no texture registered at index ${vt}`);
+    return t;
+  }
+
+  /** Layout of texture `vt` (throws `unknown-texture` when not registered). */
+  layout(vt: number): VirtualTextureLayout {
+    return this.pageTable(vt).layout;
+  }
+
+  /** Starts frame `frame` (an increasing integer; recency is counted in these). */
+  beginFrame(frame: number): void {
+    this.frame = frame;
+    this.scheduler.beginFrame(frame);
+  }
+
+  /**
+   * Analyses one feedback buffer (packed page ids, {@link NO_REQUEST} for none): resident pages are
+   * touched for this frame, missing ones requested with their fallback distance and coverage.
+   * Malformed values are counted in {@link stats}, never thrown. Allocates nothing.
+   */
+  submitFeedback(buffer: Uint32Array, length?: number): void {
+    this.assertLive();
+    const a = this.analyzer;
+    const n = a.analyze(buffer, length);
+    const pages = a.pages;
+    const coverage = a.coverage;
+    const frame = this.frame;
+    let residentPixels = 0;
+    let requestPixels = 0;
+    for (let i = 0; i < n; i++) {
+      const id = pages[i];
+      const mip = (id >>> 24) & 0xf;
+      const table = this.tables[id >>> 28]!;
+      const e = table.entry(mip, id & 0xfff, (id >>> 12) & 0xfff);
+      const cov = coverage[i];
+      requestPixels += cov;
+      if (e !== EMPTY_ENTRY && ((e >>> 16) & 0xf) === mip) {
+        this.pool.touch(e & 0xffff, frame);
+        residentPixels += cov;
+      } else {
+        this.scheduler.request(id, e === EMPTY_ENTRY ? NOTHING_RESIDENT_MIPS : ((e >>> 16) & 0xf) - mip, cov);
+      }
+    }
+    this.counters.requestedPages = n;
+    this.counters.residency = requestPixels > 0 ? residentPixels / requestPixels : 1;
+    this.counters.malformedPixels = a.stats.malformedPixels;
+    this.feedbackSinceUpdate = true;
+  }
+
+  /**
+   * Per-frame scheduling: re-requests missing pinned pages, aborts loads no longer wanted, starts
+   * new loads by priority, and updates the mip bias from the latest feedback.
+   */
+  update(): void {
+    if (this.disposed) return;
+    for (let vt = 0; vt < MAX_VIRTUAL_TEXTURES; vt++) if (this.pinnedMissing[vt] > 0) this.requestPinned(vt);
+    this.scheduler.update();
+    if (this.feedbackSinceUpdate) {
+      this.feedbackSinceUpdate = false;
+      this.mipBiasController.update(
+        this.counters.requestedPages,
+        this.pool.slotCount - this.pool.pinnedCount,
+      );
+    }
+  }
+
+  /**
+   * Uploads loaded tiles, oldest first, up to `maxTiles` tiles and `maxBytes` bytes (at least one
+   * tile so a large tile cannot stall): takes a slot (evicting and unmapping a victim if needed),
+   * calls `handler` to write the tile, then maps the page. Returns the tiles uploaded.
+   */
+  drainUploads(
+    handler: TileUploadHandler,
+    maxTiles = this.maxUploads,
+    maxBytes = this.maxUploadBytes,
+  ): number {
+    this.assertLive();
+    const scheduler = this.scheduler;
+    const pool = this.pool;
+    const frame = this.frame;
+    let tiles = 0;
+    let bytes = 0;
+    while (tiles < maxTiles) {
+      const r = scheduler.peekReady();
+      if (r < 0) break;
+      const pageId = scheduler.readyPage(r);
+      const tile = scheduler.readyData(r);
+      let tileBytes = 0;
+      for (let l = 0; l < tile.layers.length; l++) tileBytes += tile.layers[l].byteLength;
+      if (tiles > 0 && bytes + tileBytes > maxBytes) break;
+      const vt = pageVt(pageId);
+      const mip = pageMip(pageId);
+      const x = pageX(pageId);
+      const y = pageY(pageId);
+      const table = this.tables[vt];
+      if (!table || table.isResident(mip, x, y)) {
+        scheduler.finishReady(r);
+        continue;
+      }
+      const pinned = table.layout.isPinnedMip(mip);
+      const slot = pool.allocate(pageId, frame, pinned);
+      if (slot < 0) break; // every slot is pinned, locked or needed this frame
+      const victim = pool.lastEvictedPage;
+      if (victim !== NO_REQUEST) this.evicted(victim, slot);
+      pool.lock(slot);
+      let written: boolean | undefined;
+      try {
+        written = handler(vt, slot, pageId, tile);
+      } finally {
+        pool.unlock(slot);
+      }
+      scheduler.finishReady(r);
+      if (written === false) {
+        pool.release(slot);
+        continue;
+      }
+      table.map(mip, x, y, slot);
+      if (pinned) this.pinnedMissing[vt]--;
+      tiles++;
+      bytes += tileBytes;
+      this.loads++;
+      if (this.has('page-loaded')) this.emitPage('page-loaded', vt, pageId, slot);
+    }
+    return tiles;
+  }
+
+  /** Current counters (one reused object). */
+  stats(): StreamerStats {
+    const c = this.counters;
+    const s = this.scheduler.stats();
+    c.frame = this.frame;
+    c.residentPages = this.pool.residentCount;
+    c.pinnedPages = this.pool.pinnedCount;
+    c.queued = s.queued;
+    c.inFlight = s.inFlight;
+    c.pendingUploads = s.ready;
+    c.failed = s.failed;
+    c.evictions = this.pool.evictionCount;
+    c.loads = this.loads;
+    c.loadsStarted = s.loadsStarted;
+    c.loadErrors = s.loadErrors;
+    c.loadsAborted = s.loadsAborted;
+    c.mipBias = this.mipBiasController.bias;
+    return c;
+  }
+
+  /** Aborts every load, drops every queued tile and listener. Sources are not disposed (the caller owns them). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.scheduler.dispose();
+    this.clear();
+  }
+
+  private evicted(victim: number, slot: number): void {
+    const vt = pageVt(victim);
+    this.tables[vt]?.unmap(pageMip(victim), pageX(victim), pageY(victim));
+    if (this.has('page-evicted')) this.emitPage('page-evicted', vt, victim, slot);
+  }
+
+  private emitPage(type: 'page-loaded' | 'page-evicted', vt: number, pageId: number, slot: number): void {
+    const e = this.pageEvent;
+    e.vt = vt;
+    e.pageId = pageId;
+    e.slot = slot;
+    e.frame = this.frame;
+    this.emit(type, e);
+  }
+
+  private requestPinned(vt: number): void {
+    const table = this.tables[vt]!;
+    const layout = table.layout;
+    for (let m = layout.firstPinnedMip; m < layout.mipCount; m++) {
+      const w = layout.mipWidths[m];
+      const h = layout.mipHeights[m];
+      for (let y = 0; y < h; y++) {
+        for (let x = 0; x < w; x++) {
+          if (!table.isResident(m, x, y)) {
+            // Coarsest first: a larger mip outranks within the "nothing resident" class.
+            this.scheduler.request(packPageId(vt, m, x, y), NOTHING_RESIDENT_MIPS + m, 0);
+          }
+        }
+      }
+    }
+  }
+
+  private assertLive(): void {
+    if (this.disposed) throw new TesseraError('disposed', 'the streamer was disposed');
+  }
+}

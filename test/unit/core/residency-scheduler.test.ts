@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { TesseraConfigError, TileSourceError } from '../../../src/core/errors';
+import { packPageId } from '../../../src/core/page-id';
+import { PageLoadState, ResidencyScheduler } from '../../../src/core/residency-scheduler';
+import { flush, ManualTileSource } from './fake-source';
+
+describe('ResidencyScheduler', () => {
+  it('loads by fallback distance, then coverage, within the concurrency bound', async () => {
+    const src = new ManualTileSource(16, 16);
+    const s = new ResidencyScheduler({ maxConcurrentLoads: 2 });
+    s.setSource(0, src);
+    s.beginFrame(1);
+    s.request(packPageId(0, 0, 1, 0), 1, 500);
+    s.request(packPageId(0, 0, 2, 0), 3, 10);
+    s.request(packPageId(0, 0, 3, 0), 1, 900);
+    s.update();
+    expect(src.pending.map((p) => p.x)).toEqual([2, 3]);
+    expect(s.stats().inFlight).toBe(2);
+    expect(s.stats().queued).toBe(1);
+    src.settleAll();
+    await flush();
+    expect(s.stats().ready).toBe(2);
+    const r = s.peekReady();
+    expect(s.readyPage(r)).toBe(packPageId(0, 0, 2, 0));
+    s.finishReady(r);
+    s.update();
+    expect(src.pending.map((p) => p.x)).toEqual([1]);
+  });
+
+  it('never loads a page twice at once and aborts pages no longer requested', async () => {
+    const src = new ManualTileSource(16, 16);
+    const s = new ResidencyScheduler({ abortAfterFrames: 2 });
+    s.setSource(0, src);
+    const id = packPageId(0, 1, 1, 1);
+    for (let f = 1; f <= 3; f++) {
+      s.beginFrame(f);
+      s.request(id, 2, 5);
+      s.update();
+    }
+    expect(src.calls).toBe(1);
+    expect(s.stateOf(id)).toBe(PageLoadState.Loading);
+    const signal = src.pending[0].signal;
+    for (let f = 4; f <= 6; f++) {
+      s.beginFrame(f);
+      s.update();
+    }
+    expect(signal.aborted).toBe(true);
+    expect(s.stateOf(id)).toBe(PageLoadState.Untracked);
+    expect(s.stats().loadsAborted).toBe(1);
+    await flush();
+    expect(s.stats().inFlight).toBe(0);
+  });
+
+  it('retries with exponential backoff, then marks the page failed and reports it once', async () => {
+    const src = new ManualTileSource(16, 16);
+    const s = new ResidencyScheduler({ maxAttempts: 3, retryBaseFrames: 2, failedCooldownFrames: 50 });
+    s.setSource(0, src);
+    const failures: string[] = [];
+    s.onFailure = (_id, e) => failures.push(e.code);
+    const id = packPageId(0, 0, 0, 0);
+    const startFrames: number[] = [];
+    for (let f = 1; f <= 40; f++) {
+      s.beginFrame(f);
+      s.request(id, 1, 1);
+      const before = src.calls;
+      s.update();
+      if (src.calls > before) startFrames.push(f);
+      src.settleAll(() => true);
+      await flush();
+    }
+    expect(startFrames).toEqual([1, 3, 7]); // backoff 2, then 4 frames
+    expect(failures).toEqual(['tile-failed-permanently']);
+    expect(s.stateOf(id)).toBe(PageLoadState.Failed);
+    // Requested again after the cool-down: retried.
+    s.beginFrame(60);
+    s.request(id, 1, 1);
+    s.update();
+    expect(src.calls).toBe(4);
+  });
+
+  it('gives up at once on a non-retryable error', async () => {
+    const src = new ManualTileSource(4, 4);
+    const s = new ResidencyScheduler();
+    s.setSource(0, src);
+    let failed = 0;
+    s.onFailure = () => failed++;
+    s.beginFrame(1);
+    s.request(packPageId(0, 0, 0, 0), 1, 1);
+    s.update();
+    src.pending.splice(0)[0].reject(new TileSourceError('corrupt', 'bad', false));
+    await flush();
+    expect(failed).toBe(1);
+  });
+
+  it('rejects invalid options', () => {
+    expect(() => new ResidencyScheduler({ maxConcurrentLoads: 0 })).toThrow(TesseraConfigError);
+    expect(() => new ResidencyScheduler({ maxAttempts: 1.5 })).toThrow(TesseraConfigError);
+  });
+});

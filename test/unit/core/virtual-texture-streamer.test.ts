@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TesseraConfigError, TesseraError } from '../../../src/core/errors';
+import { NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from '../../../src/core/page-id';
+import { VirtualTextureStreamer } from '../../../src/core/virtual-texture-streamer';
+import { flush, ManualTileSource } from './fake-source';
+import { checkFallbackInvariant } from './helpers';
+
+function residentMap(streamer: VirtualTextureStreamer, vt: number): Map<string, number> {
+  const m = new Map<string, number>();
+  const pages = streamer.pool.slotPages;
+  for (let s = 0; s < pages.length; s++) {
+    const p = pages[s];
+    if (p !== NO_REQUEST && pageVt(p) === vt) m.set(`${pageMip(p)},${pageX(p)},${pageY(p)}`, s);
+  }
+  return m;
+}
+
+describe('VirtualTextureStreamer', () => {
+  it('rejects a pool smaller than the pinned levels at construction', () => {
+    const src = new ManualTileSource(64, 64);
+    try {
+      new VirtualTextureStreamer({ pool: { slotCount: 20 }, textures: [{ source: src }] });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(TesseraConfigError);
+      expect((e as TesseraConfigError).code).toBe('pool-too-small');
+    }
+    const ok = new VirtualTextureStreamer({ pool: { slotCount: 21 }, textures: [{ source: src }] });
+    expect(() => ok.registerTexture(new ManualTileSource(4, 4), { pinnedMipCount: 1 })).toThrow(
+      TesseraConfigError,
+    );
+  });
+
+  it('loads pinned levels first, then requested pages, and maps them', async () => {
+    const src = new ManualTileSource(8, 8);
+    const streamer = new VirtualTextureStreamer({ pool: { slotCount: 32 }, maxConcurrentLoads: 64 });
+    const vt = streamer.registerTexture(src, { pinnedMipCount: 2 });
+    const loaded: number[] = [];
+    streamer.on('page-loaded', (e) => loaded.push(e.pageId));
+    streamer.beginFrame(1);
+    const want = packPageId(vt, 0, 5, 6);
+    streamer.submitFeedback(new Uint32Array([want, want, NO_REQUEST]));
+    streamer.update();
+    // Pinned mips 2 and 3 (4 + 1 pages) come before the requested page and its ancestor at mip 1.
+    const first = src.pending.slice(0, 5).map((p) => p.mip);
+    expect(first.sort()).toEqual([2, 2, 2, 2, 3]);
+    src.settleAll();
+    await flush();
+    const writes: number[] = [];
+    expect(streamer.drainUploads((_vt, slot) => void writes.push(slot))).toBe(7);
+    expect(new Set(writes).size).toBe(7);
+    const table = streamer.pageTable(vt);
+    expect(table.isResident(0, 5, 6)).toBe(true);
+    expect(loaded).toContain(want);
+    expect(streamer.stats().pinnedPages).toBe(5);
+    expect(checkFallbackInvariant(table, residentMap(streamer, vt))).toBeNull();
+    expect(table.dirtyBytes).toBeGreaterThan(0);
+  });
+
+  it('respects the per-frame upload budget in tiles and bytes', async () => {
+    const src = new ManualTileSource(4, 4);
+    const streamer = new VirtualTextureStreamer({
+      pool: { slotCount: 64 },
+      maxConcurrentLoads: 32,
+      textures: [{ source: src }],
+    });
+    streamer.beginFrame(1);
+    streamer.update();
+    src.settleAll();
+    await flush();
+    expect(streamer.stats().pendingUploads).toBe(21);
+    expect(streamer.drainUploads(() => true, 5)).toBe(5);
+    expect(streamer.drainUploads(() => true, 100, 8 * 8 * 4 * 2)).toBe(2);
+    expect(streamer.stats().pendingUploads).toBe(14);
+  });
+
+  it('emits a typed error when a page keeps failing and keeps its fallback', async () => {
+    const src = new ManualTileSource(4, 4);
+    const streamer = new VirtualTextureStreamer({
+      pool: { slotCount: 64 },
+      maxAttempts: 2,
+      retryBaseFrames: 1,
+      textures: [{ source: src, pinnedMipCount: 1 }],
+    });
+    const errors: TesseraError[] = [];
+    streamer.on('error', (e) => errors.push(e.error));
+    const bad = packPageId(0, 0, 1, 1);
+    for (let f = 1; f < 12; f++) {
+      streamer.beginFrame(f);
+      streamer.submitFeedback(new Uint32Array([bad]));
+      streamer.update();
+      src.settleAll((mip) => mip === 0);
+      await flush();
+      streamer.drainUploads(() => true);
+    }
+    expect(errors.map((e) => e.code)).toEqual(['tile-failed-permanently']);
+    expect(streamer.stats().failed).toBe(1);
+    expect(streamer.pageTable(0).entry(0, 1, 1)).not.toBe(NO_REQUEST);
+    streamer.dispose();
+    expect(() => streamer.submitFeedback(new Uint32Array(1))).toThrow(TesseraError);
+  });
+
+  it('dispose aborts loads in flight', () => {
+    const src = new ManualTileSource(4, 4);
+    const streamer = new VirtualTextureStreamer({ pool: { slotCount: 64 }, textures: [{ source: src }] });
+    streamer.beginFrame(1);
+    streamer.update();
+    const signals = src.pending.map((p) => p.signal);
+    expect(signals.length).toBeGreaterThan(0);
+    streamer.dispose();
+    expect(signals.every((s) => s.aborted)).toBe(true);
+  });
+
+  it('property: random requests, failures and evictions keep every invariant', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 8, max: 24 }),
+        fc.array(
+          fc.record({
+            requests: fc.array(fc.tuple(fc.nat(3), fc.nat(15), fc.nat(15)), { maxLength: 12 }),
+            failMask: fc.nat(7),
+            settle: fc.boolean(),
+            uploads: fc.integer({ min: 0, max: 6 }),
+          }),
+          { maxLength: 25 },
+        ),
+        async (slots, frames) => {
+          const src = new ManualTileSource(16, 16);
+          const streamer = new VirtualTextureStreamer({
+            pool: { slotCount: slots },
+            maxConcurrentLoads: 4,
+            abortAfterFrames: 2,
+            maxAttempts: 2,
+            retryBaseFrames: 1,
+            failedCooldownFrames: 3,
+            textures: [{ source: src, pinnedMipCount: 2 }],
+          });
+          const pinned = new Set<number>();
+          streamer.on('page-loaded', (e) => {
+            if (pageMip(e.pageId) >= 3) pinned.add(e.pageId);
+          });
+          streamer.on('page-evicted', (e) => {
+            if (pinned.has(e.pageId)) throw new Error('pinned page evicted');
+          });
+          let frame = 0;
+          for (const f of frames) {
+            frame++;
+            streamer.beginFrame(frame);
+            const buf = new Uint32Array(f.requests.map(([m, x, y]) => packPageId(0, m, x >> m, y >> m)));
+            streamer.submitFeedback(buf);
+            streamer.update();
+            if (f.settle) src.settleAll((mip, x, y) => ((mip + x + y) & 7) < (f.failMask & 3));
+            await flush();
+            streamer.drainUploads(() => true, f.uploads);
+            const table = streamer.pageTable(0);
+            const resident = residentMap(streamer, 0);
+            const err = checkFallbackInvariant(table, resident);
+            if (err) throw new Error(err);
+            expect(resident.size).toBeLessThanOrEqual(slots);
+            expect(table.residentCount).toBe(resident.size);
+            expect(streamer.stats().inFlight).toBeLessThanOrEqual(4);
+            expect(src.maxRunningPerPage).toBeLessThanOrEqual(1);
+          }
+          for (const p of pinned) expect(streamer.pool.slotOf(p)).toBeGreaterThanOrEqual(0);
+          streamer.dispose();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
