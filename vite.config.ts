@@ -14,11 +14,12 @@ export default defineConfig({
         core: resolve(import.meta.dirname, 'src/core/index.ts'),
         three: resolve(import.meta.dirname, 'src/three/index.ts'),
         sim: resolve(import.meta.dirname, 'src/sim/index.ts'),
+        node: resolve(import.meta.dirname, 'src/sources/node.ts'),
       },
       formats: ['es'],
     },
     rolldownOptions: {
-      external: [/^three($|\/)/, /^node:/],
+      external: [/^three($|\/)/, /^node:/, 'sharp', 'jpeg-js'],
     },
   },
   test: {

@@ -1,1 +1,27 @@
-export {};
+/** Tile sources that run in the browser (and in Node): procedural world, archive over HTTP, decoding. */
+export {
+  ARCHIVE_VERSION,
+  type ArchiveHeader,
+  type ArchiveLayer,
+  PayloadEncoding,
+  type PayloadEncodingName,
+} from './archive/archive-format';
+export { ArchiveTileSource, type ArchiveTileSourceOptions } from './archive/archive-tile-source';
+export { type ArchiveSink, ArchiveWriter, MemoryArchiveSink } from './archive/archive-writer';
+export { CompressedTileCache } from './archive/compressed-tile-cache';
+export { HttpRangeReader, type HttpRangeReaderOptions } from './archive/http-range-reader';
+export { MemoryRangeReader, type RangeReader } from './archive/range-reader';
+export { InlineTileDecoder, type TileDecoder } from './archive/tile-decoder';
+export type { ImageCodecs } from './archive/tile-payload-decoder';
+export { createBrowserImageCodecs } from './archive/worker/browser-image-codecs';
+export {
+  WorkerDecoderPool,
+  type WorkerDecoderPoolOptions,
+  type WorkerLike,
+} from './archive/worker/worker-decoder-pool';
+export { ProceduralTileSource } from './procedural/procedural-tile-source';
+export { ProceduralWorld, type ProceduralWorldOptions } from './procedural/procedural-world';
+export {
+  type GenerateWorkerLike,
+  WorkerProceduralTileSource,
+} from './procedural/worker-procedural-tile-source';

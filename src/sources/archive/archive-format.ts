@@ -1,0 +1,96 @@
+/**
+ * Constants and types of the Tessera tile archive, version 1 (see docs/FORMAT.md). All integers
+ * are little-endian; offsets are unsigned 53-bit values stored as two u32 (low word first).
+ */
+
+/** "TSVA" read as bytes. */
+export const ARCHIVE_MAGIC = [0x54, 0x53, 0x56, 0x41] as const;
+/** The only version this reader understands. */
+export const ARCHIVE_VERSION = 1;
+/** Bytes of the fixed header before the layer records. */
+export const FIXED_HEADER_BYTES = 48;
+/** Bytes of one layer record. */
+export const LAYER_RECORD_BYTES = 40;
+/** Bytes of the UTF-8, zero-padded layer name inside a layer record. */
+export const LAYER_NAME_BYTES = 32;
+/** Bytes of one index entry: offset (u32 low, u32 high) and length (u32). */
+export const INDEX_ENTRY_BYTES = 12;
+/** Most layers an archive may have. */
+export const MAX_LAYERS = 16;
+/** Largest offset/file length the format allows (2^53 - 1 bytes). */
+export const MAX_FILE_BYTES = Number.MAX_SAFE_INTEGER;
+
+/** Payload encoding of a layer; numeric values are the on-disk codes. */
+export const PayloadEncoding = {
+  /** tileSize² x 4 bytes of rgba8, row-major, no header. */
+  raw: 0,
+  /** Raw rgba8 compressed with zlib-less DEFLATE (RFC 1951). */
+  deflate: 1,
+  png: 2,
+  jpeg: 3,
+  webp: 4,
+  /** Reserved for KTX2/Basis (not written or read by version 1). */
+  ktx2: 5,
+} as const;
+/** Name of a payload encoding. */
+export type PayloadEncodingName = keyof typeof PayloadEncoding;
+/** Encodings this version reads and writes. */
+export const SUPPORTED_ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'jpeg', 'webp'];
+
+/** Colour space of a layer's texels. */
+export type LayerColorSpace = 'linear' | 'srgb';
+
+/** One layer as described in an archive. */
+export interface ArchiveLayer {
+  /** 1..32 bytes of UTF-8. */
+  name: string;
+  encoding: PayloadEncodingName;
+  colorSpace: LayerColorSpace;
+}
+
+/** The header of an archive: everything but the index and the payloads. */
+export interface ArchiveHeader {
+  /** Mip-0 size in pages (powers of two, 1..4096). */
+  widthPages: number;
+  heightPages: number;
+  /** Tile side including border, texels (8..1024). */
+  tileSize: number;
+  /** Border on each side inside the tile, texels (0..(tileSize - 4) / 2). */
+  border: number;
+  /** Mip levels stored (1..log2(max(widthPages, heightPages)) + 1). */
+  mipCount: number;
+  /** Texels of mip 0 holding image content (the rest is edge padding), 1..widthPages x payload. */
+  contentWidth: number;
+  contentHeight: number;
+  layers: ArchiveLayer[];
+}
+
+/** Where each mip's pages start in the index, in pages, plus the total. */
+export interface MipLayout {
+  /** Pages across/down at each mip. */
+  pagesWide: number[];
+  pagesHigh: number[];
+  /** Index (in pages) of page (0, 0) of each mip. */
+  firstPage: number[];
+  /** Pages over all mips. */
+  pageCount: number;
+}
+
+/** Computes the page layout of every mip. */
+export function mipLayout(widthPages: number, heightPages: number, mipCount: number): MipLayout {
+  const layout: MipLayout = { pagesWide: [], pagesHigh: [], firstPage: [], pageCount: 0 };
+  for (let m = 0; m < mipCount; m++) {
+    const w = Math.max(1, widthPages >> m);
+    const h = Math.max(1, heightPages >> m);
+    layout.pagesWide.push(w);
+    layout.pagesHigh.push(h);
+    layout.firstPage.push(layout.pageCount);
+    layout.pageCount += w * h;
+  }
+  return layout;
+}
+
+/** Bytes from the start of the file to the first payload byte. */
+export function dataStartOffset(layerCount: number, pageCount: number): number {
+  return FIXED_HEADER_BYTES + layerCount * LAYER_RECORD_BYTES + pageCount * layerCount * INDEX_ENTRY_BYTES;
+}

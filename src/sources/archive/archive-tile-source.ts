@@ -1,0 +1,292 @@
+/**
+ * A {@link TileSource} reading a Tessera archive through a {@link RangeReader}: the header and
+ * index are read once at {@link ArchiveTileSource.open}; tiles requested in the same scheduling
+ * round (one microtask turn) are sorted by offset and adjacent ranges merged into one request.
+ */
+
+import { isAbortError, TileSourceError } from '../../core/errors';
+import type { TileData, TileSource, TileSourceInfo } from '../../core/tile-source';
+import { type ArchiveHeader, FIXED_HEADER_BYTES, type MipLayout, mipLayout } from './archive-format';
+import { type ArchiveIndex, parseArchiveIndex, parseArchivePrefix } from './archive-header-codec';
+import { CompressedTileCache } from './compressed-tile-cache';
+import { HttpRangeReader, type HttpRangeReaderOptions } from './http-range-reader';
+import type { RangeReader } from './range-reader';
+import { InlineTileDecoder, type TileDecoder } from './tile-decoder';
+
+/** Options of {@link ArchiveTileSource.open}. */
+export interface ArchiveTileSourceOptions {
+  /** Decoder (e.g. a worker pool in the browser). Default: inline, raw/deflate/PNG only. */
+  decoder?: TileDecoder;
+  /** Largest tile side accepted, texels; larger archives are refused with `too-large`. Default 1024. */
+  maxTileSize?: number;
+  /** Largest header + index accepted, bytes. Default 256 MiB. */
+  maxIndexBytes?: number;
+  /** Largest payload of one tile layer, bytes. Default 2 x tileSize² x 4 + 64 KiB. */
+  maxPayloadBytes?: number;
+  /** Unrequested bytes allowed between two ranges merged into one request. Default 4096. */
+  coalesceGapBytes?: number;
+  /** Largest merged request, bytes. Default 4 MiB. */
+  maxRequestBytes?: number;
+  /** Budget of the compressed-bytes cache, bytes; 0 disables it. Default 0. */
+  cacheBytes?: number;
+  /** Bytes read by the first request (header, and the whole index when it fits). Default 64 KiB. */
+  initialReadBytes?: number;
+}
+
+interface PendingTile {
+  page: number;
+  signal: AbortSignal;
+  resolve: (data: TileData) => void;
+  reject: (error: unknown) => void;
+  payloads: (Uint8Array | undefined)[];
+  missing: number;
+  settled: boolean;
+  onAbort: () => void;
+}
+
+interface LayerRange {
+  tile: PendingTile;
+  layer: number;
+  start: number;
+  end: number;
+}
+
+/** Tiles served from an archive. */
+export class ArchiveTileSource implements TileSource {
+  readonly info: TileSourceInfo;
+  /** Fetches issued for tiles (after coalescing), for statistics and tests. */
+  requestCount = 0;
+  /** The optional compressed-bytes cache. */
+  readonly cache: CompressedTileCache | undefined;
+  private readonly layout: MipLayout;
+  private pending: PendingTile[] = [];
+  private flushScheduled = false;
+  private disposed = false;
+
+  private constructor(
+    readonly header: ArchiveHeader,
+    private readonly index: ArchiveIndex,
+    private readonly reader: RangeReader,
+    private readonly decoder: TileDecoder,
+    private readonly options: ArchiveTileSourceOptions,
+  ) {
+    this.layout = mipLayout(header.widthPages, header.heightPages, header.mipCount);
+    this.info = {
+      widthPages: header.widthPages,
+      heightPages: header.heightPages,
+      tileSize: header.tileSize,
+      border: header.border,
+      layers: header.layers.map((l) => ({
+        name: l.name,
+        format: l.colorSpace === 'srgb' ? ('rgba8unorm-srgb' as const) : ('rgba8unorm' as const),
+      })),
+    };
+    const cacheBytes = options.cacheBytes ?? 0;
+    this.cache = cacheBytes > 0 ? new CompressedTileCache(cacheBytes) : undefined;
+  }
+
+  /** Mip levels stored in the archive. */
+  get mipCount(): number {
+    return this.header.mipCount;
+  }
+
+  /** Opens the archive at `url` over HTTP Range requests (see {@link HttpRangeReader} for retries and timeouts). */
+  static openUrl(
+    url: string,
+    options: ArchiveTileSourceOptions & { http?: HttpRangeReaderOptions } = {},
+    signal?: AbortSignal,
+  ): Promise<ArchiveTileSource> {
+    return ArchiveTileSource.open(new HttpRangeReader(url, options.http), options, signal);
+  }
+
+  /** Reads and checks the header and index; rejects with a `TileSourceError` for a bad archive. */
+  static async open(
+    reader: RangeReader,
+    options: ArchiveTileSourceOptions = {},
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<ArchiveTileSource> {
+    const first = options.initialReadBytes ?? 65536;
+    let head: Uint8Array;
+    try {
+      head = reader.readAtMost
+        ? await reader.readAtMost(0, first, signal)
+        : await reader.read(0, first, signal);
+    } catch (error) {
+      // A file shorter than the first read: retry with exactly what it holds.
+      if (!(error instanceof TileSourceError) || error.code !== 'truncated' || reader.length === undefined)
+        throw error;
+      if (reader.length < FIXED_HEADER_BYTES) {
+        throw new TileSourceError('truncated', `archive is only ${reader.length} bytes`, false);
+      }
+      head = await reader.read(0, reader.length, signal);
+    }
+    const prefix = parseArchivePrefix(head);
+    const { header } = prefix;
+    if (header.tileSize > (options.maxTileSize ?? 1024)) {
+      throw new TileSourceError('too-large', `tile size ${header.tileSize} past the configured limit`, false);
+    }
+    if (prefix.dataStart > (options.maxIndexBytes ?? 256 * 2 ** 20)) {
+      throw new TileSourceError(
+        'too-large',
+        `index of ${prefix.dataStart} bytes past the configured limit`,
+        false,
+      );
+    }
+    if (reader.length !== undefined && reader.length !== prefix.fileLength) {
+      throw new TileSourceError(
+        reader.length < prefix.fileLength ? 'truncated' : 'corrupt',
+        `archive is ${reader.length} bytes, its header says ${prefix.fileLength}`,
+        false,
+      );
+    }
+    let prefixBytes = head;
+    if (head.length < prefix.dataStart) {
+      const rest = await reader.read(head.length, prefix.dataStart, signal);
+      prefixBytes = new Uint8Array(prefix.dataStart);
+      prefixBytes.set(head, 0);
+      prefixBytes.set(rest, head.length);
+    }
+    const maxPayload = options.maxPayloadBytes ?? 2 * header.tileSize * header.tileSize * 4 + 65536;
+    const index = parseArchiveIndex(prefixBytes, prefix, maxPayload);
+    return new ArchiveTileSource(header, index, reader, options.decoder ?? new InlineTileDecoder(), options);
+  }
+
+  load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
+    if (this.disposed) return Promise.reject(new TileSourceError('aborted', 'source disposed', false));
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const { layout } = this;
+    if (
+      !(
+        mip >= 0 &&
+        mip < this.header.mipCount &&
+        x >= 0 &&
+        x < layout.pagesWide[mip] &&
+        y >= 0 &&
+        y < layout.pagesHigh[mip]
+      )
+    ) {
+      return Promise.reject(new TileSourceError('bad-index', `no page (${x}, ${y}) at mip ${mip}`, false));
+    }
+    return new Promise<TileData>((resolve, reject) => {
+      const layers = this.header.layers.length;
+      const tile: PendingTile = {
+        page: layout.firstPage[mip] + y * layout.pagesWide[mip] + x,
+        signal,
+        resolve,
+        reject,
+        payloads: new Array(layers),
+        missing: layers,
+        settled: false,
+        onAbort: () => this.settle(tile, signal.reason),
+      };
+      signal.addEventListener('abort', tile.onAbort, { once: true });
+      this.pending.push(tile);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        queueMicrotask(() => this.flush());
+      }
+    });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.cache?.clear();
+    this.decoder.dispose?.();
+  }
+
+  private settle(tile: PendingTile, error: unknown, data?: TileData): void {
+    if (tile.settled) return;
+    tile.settled = true;
+    tile.signal.removeEventListener('abort', tile.onAbort);
+    if (data !== undefined) tile.resolve(data);
+    else tile.reject(error);
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const tiles = this.pending;
+    this.pending = [];
+    const layers = this.header.layers.length;
+    const ranges: LayerRange[] = [];
+    for (const tile of tiles) {
+      if (tile.settled) continue;
+      for (let layer = 0; layer < layers; layer++) {
+        const entry = tile.page * layers + layer;
+        const cached = this.cache?.get(entry);
+        if (cached !== undefined) {
+          tile.payloads[layer] = cached;
+          tile.missing--;
+          continue;
+        }
+        const start = this.index.offsets[entry];
+        ranges.push({ tile, layer, start, end: start + this.index.lengths[entry] });
+      }
+      if (tile.missing === 0) void this.decodeTile(tile);
+    }
+    ranges.sort((a, b) => a.start - b.start);
+    const gap = this.options.coalesceGapBytes ?? 4096;
+    const maxBytes = this.options.maxRequestBytes ?? 4 * 2 ** 20;
+    let groupStart = 0;
+    for (let i = 1; i <= ranges.length; i++) {
+      const first = ranges[groupStart];
+      const next = ranges[i];
+      const groupEnd = ranges[i - 1].end;
+      if (next !== undefined && next.start - groupEnd <= gap && next.end - first.start <= maxBytes) continue;
+      void this.fetchGroup(ranges.slice(groupStart, i));
+      groupStart = i;
+    }
+  }
+
+  private async fetchGroup(group: LayerRange[]): Promise<void> {
+    const start = group[0].start;
+    let end = start;
+    for (const r of group) end = Math.max(end, r.end);
+    // The request is abandoned only when every tile it serves has been aborted.
+    const controller = new AbortController();
+    const members = new Set(group.map((r) => r.tile));
+    let live = members.size;
+    const onMemberAbort = () => {
+      if (--live === 0) controller.abort();
+    };
+    for (const tile of members) {
+      if (tile.signal.aborted) live--;
+      else tile.signal.addEventListener('abort', onMemberAbort, { once: true });
+    }
+    if (live === 0) return;
+    this.requestCount++;
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.reader.read(start, end, controller.signal);
+    } catch (error) {
+      for (const tile of members) this.settle(tile, isAbortError(error) ? tile.signal.reason : error);
+      return;
+    } finally {
+      for (const tile of members) tile.signal.removeEventListener('abort', onMemberAbort);
+    }
+    const layers = this.header.layers.length;
+    for (const r of group) {
+      // Copies so each payload owns its buffer: it can be cached and transferred to a worker.
+      const payload = bytes.slice(r.start - start, r.end - start);
+      this.cache?.set(r.tile.page * layers + r.layer, payload);
+      r.tile.payloads[r.layer] = payload;
+      if (--r.tile.missing === 0 && !r.tile.settled) void this.decodeTile(r.tile);
+    }
+  }
+
+  private async decodeTile(tile: PendingTile): Promise<void> {
+    const { tileSize, layers } = this.header;
+    try {
+      const decoded = await Promise.all(
+        layers.map((layer, i) => {
+          const payload = tile.payloads[i]!;
+          // A cached payload must survive transfer to a worker: hand over a copy.
+          const bytes = this.cache ? payload.slice() : payload;
+          return this.decoder.decode(layer.encoding, bytes, tileSize, tile.signal);
+        }),
+      );
+      this.settle(tile, undefined, { layers: decoded });
+    } catch (error) {
+      this.settle(tile, error);
+    }
+  }
+}

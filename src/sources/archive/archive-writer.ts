@@ -1,0 +1,98 @@
+/**
+ * Writes an archive: payloads are appended in the order tiles arrive (callers wanting
+ * deterministic bytes add tiles in a fixed order), the index is kept in memory (12 bytes per
+ * page and layer), and the prefix is written at offset 0 by {@link ArchiveWriter.finish}.
+ */
+
+import { TesseraConfigError } from '../../core/errors';
+import { type ArchiveHeader, dataStartOffset, type MipLayout, mipLayout } from './archive-format';
+import { type ArchiveIndex, encodeArchivePrefix, headerProblem } from './archive-header-codec';
+
+/** Where archive bytes go: a file, memory, ... Writes never overlap. */
+export interface ArchiveSink {
+  /** Stores `bytes` at byte `position` of the archive. */
+  write(bytes: Uint8Array, position: number): void;
+}
+
+/** An {@link ArchiveSink} collecting the archive in memory (tests, small archives). */
+export class MemoryArchiveSink implements ArchiveSink {
+  private parts: { bytes: Uint8Array; position: number }[] = [];
+
+  write(bytes: Uint8Array, position: number): void {
+    this.parts.push({ bytes: bytes.slice(), position });
+  }
+
+  /** The archive's bytes. */
+  toBytes(): Uint8Array<ArrayBuffer> {
+    const length = this.parts.reduce((m, p) => Math.max(m, p.position + p.bytes.length), 0);
+    const out = new Uint8Array(length);
+    for (const p of this.parts) out.set(p.bytes, p.position);
+    return out;
+  }
+}
+
+/** Builds one archive. Every page of every mip must be added exactly once before {@link finish}. */
+export class ArchiveWriter {
+  readonly header: ArchiveHeader;
+  readonly layout: MipLayout;
+  private readonly sink: ArchiveSink;
+  private readonly index: ArchiveIndex;
+  private readonly written: Uint8Array;
+  private position: number;
+
+  constructor(header: ArchiveHeader, sink: ArchiveSink) {
+    const problem = headerProblem(header);
+    if (problem !== null) throw new TesseraConfigError('invalid-option', `archive header: ${problem}`);
+    this.header = header;
+    this.sink = sink;
+    this.layout = mipLayout(header.widthPages, header.heightPages, header.mipCount);
+    const entries = this.layout.pageCount * header.layers.length;
+    this.index = { offsets: new Float64Array(entries), lengths: new Uint32Array(entries) };
+    this.written = new Uint8Array(this.layout.pageCount);
+    this.position = dataStartOffset(header.layers.length, this.layout.pageCount);
+  }
+
+  /** Appends the payloads (one per layer, in layer order) of page (`x`, `y`) of mip `mip`. */
+  addTile(mip: number, x: number, y: number, payloads: readonly Uint8Array[]): void {
+    const { layout } = this;
+    if (
+      !(
+        mip >= 0 &&
+        mip < this.header.mipCount &&
+        x >= 0 &&
+        x < layout.pagesWide[mip] &&
+        y >= 0 &&
+        y < layout.pagesHigh[mip]
+      )
+    ) {
+      throw new TesseraConfigError('invalid-option', `no page (${x}, ${y}) at mip ${mip}`);
+    }
+    if (payloads.length !== this.header.layers.length) {
+      throw new TesseraConfigError(
+        'invalid-layers',
+        `${payloads.length} payloads for ${this.header.layers.length} layers`,
+      );
+    }
+    const page = layout.firstPage[mip] + y * layout.pagesWide[mip] + x;
+    if (this.written[page])
+      throw new TesseraConfigError('invalid-option', `page (${x}, ${y}) of mip ${mip} added twice`);
+    this.written[page] = 1;
+    payloads.forEach((bytes, layer) => {
+      if (bytes.length < 1 || bytes.length > 0xffffffff)
+        throw new TesseraConfigError('invalid-option', 'payload size');
+      const entry = page * payloads.length + layer;
+      this.index.offsets[entry] = this.position;
+      this.index.lengths[entry] = bytes.length;
+      this.sink.write(bytes, this.position);
+      this.position += bytes.length;
+    });
+  }
+
+  /** Writes the header and index; returns the archive's length in bytes. */
+  finish(): number {
+    const missing = this.written.indexOf(0);
+    if (missing >= 0) throw new TesseraConfigError('invalid-option', `page ${missing} was never added`);
+    this.sink.write(encodeArchivePrefix(this.header, this.index, this.position), 0);
+    return this.position;
+  }
+}

@@ -1,0 +1,29 @@
+/** Where payload decoding runs: in the calling thread, or in a pool of workers. */
+
+import type { PayloadEncodingName } from './archive-format';
+import { decodeTilePayload, type ImageCodecs } from './tile-payload-decoder';
+
+/** Decodes payloads to `tileSize² x 4` rgba8; rejects with a `TileSourceError`, or an abort error once `signal` aborts. */
+export interface TileDecoder {
+  /** `bytes` may be transferred to a worker: the caller must not use it afterwards. */
+  decode(
+    encoding: PayloadEncodingName,
+    bytes: Uint8Array,
+    tileSize: number,
+    signal: AbortSignal,
+  ): Promise<Uint8Array>;
+  /** Stops workers, if any. */
+  dispose?(): void;
+}
+
+/** A {@link TileDecoder} running in the calling thread (Node, tests, or inside a worker). */
+export class InlineTileDecoder implements TileDecoder {
+  constructor(private readonly codecs: ImageCodecs = {}) {}
+
+  async decode(encoding: PayloadEncodingName, bytes: Uint8Array, tileSize: number, signal: AbortSignal) {
+    if (signal.aborted) throw signal.reason;
+    const out = await decodeTilePayload(encoding, bytes, tileSize, this.codecs);
+    if (signal.aborted) throw signal.reason;
+    return out;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Decodes one layer payload of one tile into `tileSize² x 4` rgba8 bytes. Raw, DEFLATE and PNG
+ * are decoded here in pure JS (works in any worker); JPEG and WebP go to platform codecs
+ * injected as {@link ImageCodecs}. Every path checks the declared size before decoding.
+ */
+
+import { inflateSync } from 'fflate';
+import { TileSourceError } from '../../core/errors';
+import type { PayloadEncodingName } from './archive-format';
+import { jpegSize, webpSize } from './image-dimensions';
+import { checkDimensions, decodePng } from './png-codec';
+
+/** Platform decoders for lossy formats; each gets bytes whose declared size was already checked. */
+export interface ImageCodecs {
+  /** Decodes a JPEG of `size x size` texels to rgba8. */
+  jpeg?(bytes: Uint8Array, size: number): Promise<Uint8Array<ArrayBuffer>>;
+  /** Decodes a WebP of `size x size` texels to rgba8. */
+  webp?(bytes: Uint8Array, size: number): Promise<Uint8Array<ArrayBuffer>>;
+}
+
+/** Decodes `bytes` of `encoding` into a `tileSize² x 4` rgba8 array, or rejects with a {@link TileSourceError}. */
+export async function decodeTilePayload(
+  encoding: PayloadEncodingName,
+  bytes: Uint8Array,
+  tileSize: number,
+  codecs: ImageCodecs,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const expected = tileSize * tileSize * 4;
+  let out: Uint8Array<ArrayBuffer>;
+  switch (encoding) {
+    case 'raw':
+      if (bytes.length !== expected) {
+        throw new TileSourceError(
+          bytes.length > expected ? 'too-large' : 'wrong-size',
+          `raw tile is ${bytes.length} bytes, expected ${expected}`,
+          false,
+        );
+      }
+      return bytes.slice();
+    case 'deflate': {
+      let inflated: Uint8Array;
+      try {
+        // A spare byte detects overflow; fflate never grows a caller-given buffer, so a bomb costs nothing.
+        inflated = inflateSync(bytes, { out: new Uint8Array(expected + 1) });
+      } catch (e) {
+        throw new TileSourceError('decode-failed', 'bad DEFLATE stream', false, { cause: e });
+      }
+      if (inflated.length !== expected) {
+        throw new TileSourceError(
+          inflated.length > expected ? 'too-large' : 'wrong-size',
+          `inflated tile is ${inflated.length > expected ? 'over' : inflated.length} bytes, expected ${expected}`,
+          false,
+        );
+      }
+      return inflated.buffer.byteLength === expected
+        ? (inflated as Uint8Array<ArrayBuffer>)
+        : inflated.slice();
+    }
+    case 'png':
+      return decodePng(bytes, tileSize, tileSize);
+    case 'jpeg': {
+      const size = jpegSize(bytes);
+      checkDimensions('JPEG', size.width, size.height, tileSize, tileSize);
+      if (!codecs.jpeg) throw new TileSourceError('decode-failed', 'no JPEG decoder on this platform', false);
+      out = await codecs.jpeg(bytes, tileSize);
+      break;
+    }
+    case 'webp': {
+      const size = webpSize(bytes);
+      checkDimensions('WebP', size.width, size.height, tileSize, tileSize);
+      if (!codecs.webp) throw new TileSourceError('decode-failed', 'no WebP decoder on this platform', false);
+      out = await codecs.webp(bytes, tileSize);
+      break;
+    }
+    default:
+      throw new TileSourceError('decode-failed', `unsupported encoding ${encoding}`, false);
+  }
+  if (out.length !== expected) {
+    throw new TileSourceError(
+      'wrong-size',
+      `decoded tile is ${out.length} bytes, expected ${expected}`,
+      false,
+    );
+  }
+  return out;
+}

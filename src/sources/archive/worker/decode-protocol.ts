@@ -1,0 +1,48 @@
+/** Messages between {@link WorkerDecoderPool} and a decode worker. */
+
+import type { TileSourceErrorCode } from '../../../core/errors';
+import type { PayloadEncodingName } from '../archive-format';
+import { decodeTilePayload, type ImageCodecs } from '../tile-payload-decoder';
+
+/** Pool -> worker: decode `bytes` (transferred). */
+export interface DecodeRequest {
+  type: 'decode';
+  id: number;
+  encoding: PayloadEncodingName;
+  tileSize: number;
+  bytes: Uint8Array;
+}
+
+/** Pool -> worker: the job's result is no longer wanted. */
+export interface CancelRequest {
+  type: 'cancel';
+  id: number;
+}
+
+/** Worker -> pool: decoded texels (transferred) or a typed failure. */
+export type DecodeReply =
+  | { type: 'done'; id: number; texels: Uint8Array }
+  | { type: 'failed'; id: number; code: TileSourceErrorCode; message: string; retryable: boolean };
+
+/** The worker side: decodes one request into a reply (and the buffers to transfer). */
+export async function handleDecodeRequest(
+  request: DecodeRequest,
+  codecs: ImageCodecs,
+): Promise<{ reply: DecodeReply; transfer: ArrayBuffer[] }> {
+  try {
+    const texels = await decodeTilePayload(request.encoding, request.bytes, request.tileSize, codecs);
+    return { reply: { type: 'done', id: request.id, texels }, transfer: [texels.buffer] };
+  } catch (error) {
+    const e = error as { code?: TileSourceErrorCode; message?: string; retryable?: boolean };
+    return {
+      reply: {
+        type: 'failed',
+        id: request.id,
+        code: e.code ?? 'decode-failed',
+        message: e.message ?? String(error),
+        retryable: e.retryable ?? false,
+      },
+      transfer: [],
+    };
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Bakes archives: from images held in memory (every mip built by linear-light box filtering,
+ * borders cut from the same level) or from the procedural world (tile by tile, so memory stays
+ * bounded whatever the size). Tiles are written coarsest mip first, row by row, so the output is
+ * deterministic and a row of tiles is contiguous (one coalesced request).
+ */
+
+import { TesseraConfigError } from '../../core/errors';
+import type { ArchiveHeader, PayloadEncodingName } from '../archive/archive-format';
+import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
+import { ProceduralWorld } from '../procedural/procedural-world';
+import { downsample, extractTile, type MipImage, padToSize } from './mip-chain';
+import { encodeTile } from './tile-encoder';
+
+/** Options shared by both bakers. */
+export interface BakeOptions {
+  /** Tile side including border, texels. Default 128. */
+  tileSize?: number;
+  /** Border on each side, texels. Default 4. */
+  border?: number;
+  /** Payload encoding of every layer. Default 'png'. */
+  encoding?: PayloadEncodingName;
+  /** Lossy quality 1..100. Default 90. */
+  quality?: number;
+  /** Called after each row of tiles with tiles done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** One input layer for {@link bakeImages}. */
+export interface BakeLayer {
+  name: string;
+  colorSpace: 'srgb' | 'linear';
+  /** Mip-0 texels; must be the same size for every layer. */
+  image: MipImage;
+}
+
+/** Smallest power of two >= n. */
+export function nextPowerOfTwo(n: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+}
+
+/**
+ * Bakes `layers` (same size) into `sink`; the image is padded by edge repetition to whole
+ * power-of-two pages. Returns the archive header and its length in bytes.
+ */
+export async function bakeImages(layers: BakeLayer[], options: BakeOptions, sink: ArchiveSink) {
+  const tileSize = options.tileSize ?? 128;
+  const border = options.border ?? 4;
+  const payload = tileSize - 2 * border;
+  const { width, height } = layers[0].image;
+  if (layers.some((l) => l.image.width !== width || l.image.height !== height)) {
+    throw new TesseraConfigError('invalid-layers', 'every layer must have the size of the first');
+  }
+  const widthPages = nextPowerOfTwo(Math.ceil(width / payload));
+  const heightPages = nextPowerOfTwo(Math.ceil(height / payload));
+  const header = makeHeader(layers, widthPages, heightPages, width, height, tileSize, border, options);
+  const pyramids = layers.map((layer) => {
+    const levels = [padToSize(layer.image, widthPages * payload, heightPages * payload)];
+    for (let m = 1; m < header.mipCount; m++) {
+      const w = Math.max(1, widthPages >> m) * payload;
+      const h = Math.max(1, heightPages >> m) * payload;
+      levels.push(downsample(levels[m - 1], w, h, layer.colorSpace === 'srgb'));
+    }
+    return levels;
+  });
+  const scratch = new Uint8Array(tileSize * tileSize * 4);
+  const length = await writeTiles(header, options, sink, (mip, x, y, layer) => {
+    extractTile(pyramids[layer][mip], x, y, tileSize, border, scratch);
+    return scratch;
+  });
+  return { header, length };
+}
+
+/** Bakes the procedural world of `seed`, `widthPages` pages square, into `sink` (albedo + normal). */
+export async function bakeProcedural(
+  seed: number,
+  widthPages: number,
+  options: BakeOptions,
+  sink: ArchiveSink,
+) {
+  const tileSize = options.tileSize ?? 128;
+  const border = options.border ?? 4;
+  const world = new ProceduralWorld({ seed, widthPages, tileSize, border });
+  const layers = [
+    { name: 'albedo', colorSpace: 'srgb' as const },
+    { name: 'normal', colorSpace: 'linear' as const },
+  ];
+  const header = makeHeader(
+    layers,
+    widthPages,
+    widthPages,
+    world.widthTexels,
+    world.heightTexels,
+    tileSize,
+    border,
+    options,
+  );
+  const albedo = new Uint8Array(tileSize * tileSize * 4);
+  const normal = new Uint8Array(tileSize * tileSize * 4);
+  const length = await writeTiles(header, options, sink, (mip, x, y, layer) => {
+    if (layer === 0) world.generateTile(mip, x, y, albedo, normal);
+    return layer === 0 ? albedo : normal;
+  });
+  return { header, length };
+}
+
+function makeHeader(
+  layers: { name: string; colorSpace: 'srgb' | 'linear' }[],
+  widthPages: number,
+  heightPages: number,
+  contentWidth: number,
+  contentHeight: number,
+  tileSize: number,
+  border: number,
+  options: BakeOptions,
+): ArchiveHeader {
+  return {
+    widthPages,
+    heightPages,
+    tileSize,
+    border,
+    mipCount: Math.log2(Math.max(widthPages, heightPages)) + 1,
+    contentWidth,
+    contentHeight,
+    layers: layers.map((l) => ({
+      name: l.name,
+      colorSpace: l.colorSpace,
+      encoding: options.encoding ?? 'png',
+    })),
+  };
+}
+
+/**
+ * Writes every tile, coarsest mip first, row-major. `texels(mip, x, y, layer)` returns the tile's
+ * rgba8 (layers asked in order; the array may be reused after encoding starts).
+ */
+async function writeTiles(
+  header: ArchiveHeader,
+  options: BakeOptions,
+  sink: ArchiveSink,
+  texels: (mip: number, x: number, y: number, layer: number) => Uint8Array,
+): Promise<number> {
+  const writer = new ArchiveWriter(header, sink);
+  const { layout } = writer;
+  const encoding = options.encoding ?? 'png';
+  let done = 0;
+  for (let mip = header.mipCount - 1; mip >= 0; mip--) {
+    for (let y = 0; y < layout.pagesHigh[mip]; y++) {
+      // Up to 64 tiles are encoded concurrently (sharp uses its thread pool), then written in order.
+      for (let x0 = 0; x0 < layout.pagesWide[mip]; x0 += 64) {
+        const batch: Promise<Uint8Array>[][] = [];
+        for (let x = x0; x < Math.min(x0 + 64, layout.pagesWide[mip]); x++) {
+          batch.push(
+            header.layers.map((_, layer) =>
+              encodeTile(encoding, texels(mip, x, y, layer).slice(), header.tileSize, {
+                quality: options.quality,
+              }),
+            ),
+          );
+        }
+        for (let k = 0; k < batch.length; k++) writer.addTile(mip, x0 + k, y, await Promise.all(batch[k]));
+        done += batch.length;
+      }
+      options.onProgress?.(done, layout.pageCount);
+    }
+  }
+  return writer.finish();
+}

@@ -1,0 +1,5 @@
+/** Node-only tile tooling: baking archives and decoding images with native codecs (sharp, jpeg-js). */
+export { createNodeImageCodecs } from './archive/node-image-codecs';
+export { type BakeLayer, type BakeOptions, bakeImages, bakeProcedural } from './bake/bake-archive';
+export { type BakeFileLayer, bakeImageFiles } from './bake/bake-out-of-core';
+export { encodeTile, type TileEncoderOptions } from './bake/tile-encoder';

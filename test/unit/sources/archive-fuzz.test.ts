@@ -1,0 +1,128 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TileSourceError } from '../../../src/core/errors';
+import { parseArchivePrefix } from '../../../src/sources/archive/archive-header-codec';
+import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
+import { crc32 } from '../../../src/sources/archive/crc32';
+import { createNodeImageCodecs } from '../../../src/sources/archive/node-image-codecs';
+import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
+import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
+import { buildTestArchive } from './archive-fixtures';
+
+const { bytes: base } = buildTestArchive(['png', 'deflate']);
+const { bytes: rawBase } = buildTestArchive(['raw', 'png']);
+const decoder = new InlineTileDecoder(createNodeImageCodecs());
+const HEADER_FIELDS = [4, 6, 8, 10, 12, 14, 16, 17, 18, 20, 24, 28, 32, 40, 44, 48, 80, 81, 88, 120, 121];
+
+type Mutation =
+  | { kind: 'flip'; at: number; bit: number }
+  | { kind: 'set'; at: number; value: number }
+  | { kind: 'field'; field: number; value: number }
+  | { kind: 'truncate'; at: number }
+  | { kind: 'insert'; at: number; bytes: Uint8Array };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+  fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
+  fc.record({
+    kind: fc.constant('field' as const),
+    field: fc.constantFrom(...HEADER_FIELDS),
+    value: fc.oneof(fc.constantFrom(0, 1, 0xffff, 0xffffffff, 4096, 8192), fc.nat()),
+  }),
+  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }),
+  }),
+);
+
+function mutate(source: Uint8Array, mutations: Mutation[], fixCrc: boolean): Uint8Array {
+  let bytes = source.slice();
+  for (const m of mutations) {
+    if (bytes.length === 0) break;
+    if (m.kind === 'flip') bytes[m.at % bytes.length] ^= 1 << m.bit;
+    else if (m.kind === 'set') bytes[m.at % bytes.length] = m.value;
+    else if (m.kind === 'field' && m.field + 4 <= bytes.length) {
+      new DataView(bytes.buffer).setUint32(m.field, m.value >>> 0, true);
+    } else if (m.kind === 'truncate') bytes = bytes.slice(0, m.at % bytes.length);
+    else if (m.kind === 'insert') {
+      const at = m.at % bytes.length;
+      const out = new Uint8Array(bytes.length + m.bytes.length);
+      out.set(bytes.subarray(0, at), 0);
+      out.set(m.bytes, at);
+      out.set(bytes.subarray(at), at + m.bytes.length);
+      bytes = out;
+    }
+  }
+  if (fixCrc) {
+    // Recomputing the checksum lets mutations reach the index bounds checks and the decoders.
+    try {
+      const { dataStart } = parseArchivePrefix(bytes);
+      if (bytes.length >= dataStart) {
+        const view = new DataView(bytes.buffer);
+        view.setUint32(36, 0, true);
+        view.setUint32(36, crc32(bytes, 0, dataStart), true);
+      }
+    } catch {}
+  }
+  return bytes;
+}
+
+async function readEverything(bytes: Uint8Array): Promise<void> {
+  const source = await ArchiveTileSource.open(new MemoryRangeReader(bytes), { decoder });
+  const loads: Promise<unknown>[] = [];
+  for (let mip = 0; mip < source.mipCount; mip++) {
+    const n = source.info.widthPages >> mip;
+    for (let y = 0; y < n; y++) {
+      for (let x = 0; x < n; x++) {
+        loads.push(
+          source.load(mip, x, y, new AbortController().signal).then(
+            (tile) => {
+              for (const layer of tile.layers) expect(layer.length).toBe(source.info.tileSize ** 2 * 4);
+            },
+            (error) => {
+              if (!(error instanceof TileSourceError)) throw error;
+            },
+          ),
+        );
+      }
+    }
+  }
+  await Promise.all(loads);
+}
+
+describe('archive reader fuzzing', () => {
+  it('answers 10,000 mutated archives with tiles or typed errors only, never a hang', async () => {
+    let typed = 0;
+    let opened = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.boolean(),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        async (useRaw, fixCrc, mutations) => {
+          const bytes = mutate(useRaw ? rawBase : base, mutations, fixCrc);
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const hang = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('hang: no answer within 2 s')), 2000);
+          });
+          try {
+            await Promise.race([readEverything(bytes), hang]);
+            opened++;
+          } catch (error) {
+            if (!(error instanceof TileSourceError)) throw error;
+            typed++;
+          } finally {
+            clearTimeout(timer);
+          }
+        },
+      ),
+      { numRuns: 10_000, seed: 20261130 },
+    );
+    expect(typed + opened).toBe(10_000);
+    // Both outcomes occur, so the property exercises the parser and the decoders.
+    expect(typed).toBeGreaterThan(1000);
+    expect(opened).toBeGreaterThan(100);
+  }, 120_000);
+});

@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
+import { createNodeImageCodecs } from '../../../src/sources/archive/node-image-codecs';
+import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
+import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
+
+const dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, ['bin/tessera.mjs', ...args], { encoding: 'utf8' });
+
+describe('tessera bake CLI', { timeout: 60_000 }, () => {
+  it('bakes the procedural world with a progress bar, deterministically', () => {
+    const out = join(dir, 'p.tsva');
+    const first = run(
+      'bake',
+      '--procedural',
+      '4',
+      '--size',
+      '96',
+      '--tile',
+      '32',
+      '--border',
+      '4',
+      '-o',
+      out,
+    );
+    expect(first.status).toBe(0);
+    expect(first.stderr).toMatch(/tiles\/s ETA/);
+    const bytes = readFileSync(out);
+    expect(
+      run('bake', '--procedural', '4', '--size', '96', '--tile', '32', '--border', '4', '-o', out).status,
+    ).toBe(0);
+    expect(readFileSync(out).equals(bytes)).toBe(true);
+  });
+
+  it('bakes an image with an extra layer as JPEG that reads back', async () => {
+    const { default: sharp } = await import('sharp');
+    const image = join(dir, 'in.png');
+    await sharp({ create: { width: 70, height: 50, channels: 3, background: { r: 200, g: 100, b: 50 } } })
+      .png()
+      .toFile(image);
+    const out = join(dir, 'i.tsva');
+    const result = run(
+      'bake',
+      image,
+      '-o',
+      out,
+      '--tile',
+      '32',
+      '--border',
+      '2',
+      '--layer',
+      `normal=${image}`,
+      '--encoding',
+      'jpeg',
+    );
+    expect(result.status).toBe(0);
+    const source = await ArchiveTileSource.open(new MemoryRangeReader(new Uint8Array(readFileSync(out))), {
+      decoder: new InlineTileDecoder(createNodeImageCodecs()),
+    });
+    expect(source.info.layers.map((l) => l.name)).toEqual(['albedo', 'normal']);
+    expect(source.header.contentWidth).toBe(70);
+    const tile = await source.load(0, 1, 1, new AbortController().signal);
+    expect(Math.abs(tile.layers[0][0] - 200)).toBeLessThanOrEqual(3);
+  });
+
+  it('exits 2 with usage on bad arguments', () => {
+    const result = run('bake', '-o', join(dir, 'x.tsva'));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/usage/);
+    expect(run('bake', '--procedural', '1', '-o', join(dir, 'y.tsva'), '--encoding', 'gif').status).toBe(2);
+  });
+});

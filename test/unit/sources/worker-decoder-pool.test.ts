@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { isAbortError, TileSourceError } from '../../../src/core/errors';
+import { encodePng } from '../../../src/sources/archive/png-codec';
+import {
+  type CancelRequest,
+  type DecodeReply,
+  type DecodeRequest,
+  handleDecodeRequest,
+} from '../../../src/sources/archive/worker/decode-protocol';
+import { WorkerDecoderPool, type WorkerLike } from '../../../src/sources/archive/worker/worker-decoder-pool';
+
+/** A Web-Worker-shaped fake: messages cross by structuredClone with transfer, as postMessage does. */
+class FakeWorker implements WorkerLike {
+  static created: FakeWorker[] = [];
+  received: (DecodeRequest | CancelRequest)[] = [];
+  terminated = false;
+  private listeners: ((event: MessageEvent<DecodeReply>) => void)[] = [];
+
+  constructor() {
+    FakeWorker.created.push(this);
+  }
+
+  postMessage(message: DecodeRequest | CancelRequest, transfer: Transferable[] = []): void {
+    const copy = structuredClone(message, { transfer: transfer as Transferable[] });
+    this.received.push(copy);
+    if (copy.type !== 'decode') return;
+    setTimeout(async () => {
+      const { reply, transfer: back } = await handleDecodeRequest(copy, {});
+      const delivered = structuredClone(reply, { transfer: back });
+      for (const l of this.listeners) l({ data: delivered } as MessageEvent<DecodeReply>);
+    }, 5);
+  }
+
+  addEventListener(type: string, listener: (event: never) => void): void {
+    if (type === 'message') this.listeners.push(listener as (event: MessageEvent<DecodeReply>) => void);
+  }
+
+  terminate(): void {
+    this.terminated = true;
+  }
+}
+
+const texels = new Uint8Array(16 * 16 * 4).map((_, i) => i & 0xff);
+
+describe('WorkerDecoderPool', () => {
+  it('decodes in workers, transferring the compressed bytes away from the caller', async () => {
+    FakeWorker.created = [];
+    const pool = new WorkerDecoderPool({ createWorker: () => new FakeWorker(), size: 2 });
+    const a = encodePng(texels, 16, 16);
+    const b = encodePng(texels, 16, 16);
+    const out = await Promise.all([
+      pool.decode('png', a, 16, new AbortController().signal),
+      pool.decode('png', b, 16, new AbortController().signal),
+    ]);
+    expect(out[0]).toEqual(texels);
+    expect(out[1]).toEqual(texels);
+    expect(a.byteLength).toBe(0); // detached: transferred, not copied
+    expect(FakeWorker.created.map((w) => w.received.length)).toEqual([1, 1]); // spread over both workers
+    pool.dispose();
+    expect(FakeWorker.created.every((w) => w.terminated)).toBe(true);
+  });
+
+  it('passes typed decode errors back across the worker boundary', async () => {
+    const pool = new WorkerDecoderPool({ createWorker: () => new FakeWorker(), size: 1 });
+    const error = await pool
+      .decode('raw', new Uint8Array(10), 16, new AbortController().signal)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TileSourceError);
+    expect(error.code).toBe('wrong-size');
+    pool.dispose();
+  });
+
+  it('aborting rejects at once and tells the worker to drop the job', async () => {
+    FakeWorker.created = [];
+    const pool = new WorkerDecoderPool({ createWorker: () => new FakeWorker(), size: 1 });
+    const controller = new AbortController();
+    const promise = pool.decode('png', encodePng(texels, 16, 16), 16, controller.signal);
+    controller.abort();
+    expect(isAbortError(await promise.catch((e) => e))).toBe(true);
+    expect(FakeWorker.created[0].received.map((m) => m.type)).toEqual(['decode', 'cancel']);
+    expect(pool.pending).toBe(0);
+    await new Promise((r) => setTimeout(r, 20)); // the late reply is ignored
+    pool.dispose();
+  });
+});
