@@ -1,1 +1,12 @@
-export {};
+/** The three.js WebGPURenderer binding: virtual textures, TSL sampling nodes, streamed textures. */
+export type { VirtualTextureFiltering } from './sampling-context';
+export * from './streamed/index';
+export { VirtualTexture } from './virtual-texture';
+export { type SampledVirtualTexture, VirtualTextureNode, virtualTexture } from './virtual-texture-node';
+export {
+  type VirtualTextureGpuBytes,
+  VirtualTextureSystem,
+  type VirtualTextureSystemEvents,
+  type VirtualTextureSystemOptions,
+  type VirtualTextureSystemStats,
+} from './virtual-texture-system';

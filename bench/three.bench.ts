@@ -1,0 +1,65 @@
+import { chromium } from 'playwright-core';
+import { createServer } from 'vite';
+import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+
+/** What bench/three/frame-ratio.ts leaves in `globalThis.benchResult`. */
+interface FrameRatioResult {
+  vtMs: number;
+  plainMs: number;
+  frameRatio: number;
+  tesseraTilesPerSecond: number;
+  bareTilesPerSecond: number;
+  uploadRatio: number;
+}
+
+/** Port of the benchmark's own Vite server (kept apart from the test server's). */
+const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
+
+/**
+ * three.js binding benchmarks in headless Chromium on WebGPU (SwiftShader on CPU-only machines):
+ * frame time of a virtual-texture material over an ordinary texture material (bilinear and
+ * trilinear), and Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run
+ * of interleaved batches (medians), since absolute times on SwiftShader say little.
+ */
+export default {
+  name: 'three',
+  async run(): Promise<Record<string, number>> {
+    if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
+    const server = await createServer({
+      configFile: new URL('../test/browser/vite.config.ts', import.meta.url).pathname,
+      server: { port: BENCH_PORT, strictPort: true },
+      logLevel: 'error',
+    });
+    await server.listen();
+    const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+    try {
+      const out: Record<string, number> = {};
+      for (const filtering of ['bilinear', 'trilinear'] as const) {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        await page.goto(`http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}`);
+        await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
+          timeout: 300_000,
+        });
+        if (errors.length > 0) throw new Error(`benchmark page failed: ${errors.join('; ')}`);
+        const result = (await page.evaluate(
+          () => (globalThis as { benchResult?: unknown }).benchResult,
+        )) as FrameRatioResult;
+        await page.close();
+        out[`three.frame_ratio.${filtering}`] = result.frameRatio;
+        out[`three.frame_ms.vt_${filtering}`] = result.vtMs;
+        out[`three.frame_ms.plain_${filtering}_run`] = result.plainMs;
+        if (filtering === 'bilinear') {
+          out['three.upload_ratio'] = result.uploadRatio;
+          out['three.upload.tessera_tiles_per_s'] = result.tesseraTilesPerSecond;
+          out['three.upload.bare_tiles_per_s'] = result.bareTilesPerSecond;
+        }
+      }
+      return out;
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  },
+};

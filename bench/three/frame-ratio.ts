@@ -1,0 +1,215 @@
+import {
+  DataTexture,
+  DoubleSide,
+  LinearMipmapLinearFilter,
+  Mesh,
+  PerspectiveCamera,
+  PlaneGeometry,
+  RGBAFormat,
+  Scene,
+  SRGBColorSpace,
+} from 'three';
+import { MeshBasicNodeMaterial, WebGPURenderer } from 'three/webgpu';
+import type { VirtualTextureFiltering } from '../../src/three/sampling-context';
+import { virtualTexture } from '../../src/three/virtual-texture-node';
+import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
+import { TestTileSource } from '../../test/browser/vt/test-content';
+
+/**
+ * Benchmark page (WebGPU unless ?backend=webgl):
+ * - frame ratio: frame time of a plane drawn with a virtual-texture material (including
+ *   `system.update`, i.e. the feedback pass and its readback) over the same plane with an ordinary
+ *   mipmapped 2048² texture; interleaved batches, medians of per-batch ms/frame;
+ * - upload ratio: 128² rgba8 tiles per second through Tessera's upload path (pool writeTile) over a
+ *   bare `queue.writeTexture` loop writing the same bytes into the same pool texture.
+ * Results land in `globalThis.benchResult` and the title becomes 'done'.
+ */
+const params = new URLSearchParams(location.search);
+const filtering = (params.get('filtering') ?? 'bilinear') as VirtualTextureFiltering;
+const forceWebGL = params.get('backend') === 'webgl';
+const width = Number(params.get('width') ?? 640);
+const height = Number(params.get('height') ?? 360);
+const batches = Number(params.get('batches') ?? 12);
+const framesPerBatch = Number(params.get('frames') ?? 8);
+
+const renderer = new WebGPURenderer({ forceWebGL, antialias: false });
+renderer.setPixelRatio(1);
+renderer.setSize(width, height);
+document.body.appendChild(renderer.domElement);
+await renderer.init();
+const device = (renderer.backend as unknown as { device?: GPUDevice }).device;
+const gl = (renderer.backend as unknown as { gl?: WebGL2RenderingContext }).gl;
+
+async function gpuIdle(): Promise<void> {
+  if (device) await device.queue.onSubmittedWorkDone();
+  else gl?.finish();
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const source = new TestTileSource({ widthPages: 128, heightPages: 128 });
+const system = new VirtualTextureSystem(renderer, {
+  budgetBytes: 64 * 1024 * 1024,
+  filtering,
+  maxUploadsPerFrame: 64,
+});
+const vt = system.add(source, { name: 'bench' });
+
+// The plain comparison texture: 2048² with a full mip chain, same content family.
+const plainSize = 2048;
+const plainData = new Uint8Array(plainSize * plainSize * 4);
+for (let i = 0; i < plainData.length; i += 4) {
+  const x = (i >> 2) % plainSize;
+  const y = Math.floor((i >> 2) / plainSize);
+  plainData[i] = 128 + 100 * Math.sin(x / 2);
+  plainData[i + 1] = 128 + 100 * Math.sin(y / 2);
+  plainData[i + 2] = (x ^ y) & 255;
+  plainData[i + 3] = 255;
+}
+const plain = new DataTexture(plainData, plainSize, plainSize, RGBAFormat);
+plain.name = 'bench:plain';
+plain.colorSpace = SRGBColorSpace;
+plain.generateMipmaps = true;
+plain.minFilter = LinearMipmapLinearFilter;
+plain.needsUpdate = true;
+
+const geometry = new PlaneGeometry(1, 1).rotateX(-Math.PI / 2).translate(0.5, 0, 0.5);
+const vtMaterial = new MeshBasicNodeMaterial({ side: DoubleSide });
+vtMaterial.colorNode = virtualTexture(vt);
+const plainMaterial = new MeshBasicNodeMaterial({ side: DoubleSide, map: plain });
+const mesh = new Mesh(geometry, vtMaterial);
+const scene = new Scene();
+scene.add(mesh);
+const camera = new PerspectiveCamera(60, width / height, 0.001, 10);
+camera.position.set(0.4, 0.06, 0.3);
+camera.lookAt(0.55, 0, 0.5);
+
+function renderVt(): void {
+  system.update(camera, scene);
+  renderer.render(scene, camera);
+}
+function renderPlain(): void {
+  renderer.render(scene, camera);
+}
+
+// Warm up both pipelines, then let streaming settle so the VT batches measure steady state.
+mesh.material = plainMaterial;
+renderPlain();
+mesh.material = vtMaterial;
+while (!system.isReady) {
+  renderVt();
+  await gpuIdle();
+}
+for (let i = 0; i < 60; i++) {
+  renderVt();
+  await gpuIdle();
+  await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
+async function timeBatch(render: () => void): Promise<number> {
+  await gpuIdle();
+  const start = performance.now();
+  for (let i = 0; i < framesPerBatch; i++) render();
+  await gpuIdle();
+  return (performance.now() - start) / framesPerBatch;
+}
+
+const vtTimes: number[] = [];
+const plainTimes: number[] = [];
+for (let b = 0; b < batches; b++) {
+  // Alternate which goes first so drift favours neither.
+  const order = b % 2 === 0 ? ['vt', 'plain'] : ['plain', 'vt'];
+  for (const which of order) {
+    if (which === 'vt') {
+      mesh.material = vtMaterial;
+      vtTimes.push(await timeBatch(renderVt));
+    } else {
+      mesh.material = plainMaterial;
+      plainTimes.push(await timeBatch(renderPlain));
+    }
+  }
+}
+
+// Upload throughput: Tessera's tile path vs a bare writeTexture loop, same bytes, same texture.
+const pool = (
+  system as unknown as {
+    poolTextures: {
+      writeTile(l: number, s: number, b: Uint8Array): void;
+      textures: DataTexture[];
+      slotCount: number;
+      shape: { slotsPerRow: number; tileSize: number };
+    };
+  }
+).poolTextures;
+const tileBytes = new Uint8Array(128 * 128 * 4);
+for (let i = 0; i < tileBytes.length; i++) tileBytes[i] = (i * 7) & 255;
+const tilesPerBatch = Number(params.get('tiles') ?? 256);
+const slots = Math.min(pool.slotCount, tilesPerBatch);
+let tesseraRate = 0;
+let bareRate = 0;
+if (device) {
+  const gpuTexture = (renderer.backend as unknown as { get(o: object): { texture: GPUTexture } }).get(
+    pool.textures[0],
+  ).texture;
+  const tesseraTimes: number[] = [];
+  const bareTimes: number[] = [];
+  const { slotsPerRow, tileSize } = pool.shape;
+  const tesseraBatch = async (): Promise<number> => {
+    await gpuIdle();
+    const start = performance.now();
+    for (let i = 0; i < tilesPerBatch; i++) pool.writeTile(0, i % slots, tileBytes);
+    await gpuIdle();
+    return (performance.now() - start) / tilesPerBatch;
+  };
+  const bareBatch = async (): Promise<number> => {
+    await gpuIdle();
+    const start = performance.now();
+    for (let i = 0; i < tilesPerBatch; i++) {
+      const slot = i % slots;
+      device.queue.writeTexture(
+        {
+          texture: gpuTexture,
+          origin: { x: (slot % slotsPerRow) * tileSize, y: Math.floor(slot / slotsPerRow) * tileSize },
+        },
+        tileBytes,
+        { bytesPerRow: tileSize * 4, rowsPerImage: tileSize },
+        { width: tileSize, height: tileSize },
+      );
+    }
+    await gpuIdle();
+    return (performance.now() - start) / tilesPerBatch;
+  };
+  await tesseraBatch();
+  await bareBatch();
+  for (let b = 0; b < batches; b++) {
+    if (b % 2 === 0) {
+      tesseraTimes.push(await tesseraBatch());
+      bareTimes.push(await bareBatch());
+    } else {
+      bareTimes.push(await bareBatch());
+      tesseraTimes.push(await tesseraBatch());
+    }
+  }
+  tesseraRate = 1000 / median(tesseraTimes);
+  bareRate = 1000 / median(bareTimes);
+}
+
+const vtMs = median(vtTimes);
+const plainMs = median(plainTimes);
+Object.assign(globalThis, {
+  benchResult: {
+    filtering,
+    vtMs,
+    plainMs,
+    frameRatio: vtMs / plainMs,
+    tesseraTilesPerSecond: tesseraRate,
+    bareTilesPerSecond: bareRate,
+    uploadRatio: bareRate > 0 ? tesseraRate / bareRate : Number.NaN,
+    residentPages: system.stats().residentPages,
+  },
+});
+document.title = 'done';

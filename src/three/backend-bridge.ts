@@ -1,0 +1,168 @@
+import type { Texture } from 'three';
+import type { WebGPURenderer } from 'three/webgpu';
+import { TesseraConfigError } from '../core/errors';
+
+/** The slice of three's WebGPU backend Tessera touches (not part of three's public typings). */
+interface WebGPUBackendSlice {
+  isWebGPUBackend: true;
+  device: GPUDevice;
+  get(object: object): { texture?: GPUTexture };
+}
+
+/** The slice of three's WebGL2 fallback backend Tessera touches. */
+interface WebGLBackendSlice {
+  isWebGLBackend: true;
+  gl: WebGL2RenderingContext;
+  state: {
+    bindTexture(target: number, texture: WebGLTexture | null): void;
+    pixelStorei(name: number, value: number | boolean): void;
+  };
+  get(object: object): { textureGPU?: WebGLTexture };
+}
+
+/** Texel layouts Tessera writes into textures. */
+export type UploadFormat = 'rgba8' | 'r32uint';
+
+// Reused WebGPU copy descriptors: mutated per call, never reallocated (as three's own backend does).
+const copyDestination = {
+  texture: null as unknown as GPUTexture,
+  mipLevel: 0,
+  origin: { x: 0, y: 0, z: 0 },
+  aspect: 'all' as GPUTextureAspect,
+};
+const copyLayout = { offset: 0, bytesPerRow: 0, rowsPerImage: 0 };
+const copySize = { width: 0, height: 0, depthOrArrayLayers: 1 };
+
+/**
+ * Direct access to the GPU objects behind three textures on either backend of `WebGPURenderer`,
+ * and sub-rectangle uploads into them. three's `needsUpdate` path re-uploads whole textures, so
+ * every incremental write goes through here instead.
+ */
+export class BackendBridge {
+  /** The renderer whose backend this bridge reaches into. */
+  readonly renderer: WebGPURenderer;
+  /** The WebGPU device, or null on the WebGL2 backend. */
+  readonly device: GPUDevice | null;
+  /** The WebGL2 context, or null on the WebGPU backend. */
+  readonly gl: WebGL2RenderingContext | null;
+  /** Largest 2D texture side the backend allows, in texels. */
+  readonly maxTextureSize: number;
+  private readonly gpuBackend: WebGPUBackendSlice | null;
+  private readonly glBackend: WebGLBackendSlice | null;
+
+  constructor(renderer: WebGPURenderer) {
+    if (!renderer.initialized) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        'await renderer.init() before creating a VirtualTextureSystem',
+      );
+    }
+    this.renderer = renderer;
+    const backend = renderer.backend as unknown as Partial<WebGPUBackendSlice & WebGLBackendSlice>;
+    if (backend.isWebGPUBackend) {
+      this.gpuBackend = backend as WebGPUBackendSlice;
+      this.glBackend = null;
+      this.device = this.gpuBackend.device;
+      this.gl = null;
+      this.maxTextureSize = this.device.limits.maxTextureDimension2D;
+    } else if (backend.isWebGLBackend) {
+      this.glBackend = backend as WebGLBackendSlice;
+      this.gpuBackend = null;
+      this.device = null;
+      this.gl = this.glBackend.gl;
+      this.maxTextureSize = this.gl.getParameter(this.gl.MAX_TEXTURE_SIZE) as number;
+    } else {
+      throw new TesseraConfigError('invalid-option', 'renderer backend is neither WebGPU nor WebGL2');
+    }
+  }
+
+  /** True on the WebGPU backend. */
+  get isWebGPU(): boolean {
+    return this.device !== null;
+  }
+
+  /** The GPUTexture three created for `texture` (after `renderer.initTexture`), WebGPU only. */
+  gpuTexture(texture: Texture): GPUTexture | undefined {
+    return this.gpuBackend?.get(texture).texture;
+  }
+
+  /** The WebGL texture three created for `texture`, WebGL2 only. */
+  glTexture(texture: Texture): WebGLTexture | undefined {
+    return this.glBackend?.get(texture).textureGPU;
+  }
+
+  /**
+   * Writes a `width x height` texel rectangle at (`x`, `y`) of mip `mipLevel` of `texture`.
+   * @param data source texels; `Uint8Array` for rgba8, `Uint32Array` for r32uint.
+   * @param offsetTexels index of the rectangle's first texel in `data`, in texels.
+   * @param rowTexels distance between rows in `data`, in texels.
+   */
+  writeRect(
+    texture: Texture,
+    format: UploadFormat,
+    mipLevel: number,
+    x: number,
+    y: number,
+    width: number,
+    height: number,
+    data: Uint8Array | Uint32Array,
+    offsetTexels: number,
+    rowTexels: number,
+  ): void {
+    if (this.device !== null) {
+      const gpuTexture = this.gpuBackend!.get(texture).texture;
+      if (gpuTexture === undefined) return;
+      copyDestination.texture = gpuTexture;
+      copyDestination.mipLevel = mipLevel;
+      copyDestination.origin.x = x;
+      copyDestination.origin.y = y;
+      copyLayout.offset = offsetTexels * 4;
+      copyLayout.bytesPerRow = rowTexels * 4;
+      copyLayout.rowsPerImage = height;
+      copySize.width = width;
+      copySize.height = height;
+      this.device.queue.writeTexture(copyDestination, data as Uint8Array<ArrayBuffer>, copyLayout, copySize);
+      copyDestination.texture = null as unknown as GPUTexture;
+      return;
+    }
+    const backend = this.glBackend!;
+    const gl = backend.gl;
+    const glTexture = backend.get(texture).textureGPU;
+    if (glTexture === undefined) return;
+    const state = backend.state;
+    // Through three's state cache, so three's view of bindings and unpack state stays true.
+    state.bindTexture(gl.TEXTURE_2D, glTexture);
+    state.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
+    state.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
+    state.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
+    state.pixelStorei(gl.UNPACK_ROW_LENGTH, rowTexels);
+    if (format === 'rgba8') {
+      gl.texSubImage2D(
+        gl.TEXTURE_2D,
+        mipLevel,
+        x,
+        y,
+        width,
+        height,
+        gl.RGBA,
+        gl.UNSIGNED_BYTE,
+        data,
+        offsetTexels * 4,
+      );
+    } else {
+      gl.texSubImage2D(
+        gl.TEXTURE_2D,
+        mipLevel,
+        x,
+        y,
+        width,
+        height,
+        gl.RED_INTEGER,
+        gl.UNSIGNED_INT,
+        data,
+        offsetTexels,
+      );
+    }
+    state.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
+  }
+}

@@ -1,0 +1,224 @@
+import {
+  type BufferGeometry,
+  type Camera,
+  Color,
+  DepthTexture,
+  type Group,
+  type Material,
+  Matrix4,
+  NearestFilter,
+  NoColorSpace,
+  type Object3D,
+  RGBAFormat,
+  type Scene,
+  UnsignedByteType,
+  UnsignedIntType,
+} from 'three';
+import { abs, float, min, mod, uniform, vec4 } from 'three/tsl';
+import { NodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
+import { feedbackJitterX, feedbackJitterY } from '../sim/feedback-jitter';
+import { buildFeedbackGraph, type SampledVirtualTexture } from './virtual-texture-node';
+
+/** Signature of three's `renderObject` (and of a render-object function). */
+type RenderObjectFunction = (
+  object: Object3D,
+  scene: Scene,
+  camera: Camera,
+  geometry: BufferGeometry,
+  material: Material,
+  group: Group | null,
+  lightsNode: unknown,
+  clippingContext: unknown,
+  passId: string | null,
+) => void;
+
+interface RendererInternals {
+  renderObject: RenderObjectFunction;
+  getRenderObjectFunction(): RenderObjectFunction | null;
+  setRenderObjectFunction(fn: RenderObjectFunction | null): void;
+}
+
+/** Pass id that keeps three's cached render objects of this pass apart from the main pass. */
+const FEEDBACK_PASS_ID = 'tessera-feedback';
+
+/**
+ * The feedback pass: renders the scene at 1/`scale` of the canvas into an RGBA8 target where each
+ * pixel holds the packed page id its virtual-texture material needs (white = NO_REQUEST). Meshes
+ * with a virtual texture draw through a mirrored request material; other meshes draw white so they
+ * still occlude; lines, points and sprites are skipped.
+ *
+ * RGBA8 rather than r32uint because it renders and reads back identically on WebGPU and WebGL2
+ * (k/255 round-trips exactly through unorm8).
+ */
+export class FeedbackPass {
+  /** The low-resolution target (colour `tessera:feedback`, depth `tessera:feedback-depth`). */
+  readonly target: RenderTarget;
+  /** Target size, in feedback pixels. */
+  width: number;
+  /** Target size, in feedback pixels. */
+  height: number;
+  private readonly renderer: WebGPURenderer;
+  private readonly requestMaterials = new WeakMap<Material, NodeMaterial>();
+  /** Virtual textures each mirrored material samples, with their uv nodes (index = rotation slot). */
+  private readonly requestSources = new WeakMap<NodeMaterial, { vt: SampledVirtualTexture; uv: unknown }[]>();
+  /** Frame number, so a material sampling several virtual textures requests each in turn. */
+  private readonly frameUniform = uniform(0);
+  private readonly occluder: NodeMaterial;
+  private readonly ownMaterials: NodeMaterial[] = [];
+  private readonly renderObjectFunction: RenderObjectFunction;
+  // Scratch state saved around the pass (no allocation per frame).
+  private readonly savedClear = new Color();
+  private readonly savedProjection = new Matrix4();
+  private readonly savedProjectionInverse = new Matrix4();
+
+  constructor(renderer: WebGPURenderer, width: number, height: number) {
+    this.renderer = renderer;
+    this.width = width;
+    this.height = height;
+    const depthTexture = new DepthTexture(width, height, UnsignedIntType);
+    depthTexture.name = 'tessera:feedback-depth';
+    this.target = new RenderTarget(width, height, {
+      format: RGBAFormat,
+      type: UnsignedByteType,
+      depthBuffer: true,
+      depthTexture,
+      generateMipmaps: false,
+      magFilter: NearestFilter,
+      minFilter: NearestFilter,
+      samples: 0,
+    });
+    this.target.texture.name = 'tessera:feedback';
+    this.target.texture.colorSpace = NoColorSpace;
+    this.occluder = new NodeMaterial();
+    this.occluder.name = 'tessera:feedback-occluder';
+    this.occluder.fragmentNode = vec4(1);
+    const internals = renderer as unknown as RendererInternals;
+    this.renderObjectFunction = (object, scene, camera, geometry, material, group, lights, clipping) => {
+      if (!(object as { isMesh?: boolean }).isMesh) return;
+      const request = this.requestMaterials.get(material);
+      const used = request ?? this.occluder;
+      used.side = material.side;
+      internals.renderObject(
+        object,
+        scene,
+        camera,
+        geometry,
+        used,
+        group,
+        lights,
+        clipping,
+        FEEDBACK_PASS_ID,
+      );
+    };
+  }
+
+  /**
+   * Mirrors `material` (which samples `vt` at `uvNode`) with a request-writing material. A material
+   * sampling several virtual textures requests them in turn, one per frame.
+   */
+  register(material: Material, vt: SampledVirtualTexture, uvNode: unknown): void {
+    let request = this.requestMaterials.get(material);
+    if (request === undefined) {
+      request = new NodeMaterial();
+      request.name = 'tessera:feedback-request';
+      this.requestMaterials.set(material, request);
+      this.requestSources.set(request, []);
+      this.ownMaterials.push(request);
+    }
+    const sources = this.requestSources.get(request)!;
+    for (const source of sources) if (source.vt.id === vt.id && source.uv === uvNode) return;
+    sources.push({ vt, uv: uvNode });
+    if (sources.length === 1) {
+      request.fragmentNode = buildFeedbackGraph(vt, uvNode);
+    } else {
+      // Σ request_k · [frame mod n == k]: straight-line selection, no divergent branch.
+      const n = sources.length;
+      const slot = mod(this.frameUniform, float(n));
+      // biome-ignore lint/suspicious/noExplicitAny: TSL node graph value.
+      let sum: any = vec4(0);
+      sources.forEach((source, k) => {
+        const weight = float(1).sub(min(abs(slot.sub(k)), float(1)));
+        sum = sum.add(buildFeedbackGraph(source.vt, source.uv).mul(weight));
+      });
+      request.fragmentNode = sum;
+    }
+    request.needsUpdate = true;
+  }
+
+  /** Resizes the target (feedback pixels); called when the canvas size changes. */
+  setSize(width: number, height: number): void {
+    if (width === this.width && height === this.height) return;
+    this.width = width;
+    this.height = height;
+    this.target.setSize(width, height);
+  }
+
+  /**
+   * Renders the feedback of `scene` seen by `camera` for frame `frame`, with that frame's
+   * sub-pixel offset (the simulator's Bayer sequence), restoring every renderer and scene state.
+   */
+  render(scene: Scene, camera: Camera, frame: number): void {
+    const renderer = this.renderer;
+    const internals = renderer as unknown as RendererInternals;
+    const previousTarget = renderer.getRenderTarget();
+    const previousFunction = internals.getRenderObjectFunction();
+    const previousAlpha = renderer.getClearAlpha();
+    renderer.getClearColor(this.savedClear);
+    const previousAutoClear = renderer.autoClear;
+    const previousBackground = scene.background;
+    const previousOverride = scene.overrideMaterial;
+    // three switches a camera to its backend's clip-space convention inside render(); do it first,
+    // or the jittered matrix saved and restored below would be in the wrong convention.
+    const coordinateSystem = renderer.coordinateSystem;
+    const cam = camera as Camera & { updateProjectionMatrix?: () => void };
+    if (cam.coordinateSystem !== coordinateSystem && cam.updateProjectionMatrix) {
+      cam.coordinateSystem = coordinateSystem;
+      cam.updateProjectionMatrix();
+    }
+    const projection = camera.projectionMatrix;
+    this.savedProjection.copy(projection);
+    this.savedProjectionInverse.copy(camera.projectionMatrixInverse);
+    // Shift the image by the frame's sub-pixel offset: clip' = clip + offset * w (rows 0 and 1).
+    const dx = (-2 * (feedbackJitterX(frame) - 0.5)) / this.width;
+    const dy = (2 * (feedbackJitterY(frame) - 0.5)) / this.height;
+    const e = projection.elements;
+    for (let c = 0; c < 4; c++) {
+      e[c * 4] += dx * e[c * 4 + 3];
+      e[c * 4 + 1] += dy * e[c * 4 + 3];
+    }
+    camera.projectionMatrixInverse.copy(projection).invert();
+    scene.background = null;
+    scene.overrideMaterial = null;
+    renderer.autoClear = true;
+    renderer.setClearColor(0xffffff, 1);
+    this.frameUniform.value = frame;
+    renderer.setRenderTarget(this.target);
+    internals.setRenderObjectFunction(this.renderObjectFunction);
+    try {
+      renderer.render(scene, camera);
+    } finally {
+      internals.setRenderObjectFunction(previousFunction);
+      renderer.setRenderTarget(previousTarget);
+      renderer.setClearColor(this.savedClear, previousAlpha);
+      renderer.autoClear = previousAutoClear;
+      scene.background = previousBackground;
+      scene.overrideMaterial = previousOverride;
+      projection.copy(this.savedProjection);
+      camera.projectionMatrixInverse.copy(this.savedProjectionInverse);
+    }
+  }
+
+  /** Bytes of the target: RGBA8 colour plus a 4-byte depth texel per feedback pixel. */
+  get bytes(): number {
+    return this.width * this.height * 8;
+  }
+
+  /** Frees the target and every material this pass created. */
+  dispose(): void {
+    this.target.dispose();
+    this.target.depthTexture?.dispose();
+    this.occluder.dispose();
+    for (const material of this.ownMaterials) material.dispose();
+    this.ownMaterials.length = 0;
+  }
+}

@@ -1,0 +1,125 @@
+import type { Material, Texture, Wrapping } from 'three';
+import { texture as textureNode } from 'three/tsl';
+import type { Node, TextureNode } from 'three/webgpu';
+import type { ChainSampling, ChainTexture } from './chain-texture';
+import { MaterialBindings } from './material-bindings';
+import type { MipPyramidSource } from './mip-source';
+
+/** Options of `TextureStreamingSystem.createTexture`. */
+export interface StreamedTextureOptions {
+  /** Name; GPU textures are labelled `tessera:streamed:<name>`. Default `t<id>`. */
+  name?: string;
+  /** Lifetime tag: 'persistent', 'scene:<id>', 'transient' or custom. Default 'persistent'. */
+  tag?: string;
+  /** Part of its scene's core set (loaded first by transitions). Default false. */
+  core?: boolean;
+  /** Multiplies the streaming priority. Default 1. */
+  priorityBias?: number;
+  /** Default RepeatWrapping. */
+  wrapS?: Wrapping;
+  /** Default RepeatWrapping. */
+  wrapT?: Wrapping;
+  /** Anisotropy ratio. Default 1. */
+  anisotropy?: number;
+}
+
+/** A chain load in flight. */
+export interface PendingChain {
+  firstMip: number;
+  controller: AbortController;
+}
+
+/**
+ * A three.js texture whose resident mip count changes. {@link texture} is what materials bind now:
+ * the shared placeholder until the pinned chain (<= 64x64) is on the GPU, then the pinned chain,
+ * then a finer streamed chain as the budget and the screen need allow. Bind it through
+ * `TextureStreamingSystem.attach` (or {@link node}) so chain swaps and release reach every user.
+ */
+export class StreamedTexture {
+  /** Registry id (integer) in the system's ManagedTextureRegistry. */
+  readonly id: number;
+  /** Name (GPU label suffix). */
+  readonly name: string;
+  /** Where the levels come from. */
+  readonly source: MipPyramidSource;
+  /** Lifetime tag. */
+  readonly tag: string;
+  /** In its scene's core set. */
+  readonly core: boolean;
+  /** @internal material properties and nodes using this texture. */
+  readonly bindings = new MaterialBindings();
+  /** @internal the pinned chain (coarsest levels, edge <= 64), kept while the texture lives. */
+  pinned: ChainTexture | null = null;
+  /** @internal the finer chain bound instead of the pinned one, if any. */
+  streamed: ChainTexture | null = null;
+  /** @internal a replaced streamed chain, destroyed when the planner frees it. */
+  retiring: ChainTexture | null = null;
+  /** @internal the chain load in flight. */
+  pending: PendingChain | null = null;
+  /** @internal CPU copies of resident levels (WebGL2 only, where GPU-to-GPU level copies are not used). */
+  readonly cache: (Uint8Array | null)[];
+  /** @internal bytes of the pinned chain. */
+  pinnedBytes = 0;
+  /** @internal sampler settings of every chain. */
+  readonly sampling: ChainSampling;
+  private current: Texture;
+  private isReleased = false;
+
+  /** @internal created by `TextureStreamingSystem.createTexture`. */
+  constructor(
+    id: number,
+    name: string,
+    source: MipPyramidSource,
+    tag: string,
+    core: boolean,
+    placeholder: Texture,
+    sampling: ChainSampling,
+  ) {
+    this.id = id;
+    this.sampling = sampling;
+    this.name = name;
+    this.source = source;
+    this.tag = tag;
+    this.core = core;
+    this.current = placeholder;
+    this.cache = new Array(source.mipLevelCount).fill(null);
+  }
+
+  /** The three texture bound now (placeholder, pinned chain or streamed chain). */
+  get texture(): Texture {
+    return this.current;
+  }
+
+  /** True once released (swept, evicted by a transition, or released explicitly). */
+  get released(): boolean {
+    return this.isReleased;
+  }
+
+  /**
+   * A TSL texture node sampling this texture; its value follows chain swaps and release.
+   * @param uvNode optional UV node (default: the mesh's uv()).
+   */
+  node(uvNode?: Node): TextureNode {
+    const created = (uvNode ? textureNode(this.current, uvNode) : textureNode(this.current)) as TextureNode;
+    if (!this.isReleased) this.bindings.addNode(created, this.current);
+    return created;
+  }
+
+  /** @internal bind `texture` in every material property and node using this texture. */
+  bind(texture: Texture): void {
+    this.current = texture;
+    this.bindings.bind(texture);
+  }
+
+  /** @internal record `material[property]` as a user. */
+  bindProperty(material: Material, property: string): void {
+    this.bindings.addProperty(material, property, this.current);
+  }
+
+  /** @internal mark released after the placeholder was bound everywhere. */
+  markReleased(): void {
+    this.isReleased = true;
+    this.bindings.clear();
+    this.cache.fill(null);
+  }
+}

@@ -1,0 +1,94 @@
+import { expect, test } from '../fixtures';
+import { VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
+
+declare const vtScene: VtSceneApi;
+
+/**
+ * Reused descriptors: across 100 steady frames that stream tiles every frame, every WebGPU call
+ * Tessera makes (tile and page-table `writeTexture`, feedback `copyTextureToBuffer`, its command
+ * encoder, readback buffers) receives the same descriptor objects, mutated in place — no new
+ * descriptor object per call. The page wraps the WebGPU prototypes and records object identities.
+ */
+test('steady frames reuse every WebGPU descriptor object', async ({ page, openPage, backend }) => {
+  test.skip(backend === 'webgl', 'descriptors are a WebGPU concept; WebGL2 uploads take plain arguments');
+  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024 });
+  await waitForScene(page);
+  const result = await page.evaluate(async () => {
+    vtScene.setOrthoView(0.1, 0.1, 0.5);
+    await vtScene.waitReady();
+    await vtScene.settle(60);
+    const isTessera = (label: string | undefined) =>
+      typeof label === 'string' && label.startsWith('tessera:');
+    const sets: Record<string, Set<object>> = {};
+    const calls: Record<string, number> = {};
+    const note = (key: string, value: unknown) => {
+      if (!sets[key]) sets[key] = new Set();
+      sets[key].add(value as object);
+      calls[key] = (calls[key] ?? 0) + 1;
+    };
+    const queue = GPUQueue.prototype;
+    const encoder = GPUCommandEncoder.prototype;
+    const device = GPUDevice.prototype;
+    const originals = {
+      writeTexture: queue.writeTexture,
+      copyTextureToBuffer: encoder.copyTextureToBuffer,
+      createCommandEncoder: device.createCommandEncoder,
+      createBuffer: device.createBuffer,
+    };
+    queue.writeTexture = function (this: GPUQueue, destination, data, layout, size) {
+      if (isTessera(destination.texture.label)) {
+        note('writeTexture.destination', destination);
+        note('writeTexture.origin', destination.origin);
+        note('writeTexture.layout', layout);
+        note('writeTexture.size', size);
+      }
+      return originals.writeTexture.call(this, destination, data, layout, size);
+    };
+    encoder.copyTextureToBuffer = function (this: GPUCommandEncoder, source, destination, size) {
+      if (isTessera(source.texture.label)) {
+        note('copyTextureToBuffer.source', source);
+        note('copyTextureToBuffer.destination', destination);
+        note('copyTextureToBuffer.size', size);
+      }
+      return originals.copyTextureToBuffer.call(this, source, destination, size);
+    };
+    device.createCommandEncoder = function (this: GPUDevice, descriptor?: GPUCommandEncoderDescriptor) {
+      if (isTessera(descriptor?.label)) note('createCommandEncoder.descriptor', descriptor);
+      return originals.createCommandEncoder.call(this, descriptor);
+    };
+    device.createBuffer = function (this: GPUDevice, descriptor: GPUBufferDescriptor) {
+      if (isTessera(descriptor.label)) note('createBuffer.descriptor', descriptor);
+      return originals.createBuffer.call(this, descriptor);
+    };
+    const before = vtScene.stats().uploadsTotal;
+    try {
+      for (let i = 0; i < 100; i++) {
+        // Keep panning across mip-0 pages so tiles and page-table rectangles upload every few frames.
+        vtScene.setOrthoView(0.1 + i * 0.004, 0.1 + i * 0.002, 0.5);
+        vtScene.step();
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    } finally {
+      Object.assign(queue, { writeTexture: originals.writeTexture });
+      Object.assign(encoder, { copyTextureToBuffer: originals.copyTextureToBuffer });
+      Object.assign(device, {
+        createCommandEncoder: originals.createCommandEncoder,
+        createBuffer: originals.createBuffer,
+      });
+    }
+    const distinct: Record<string, number> = {};
+    for (const [key, set] of Object.entries(sets)) distinct[key] = set.size;
+    return { distinct, calls, uploads: vtScene.stats().uploadsTotal - before };
+  });
+  const detail = JSON.stringify(result);
+  // The run really exercised the paths being checked.
+  expect(result.uploads, detail).toBeGreaterThan(20);
+  expect(result.calls['writeTexture.destination'], detail).toBeGreaterThan(40);
+  expect(result.calls['copyTextureToBuffer.source'], detail).toBeGreaterThan(20);
+  for (const [key, count] of Object.entries(result.distinct)) {
+    if (key === 'createBuffer.descriptor') continue;
+    expect(count, `${key}: ${detail}`).toBe(1);
+  }
+  // Readback buffers are created once (a ring of at most 3), never per frame.
+  expect(result.calls['createBuffer.descriptor'] ?? 0, detail).toBeLessThanOrEqual(3);
+});

@@ -1,0 +1,430 @@
+import {
+  DoubleSide,
+  FloatType,
+  Mesh,
+  OrthographicCamera,
+  PerspectiveCamera,
+  PlaneGeometry,
+  Scene,
+  Vector3,
+} from 'three';
+import { mix } from 'three/tsl';
+import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
+import { NO_REQUEST } from '../../../../src/core/page-id';
+import { createCameraPose } from '../../../../src/sim/camera-pose';
+import { feedbackJitterX, feedbackJitterY } from '../../../../src/sim/feedback-jitter';
+import { TerrainFeedbackGenerator } from '../../../../src/sim/terrain-feedback-generator';
+import type { VirtualTextureFiltering } from '../../../../src/three/sampling-context';
+import { virtualTexture } from '../../../../src/three/virtual-texture-node';
+import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
+import { createTestRenderer, requestedBackend } from '../../support/renderer';
+import { bilinearLinear, linearToSrgb, TestTileSource } from '../test-content';
+
+/**
+ * Test page: one virtual texture of `pages x pages` pages (TestTileSource content) on a unit plane
+ * in the XZ plane (u = world x, v = world z), seen by an orthographic camera looking straight down
+ * (exact, constant texel footprint) or by a perspective camera. Exposes `globalThis.vtScene`.
+ */
+const params = new URLSearchParams(location.search);
+const size = Number(params.get('size') ?? 256);
+const pages = Number(params.get('pages') ?? 128);
+const filtering = (params.get('filtering') ?? 'bilinear') as VirtualTextureFiltering;
+const budgetBytes = Number(params.get('budget') ?? 24 * 1024 * 1024);
+const feedbackScale = Number(params.get('feedbackScale') ?? 8);
+const delayMs = Number(params.get('delay') ?? 0);
+
+const renderer = await createTestRenderer(size, size);
+const isWebGPU = requestedBackend() === 'webgpu';
+const source = new TestTileSource({ widthPages: pages, heightPages: pages, delayMs });
+const system = new VirtualTextureSystem(renderer, {
+  budgetBytes,
+  filtering,
+  feedbackScale,
+  maxUploadsPerFrame: 32,
+});
+const vt = system.add(source, { name: 'test' });
+const payload = vt.tileSize - 2 * vt.border;
+
+const material = new MeshBasicNodeMaterial({ side: DoubleSide });
+material.colorNode = virtualTexture(vt);
+// ?two=1: the material blends a second virtual texture (64 x 64 pages) with the first.
+if (params.get('two') === '1') {
+  const second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
+  material.colorNode = mix(virtualTexture(vt), virtualTexture(second), 0.5);
+}
+// PlaneGeometry lies in XY with uv = xy + 0.5; turn it into XZ (x, y, 0) -> (x, 0, y), offset to [0, 1]².
+const geometry = new PlaneGeometry(1, 1).rotateX(Math.PI / 2).translate(0.5, 0, 0.5);
+const scene = new Scene();
+scene.add(new Mesh(geometry, material));
+
+const ortho = new OrthographicCamera(-0.5, 0.5, 0.5, -0.5, 0.1, 10);
+const perspective = new PerspectiveCamera(60, 1, 0.001, 10);
+let camera: OrthographicCamera | PerspectiveCamera = ortho;
+
+// Linear float capture (render targets get the linear working colour space); read() encodes sRGB.
+const capture = new RenderTarget(size, size, { type: FloatType });
+capture.texture.name = 'tessera-test:capture';
+
+/** Current orthographic view: centre in uv and size in uv units. */
+const view = { cu: 0.5, cv: 0.5, span: 1 };
+
+/**
+ * Looks straight down at uv (`cu`, `cv`) so that one screen pixel covers 2^`lod` mip-0 texels.
+ * Screen right = +u; screen up = +v (camera up = +z).
+ */
+function setOrthoView(cu: number, cv: number, lod: number): void {
+  const span = (2 ** lod * size) / (pages * payload);
+  view.cu = cu;
+  view.cv = cv;
+  view.span = span;
+  ortho.left = -span / 2;
+  ortho.right = span / 2;
+  ortho.top = span / 2;
+  ortho.bottom = -span / 2;
+  // From below looking up (+y) with up = +z: screen right = +u and screen up = +v.
+  ortho.position.set(cu, -1, cv);
+  ortho.up.set(0, 0, 1);
+  ortho.lookAt(cu, 0, cv);
+  ortho.updateProjectionMatrix();
+  ortho.updateMatrixWorld();
+  camera = ortho;
+}
+
+const pose = createCameraPose({ aspect: 1, fovY: Math.PI / 3 });
+
+/**
+ * Places the perspective camera at a simulator pose (y up, yaw 0 looks along +z, pitch is the
+ * elevation of the view direction), so the GPU feedback can be compared with the simulator's.
+ */
+function setPose(x: number, y: number, z: number, yaw: number, pitch: number): void {
+  Object.assign(pose, { x, y, z, yaw, pitch });
+  perspective.fov = (pose.fovY * 180) / Math.PI;
+  perspective.aspect = 1;
+  perspective.position.set(x, y, z);
+  perspective.up.set(0, 1, 0);
+  const cp = Math.cos(pitch);
+  perspective.lookAt(x + Math.sin(yaw) * cp, y + Math.sin(pitch), z + Math.cos(yaw) * cp);
+  perspective.updateProjectionMatrix();
+  perspective.updateMatrixWorld();
+  camera = perspective;
+}
+
+/** One frame: streaming update, then the main render into the capture target. */
+function step(frames = 1): void {
+  for (let i = 0; i < frames; i++) {
+    system.update(camera, scene);
+    renderer.setRenderTarget(capture);
+    renderer.render(scene, camera);
+    renderer.setRenderTarget(null);
+  }
+}
+
+/** Captured colours as sRGB bytes (as the canvas would show), rows from the bottom (v upward). */
+async function read(): Promise<Uint8Array> {
+  const linear = (await renderer.readRenderTargetPixelsAsync(capture, 0, 0, size, size)) as Float32Array;
+  const out = new Uint8Array(size * size * 4);
+  for (let y = 0; y < size; y++) {
+    const dstRow = isWebGPU ? size - 1 - y : y;
+    for (let x = 0; x < size * 4; x++) {
+      const v = linear[y * size * 4 + x];
+      out[dstRow * size * 4 + x] = (x & 3) === 3 ? Math.round(v * 255) : Math.round(linearToSrgb(v));
+    }
+  }
+  return out;
+}
+
+/** Screen-space mapping of the ortho view: uv of pixel (px, py) with py from the bottom. */
+function pixelUv(px: number, py: number, mirrorU: boolean): [number, number] {
+  const fx = (px + 0.5) / size - 0.5;
+  const fy = (py + 0.5) / size - 0.5;
+  return [view.cu + (mirrorU ? -fx : fx) * view.span, view.cv + fy * view.span];
+}
+
+/** Expected sRGB colour (0..255 floats) of a pixel at uv with trilinear weights of mips m0, m1. */
+function expectedAt(u: number, v: number, m0: number, m1: number, t: number, out: Float64Array): void {
+  for (let c = 0; c < 3; c++) {
+    const w0 = Math.max(1, pages >> m0) * payload;
+    const a = bilinearLinear(c, m0, u * w0, v * w0, w0, w0);
+    let value = a;
+    if (t > 0) {
+      const w1 = Math.max(1, pages >> m1) * payload;
+      value = a * (1 - t) + bilinearLinear(c, m1, u * w1, v * w1, w1, w1) * t;
+    }
+    out[c] = linearToSrgb(value);
+  }
+}
+
+interface Comparison {
+  psnr: number;
+  /** Pixels whose colour matches no mip >= the wanted one within `tolerance` (sRGB steps). */
+  garbagePixels: number;
+  worstError: number;
+  /** Which mips the pixels matched best (index = mip). */
+  mipHistogram: number[];
+  mirrorU: boolean;
+}
+
+/**
+ * Compares the captured frame with the analytic content for the ortho view at `lod`.
+ * PSNR against the exactly expected filtered colour; per pixel, the best match among mips from the
+ * wanted mip to the coarsest (what streaming may show) counts as garbage when above `tolerance`.
+ */
+async function compare(lod: number, tolerance = 10): Promise<Comparison> {
+  const pixels = await read();
+  const maxMip = vt.mipCount - 1;
+  const expected = new Float64Array(3);
+  const best = new Float64Array(3);
+  let results: Comparison | null = null;
+  for (const mirrorU of [false]) {
+    let squared = 0;
+    let garbage = 0;
+    let worst = 0;
+    const histogram = new Array(vt.mipCount).fill(0);
+    const mip =
+      filtering === 'bilinear' ? Math.min(maxMip, Math.round(lod)) : Math.min(maxMip, Math.floor(lod));
+    const t = filtering === 'bilinear' ? 0 : Math.min(1, lod - mip);
+    for (let py = 0; py < size; py++) {
+      for (let px = 0; px < size; px++) {
+        const [u, v] = pixelUv(px, py, mirrorU);
+        const o = (py * size + px) * 4;
+        expectedAt(u, v, mip, Math.min(maxMip, mip + 1), t, expected);
+        for (let c = 0; c < 3; c++) squared += (pixels[o + c] - expected[c]) ** 2;
+        // Best match among the wanted mip and every coarser one (single-mip bilinear).
+        let bestError = Number.POSITIVE_INFINITY;
+        let bestMip = -1;
+        for (let m = mip; m <= maxMip; m++) {
+          expectedAt(u, v, m, m, 0, best);
+          const e = Math.max(
+            Math.abs(pixels[o] - best[0]),
+            Math.abs(pixels[o + 1] - best[1]),
+            Math.abs(pixels[o + 2] - best[2]),
+          );
+          if (e < bestError) {
+            bestError = e;
+            bestMip = m;
+          }
+          if (filtering !== 'bilinear' && m < maxMip) {
+            expectedAt(u, v, m, m + 1, t, best);
+            const e2 = Math.max(
+              Math.abs(pixels[o] - best[0]),
+              Math.abs(pixels[o + 1] - best[1]),
+              Math.abs(pixels[o + 2] - best[2]),
+            );
+            if (e2 < bestError) {
+              bestError = e2;
+              bestMip = m;
+            }
+          }
+        }
+        histogram[bestMip]++;
+        if (bestError > tolerance) garbage++;
+        if (bestError > worst) worst = bestError;
+      }
+    }
+    const mse = squared / (size * size * 3);
+    const psnr = mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
+    if (results === null || psnr > results.psnr) {
+      results = { psnr, garbagePixels: garbage, worstError: worst, mipHistogram: histogram, mirrorU };
+    }
+  }
+  return results!;
+}
+
+/** (dx, dy) pairs, in texels of the mip being matched. */
+const SUBTEXEL_OFFSETS = [
+  0, 0, 0.25, 0, -0.25, 0, 0, 0.25, 0, -0.25, 0.25, 0.25, -0.25, -0.25, 0.25, -0.25, -0.25, 0.25,
+];
+const rayOrigin = new Vector3();
+const rayPoint = new Vector3();
+
+/**
+ * Checks a captured perspective frame pixel by pixel: the uv under each pixel centre comes from an
+ * exact ray/plane hit, and the pixel must equal the bilinear content of SOME mip at that uv within
+ * `tolerance` (sRGB steps), within a quarter texel of that mip. Catches black, misplaced, stale
+ * or seamed tiles under any camera
+ * (which mip is shown is checked by the ortho tests). Pixels off the plane are skipped.
+ */
+async function comparePerspective(
+  tolerance = 10,
+): Promise<{ checked: number; garbagePixels: number; worstError: number }> {
+  const pixels = await read();
+  const best = new Float64Array(3);
+  let checked = 0;
+  let garbage = 0;
+  let worst = 0;
+  rayOrigin.setFromMatrixPosition(perspective.matrixWorld);
+  for (let py = 0; py < size; py++) {
+    for (let px = 0; px < size; px++) {
+      rayPoint.set(((px + 0.5) / size) * 2 - 1, ((py + 0.5) / size) * 2 - 1, 0.5).unproject(perspective);
+      rayPoint.sub(rayOrigin);
+      if (rayPoint.y >= 0) continue;
+      const t = -rayOrigin.y / rayPoint.y;
+      const u = rayOrigin.x + t * rayPoint.x;
+      const v = rayOrigin.z + t * rayPoint.z;
+      // Skip the outermost half texel band of mip 0 and anything off the plane.
+      if (u < 0.001 || v < 0.001 || u > 0.999 || v > 0.999) continue;
+      const o = (py * size + px) * 4;
+      let bestError = Number.POSITIVE_INFINITY;
+      for (let m = 0; m < vt.mipCount && bestError > tolerance; m++) {
+        // Up to a quarter texel of that mip off: SwiftShader's magnified samples of coarse fallback
+        // pages land up to ~0.2 texel away from the exact position (a wrong tile is many texels off).
+        const texel = 1 / (Math.max(1, pages >> m) * payload);
+        for (let k = 0; k < SUBTEXEL_OFFSETS.length; k += 2) {
+          expectedAt(u + SUBTEXEL_OFFSETS[k] * texel, v + SUBTEXEL_OFFSETS[k + 1] * texel, m, m, 0, best);
+          const e = Math.max(
+            Math.abs(pixels[o] - best[0]),
+            Math.abs(pixels[o + 1] - best[1]),
+            Math.abs(pixels[o + 2] - best[2]),
+          );
+          if (e < bestError) bestError = e;
+        }
+      }
+      checked++;
+      if (bestError > tolerance) garbage++;
+      if (bestError > worst) worst = bestError;
+    }
+  }
+  return { checked, garbagePixels: garbage, worstError: worst };
+}
+
+/** Runs frames until the coarsest mip is resident (at most `maxFrames`). */
+async function waitReady(maxFrames = 200): Promise<number> {
+  for (let i = 0; i < maxFrames; i++) {
+    if (system.isReady) return i;
+    system.update(camera, scene);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('virtual texture never became ready');
+}
+
+/**
+ * Steps frames until streaming is idle: nothing queued, loading or waiting for upload, and the
+ * feedback of a frame rendered at least 2 frames after the last upload (and after the call began)
+ * was analysed. Returns the frames it took (at most `maxFrames`).
+ */
+async function settle(maxFrames = 150): Promise<number> {
+  let mustSeeFrame = system.stats().frame + 2;
+  for (let i = 0; i < maxFrames; i++) {
+    step();
+    await new Promise((resolve) => setTimeout(resolve, 4));
+    const s = system.stats();
+    if (s.uploadsLastFrame > 0) mustSeeFrame = Math.max(mustSeeFrame, s.frame + 2);
+    const c = system.streamer.stats();
+    const idle = c.queued === 0 && c.inFlight === 0 && c.pendingUploads === 0;
+    if (idle && lastFeedback !== null && lastFeedback.frame >= mustSeeFrame) return i;
+  }
+  return maxFrames;
+}
+
+let lastFeedback: { frame: number; ids: Uint32Array } | null = null;
+/** Virtual-texture ids seen in any feedback so far. */
+const requestedVts = new Set<number>();
+system.events.on('feedback', ({ frame, ids }) => {
+  lastFeedback = { frame, ids: ids.slice() };
+  for (let i = 0; i < ids.length; i++) if (ids[i] !== NO_REQUEST) requestedVts.add(ids[i] >>> 28);
+});
+
+/**
+ * Steps one frame and waits (up to 2 s) for that frame's feedback readback. Returns the distinct
+ * pages the GPU requested and the simulator's pages for the same pose and jitter, and the share
+ * of feedback pixels where both agree exactly (rows compared top-down).
+ */
+async function stepAndCompareFeedback(): Promise<{
+  gpu: number[];
+  sim: number[];
+  pixelAgreement: number;
+} | null> {
+  step();
+  const frame = system.stats().frame;
+  const deadline = performance.now() + 2000;
+  while (performance.now() < deadline && (lastFeedback === null || lastFeedback.frame < frame)) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  if (lastFeedback === null || lastFeedback.frame !== frame) return null;
+  const fw = Math.ceil(size / feedbackScale);
+  const generator = new TerrainFeedbackGenerator({
+    widthPages: pages,
+    heightPages: pages,
+    worldWidth: 1,
+    screenWidth: size,
+    screenHeight: size,
+    feedbackWidth: fw,
+    feedbackHeight: fw,
+    maxAnisotropy: 8,
+  });
+  const sim = generator.generate(
+    pose,
+    system.stats().mipBias,
+    feedbackJitterX(frame),
+    feedbackJitterY(frame),
+  );
+  const ids = lastFeedback.ids;
+  let agree = 0;
+  let counted = 0;
+  for (let j = 0; j < fw; j++) {
+    const gpuRow = isWebGPU ? j : fw - 1 - j;
+    for (let i = 0; i < fw; i++) {
+      const a = ids[gpuRow * fw + i];
+      const b = sim[j * fw + i];
+      if (a === NO_REQUEST && b === NO_REQUEST) continue;
+      counted++;
+      if (a === b) agree++;
+    }
+  }
+  const distinct = (array: Uint32Array) => [...new Set(array)].filter((id) => id !== NO_REQUEST);
+  return { gpu: distinct(ids), sim: distinct(sim), pixelAgreement: counted > 0 ? agree / counted : 1 };
+}
+
+/** Distinct page ids of the latest feedback readbacks (accumulated while listening). */
+const feedbackPages = new Set<number>();
+let collectFeedback = false;
+system.events.on('feedback', ({ ids }) => {
+  if (!collectFeedback) return;
+  for (let i = 0; i < ids.length; i++) if (ids[i] !== NO_REQUEST) feedbackPages.add(ids[i]);
+});
+
+Object.assign(globalThis, {
+  vtScene: {
+    size,
+    pages,
+    payload,
+    mipCount: vt.mipCount,
+    isWebGPU,
+    setOrthoView,
+    setPose,
+    stepAndCompareFeedback,
+    step,
+    read,
+    compare,
+    comparePerspective,
+    waitReady,
+    settle,
+    stats: () => system.stats(),
+    requestedVts: () => [...requestedVts].sort(),
+    startFeedback() {
+      feedbackPages.clear();
+      collectFeedback = true;
+    },
+    stopFeedback(): number[] {
+      collectFeedback = false;
+      return [...feedbackPages];
+    },
+    dispose() {
+      system.dispose();
+      capture.dispose();
+    },
+    sourceLoads: () => source.loads,
+    debug: {
+      system,
+      renderer,
+      vt,
+      material,
+      scene,
+      capture,
+      get camera() {
+        return camera;
+      },
+    },
+  },
+});
+document.title = 'ready';

@@ -1,0 +1,51 @@
+import type { Page } from '@playwright/test';
+
+/** Result of comparing a captured frame with the analytic content (see pages/vt-scene.ts). */
+export interface Comparison {
+  psnr: number;
+  garbagePixels: number;
+  worstError: number;
+  mipHistogram: number[];
+}
+
+/** The page API of pages/vt-scene.ts, as seen from a spec through `page.evaluate`. */
+export interface VtSceneApi {
+  size: number;
+  pages: number;
+  mipCount: number;
+  isWebGPU: boolean;
+  setOrthoView(cu: number, cv: number, lod: number): void;
+  setPose(x: number, y: number, z: number, yaw: number, pitch: number): void;
+  step(frames?: number): void;
+  compare(lod: number, tolerance?: number): Promise<Comparison>;
+  comparePerspective(
+    tolerance?: number,
+  ): Promise<{ checked: number; garbagePixels: number; worstError: number }>;
+  waitReady(maxFrames?: number): Promise<number>;
+  settle(maxFrames?: number): Promise<number>;
+  stats(): {
+    frame: number;
+    gpuBytes: {
+      total: number;
+      poolLayers: number[];
+      pageTables: number;
+      feedbackTargets: number;
+      readbackBuffers: number;
+    };
+    residentPages: number;
+    uploadsTotal: number;
+    mipBias: number;
+  };
+  stepAndCompareFeedback(): Promise<{ gpu: number[]; sim: number[]; pixelAgreement: number } | null>;
+  /** Virtual-texture ids seen in any feedback so far. */
+  requestedVts(): number[];
+  dispose(): void;
+}
+
+/** Path of the test page. */
+export const VT_SCENE = 'test/browser/vt/pages/vt-scene.html';
+
+/** Waits for the page to finish its setup (title 'ready'). */
+export async function waitForScene(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.title === 'ready', null, { timeout: 60_000 });
+}
