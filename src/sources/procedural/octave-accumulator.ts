@@ -22,19 +22,27 @@ export function packOctaves(
   listLength: number,
   out: Float64Array,
 ): number {
-  for (let k = 0; k < listLength; k++) {
-    const i = list[k];
-    const o = k * PACKED_STRIDE;
-    out[o] = table.frequency[i] * table.cos[i];
-    out[o + 1] = table.frequency[i] * table.sin[i];
-    out[o + 2] = table.offsetX[i];
-    out[o + 3] = table.offsetY[i];
-    out[o + 4] = table.seed[i];
-    out[o + 5] = table.amplitude[i] * weights[k];
-    out[o + 6] = table.channel[i];
-    out[o + 7] = table.hasGradient[i] + 2 * table.isDetail[i];
-  }
+  for (let k = 0; k < listLength; k++) packOctave(table, list[k], weights[k], out, k);
   return listLength;
+}
+
+/** Packs octave `index` of `table` with weight `weight` as entry `k` of `out` (see {@link packOctaves}). */
+export function packOctave(
+  table: OctaveTable,
+  index: number,
+  weight: number,
+  out: Float64Array,
+  k: number,
+): void {
+  const o = k * PACKED_STRIDE;
+  out[o] = table.frequency[index] * table.cos[index];
+  out[o + 1] = table.frequency[index] * table.sin[index];
+  out[o + 2] = table.offsetX[index];
+  out[o + 3] = table.offsetY[index];
+  out[o + 4] = table.seed[index];
+  out[o + 5] = table.amplitude[index] * weight;
+  out[o + 6] = table.channel[index];
+  out[o + 7] = table.hasGradient[index] + 2 * table.isDetail[index];
 }
 
 /**

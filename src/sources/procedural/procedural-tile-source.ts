@@ -6,7 +6,7 @@ import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world
 
 /**
  * Serves tiles of a {@link ProceduralWorld}. Generation is synchronous on the calling thread
- * (about 5 ms per 128² tile with both layers); run it inside a worker to keep it off the main thread.
+ * (about 2-3 ms per 128² tile with both layers in V8, more at the coarsest mips); run it inside a worker to keep it off the main thread.
  */
 export class ProceduralTileSource implements TileSource {
   readonly info: TileSourceInfo;
