@@ -3,6 +3,7 @@ export * from './budget/index';
 export * from './dirty-regions';
 export * from './errors';
 export * from './feedback-analyzer';
+export * from './feedback-jitter';
 export * from './mip-bias-controller';
 export * from './page-id';
 export * from './page-table';

@@ -239,6 +239,33 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.pinnedMissing[vt] = 0;
   }
 
+  /**
+   * Frees up to `maxPages` resident, non-pinned, unlocked pages of texture `vt` whose last use was
+   * before frame `usedBefore`: each is unmapped (its page table falls back to a coarser resident
+   * mip) and its slot returned to the free list, so the next uploads take those slots first.
+   * Emits `page-evicted` for each. Used when a scene leaves: its pages become the first victims.
+   * O(slots); allocates nothing. Returns the pages freed.
+   */
+  releaseTexturePages(vt: number, maxPages: number, usedBefore: number): number {
+    this.assertLive();
+    const table = this.tables[vt];
+    if (!table) return 0;
+    const pool = this.pool;
+    const pages = pool.slotPages;
+    const lastUse = pool.slotLastUse;
+    let freed = 0;
+    for (let s = 0; s < pages.length && freed < maxPages; s++) {
+      const page = pages[s];
+      if (page === NO_REQUEST || pageVt(page) !== vt || lastUse[s] >= usedBefore) continue;
+      if (pool.isPinned(s) || pool.isLocked(s)) continue;
+      table.unmap(pageMip(page), pageX(page), pageY(page));
+      pool.release(s);
+      freed++;
+      if (this.has('page-evicted')) this.emitPage('page-evicted', vt, page, s);
+    }
+    return freed;
+  }
+
   /** Page table of texture `vt` (throws `unknown-texture` when not registered). */
   pageTable(vt: number): PageTable {
     const t = this.tables[vt];

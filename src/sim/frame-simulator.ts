@@ -1,5 +1,6 @@
 import { TesseraConfigError } from '../core/errors';
 import { FeedbackAnalyzer } from '../core/feedback-analyzer';
+import { feedbackJitterX, feedbackJitterY } from '../core/feedback-jitter';
 import { NO_REQUEST } from '../core/page-id';
 import type { PageTable } from '../core/page-table';
 import { EMPTY_ENTRY } from '../core/page-table-entry';
@@ -7,7 +8,6 @@ import type { TileData } from '../core/tile-source';
 import { VirtualTextureStreamer, type VirtualTextureStreamerOptions } from '../core/virtual-texture-streamer';
 import type { CameraPath } from './camera-paths';
 import { createCameraPose } from './camera-pose';
-import { feedbackJitterX, feedbackJitterY } from './feedback-jitter';
 import { flushTasks } from './flush-tasks';
 import { countOptimalLoads } from './optimal-loads';
 import { RequestTrace } from './request-trace';

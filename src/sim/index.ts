@@ -1,7 +1,6 @@
 /** Frame simulator: drives the core without a GPU, for tests, benchmarks and pool planning. */
 export * from './camera-paths';
 export * from './camera-pose';
-export * from './feedback-jitter';
 export * from './flush-tasks';
 export * from './frame-simulator';
 export * from './optimal-loads';

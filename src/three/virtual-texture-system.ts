@@ -1,6 +1,8 @@
 import type { Camera, Material, Scene } from 'three';
 import { uniform } from 'three/tsl';
 import type { WebGPURenderer } from 'three/webgpu';
+import { BudgetPriority } from '../core/budget/budget-priority';
+import { NO_RESERVATION, TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import type { TileData, TileEncoding, TileSource } from '../core/tile-source';
 import { TypedEmitter } from '../core/typed-emitter';
@@ -9,14 +11,38 @@ import { VirtualTextureLayout } from '../core/vt-layout';
 import { BackendBridge } from './backend-bridge';
 import { FeedbackPass } from './feedback-pass';
 import { FeedbackReadback, MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
-import { choosePoolShape, PageTableTexture, PoolTextures } from './pool-textures';
+import { choosePoolShape, PageTableTexture, type PoolShape, PoolTextures } from './pool-textures';
 import type { SamplingContext, VirtualTextureFiltering } from './sampling-context';
-import { VirtualTexture } from './virtual-texture';
+import {
+  mapSourceLayers,
+  VirtualTexture,
+  type VirtualTextureLayerMapping,
+  type VirtualTexturePoolLayer,
+} from './virtual-texture';
 
 /** Options of a {@link VirtualTextureSystem}. */
 export interface VirtualTextureSystemOptions {
-  /** Every GPU byte Tessera allocates (pool, page tables, feedback, readback), in bytes. */
-  budgetBytes: number;
+  /**
+   * A budget shared with other users (a `TextureStreamingSystem`): the pool, page tables, feedback
+   * target and readback ring are reserved from it at construction (infrastructure priority) and
+   * released by {@link VirtualTextureSystem.dispose}. Without it an internal budget of
+   * {@link budgetBytes} is used.
+   */
+  budget?: TextureBudget;
+  /**
+   * Every GPU byte this system allocates (pool, page tables, feedback, readback), in bytes.
+   * Required without {@link budget}; with one it is this system's share of it (default: all of the
+   * budget's free bytes, which leaves nothing to other users, so give a share when sharing).
+   */
+  budgetBytes?: number;
+  /**
+   * Fewest pool slots the system accepts, in pages; a budget that cannot hold them with the page
+   * tables, feedback and readback is refused at construction. Default 21 (the pinned 1 + 4 + 16
+   * pages of one texture's three coarsest mips).
+   */
+  minPoolSlots?: number;
+  /** Pages of an evictable texture (see `makeEvictable`) freed per frame at most. Default 64. */
+  evictPagesPerFrame?: number;
   /** Tile side including border, in texels; every added source must match. Default 128. */
   tileSize?: number;
   /** Border inside each tile side, in texels; every added source must match. Default 4. */
@@ -29,13 +55,33 @@ export interface VirtualTextureSystemOptions {
   filtering?: VirtualTextureFiltering;
   /** Largest anisotropy ratio (feedback footprint, and sampling in 'anisotropic'). Default 8. */
   maxAnisotropy?: number;
-  /** Format of each pool layer (one pool texture each). Default ['rgba8unorm-srgb']. */
-  layers?: readonly TileEncoding[];
+  /**
+   * Each pool layer (one pool texture each): a format, or a name and a format so that sources map
+   * their layers onto it by name. Unnamed layers are called `layer<i>`. Default ['rgba8unorm-srgb'].
+   */
+  layers?: readonly (TileEncoding | VirtualTexturePoolLayer)[];
   /**
    * Bytes set aside for the page tables of every texture added, in bytes (a texture of w x h pages
-   * needs about 5.33 w h bytes). Default: budgetBytes / 16, clamped to 1..16 MiB.
+   * needs about 5.33 w h bytes). Reserved whole at construction. Default: budgetBytes / 16, clamped
+   * to 1..16 MiB.
    */
   pageTableBytes?: number;
+}
+
+/** Options of {@link VirtualTextureSystem.add}. */
+export interface VirtualTextureAddOptions {
+  /** Name used in GPU labels. Default `vt<index>`. */
+  name?: string;
+  /** Which pool layer each source layer goes to (default: by name, else by position). */
+  layers?: VirtualTextureLayerMapping;
+}
+
+/** Budget reservations a {@link VirtualTextureSystem} holds, by budget category, in bytes. */
+export interface VirtualTextureReservedBytes {
+  'vt-pool': number;
+  'page-table': number;
+  feedback: number;
+  readback: number;
 }
 
 /** Exact GPU bytes Tessera holds, by category. */
@@ -56,8 +102,10 @@ export interface VirtualTextureGpuBytes {
 export interface VirtualTextureSystemStats {
   /** Frames run through {@link VirtualTextureSystem.update}. */
   frame: number;
-  /** GPU bytes by category. */
+  /** GPU bytes by category (what exists now; at most {@link byCategory}). */
   gpuBytes: VirtualTextureGpuBytes;
+  /** Bytes reserved in the budget by category (equal to the budget's figures when it is not shared). */
+  byCategory: VirtualTextureReservedBytes;
   /** Pool slots in total. */
   slotCount: number;
   /** Pool slots holding a page. */
@@ -88,6 +136,13 @@ export interface VirtualTextureSystemEvents {
 const MIN_PAGE_TABLE_BYTES = 1 << 20;
 /** Largest default page-table reserve, in bytes (a 1024 x 1024-page, 128K² texture needs 5.6 MB). */
 const MAX_PAGE_TABLE_BYTES = 16 << 20;
+/** Pinned pages of one texture with the default three pinned mips (1 + 4 + 16). */
+const DEFAULT_MIN_POOL_SLOTS = 21;
+/**
+ * An evictable texture's page counts as out of view once unused for this many frames, in frames:
+ * longer than the feedback latency (3 readbacks in flight), so pages still on screen stay.
+ */
+const EVICTABLE_IDLE_FRAMES = 8;
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) {
@@ -126,7 +181,14 @@ export class VirtualTextureSystem {
   readonly streamer: VirtualTextureStreamer;
   private readonly context: SamplingContext;
   private readonly textures: (VirtualTexture | null)[] = [];
-  private readonly layerFormats: readonly TileEncoding[];
+  private readonly poolLayers: readonly VirtualTexturePoolLayer[];
+  /** The budget the reservations below come from (shared, or internal of `budgetBytes`). */
+  readonly budget: TextureBudget;
+  private readonly reservations: number[] = [];
+  private readonly reserved: VirtualTextureReservedBytes;
+  /** Bit `vt` set: texture `vt`'s out-of-view pages are freed progressively (see makeEvictable). */
+  private evictableMask = 0;
+  private readonly evictPagesPerFrame: number;
   private readonly feedbackScale: number;
   private readonly feedbackPixels: number;
   private readonly pageTableReserve: number;
@@ -139,11 +201,23 @@ export class VirtualTextureSystem {
   private readonly pageEvent = { vt: 0, pageId: 0, slot: 0 };
   private readonly feedbackScratch = { width: 0, height: 0 };
 
+  /**
+   * @throws TesseraConfigError: 'invalid-option' / 'invalid-layers' for bad options,
+   *   'budget-too-small' when the budget (or `budgetBytes`) cannot hold the page-table reserve,
+   *   feedback target, readback ring and {@link VirtualTextureSystemOptions.minPoolSlots} pool
+   *   slots. Nothing is reserved or allocated when it throws.
+   */
   constructor(renderer: WebGPURenderer, options: VirtualTextureSystemOptions) {
     const bridge = new BackendBridge(renderer);
     this.renderer = renderer;
     this.bridge = bridge;
-    if (!(options.budgetBytes > 0) || !Number.isFinite(options.budgetBytes)) {
+    if (options.budget === undefined && options.budgetBytes === undefined) {
+      throw new TesseraConfigError('invalid-option', 'give budgetBytes or a shared budget');
+    }
+    if (
+      options.budgetBytes !== undefined &&
+      (!(options.budgetBytes > 0) || !Number.isFinite(options.budgetBytes))
+    ) {
       throw new TesseraConfigError(
         'invalid-option',
         `budgetBytes must be positive, got ${options.budgetBytes}`,
@@ -155,6 +229,8 @@ export class VirtualTextureSystem {
     new VirtualTextureLayout({ widthPages: 1, heightPages: 1, tileSize: this.tileSize, border: this.border });
     this.feedbackScale = positiveInteger('feedbackScale', options.feedbackScale ?? 8);
     this.maxUploadsPerFrame = positiveInteger('maxUploadsPerFrame', options.maxUploadsPerFrame ?? 16);
+    this.evictPagesPerFrame = positiveInteger('evictPagesPerFrame', options.evictPagesPerFrame ?? 64);
+    const minPoolSlots = positiveInteger('minPoolSlots', options.minPoolSlots ?? DEFAULT_MIN_POOL_SLOTS);
     const filtering = options.filtering ?? 'bilinear';
     if (filtering !== 'bilinear' && filtering !== 'trilinear' && filtering !== 'anisotropic') {
       throw new TesseraConfigError('invalid-option', `unknown filtering '${filtering as string}'`);
@@ -163,31 +239,91 @@ export class VirtualTextureSystem {
     if (!(maxAnisotropy >= 1 && maxAnisotropy <= 16)) {
       throw new TesseraConfigError('invalid-option', `maxAnisotropy must be in 1..16, got ${maxAnisotropy}`);
     }
-    this.layerFormats = options.layers ?? ['rgba8unorm-srgb'];
-    if (this.layerFormats.length < 1 || this.layerFormats.length > 8) {
+    this.poolLayers = (options.layers ?? ['rgba8unorm-srgb']).map((layer, i) =>
+      typeof layer === 'string' ? { name: `layer${i}`, format: layer } : { ...layer },
+    );
+    if (this.poolLayers.length < 1 || this.poolLayers.length > 8) {
       throw new TesseraConfigError('invalid-layers', 'layers must list 1..8 pool layer formats');
     }
-    this.pageTableReserve =
-      options.pageTableBytes ??
-      Math.max(MIN_PAGE_TABLE_BYTES, Math.min(options.budgetBytes / 16, MAX_PAGE_TABLE_BYTES));
+    for (const layer of this.poolLayers) {
+      if (layer.format !== 'rgba8unorm' && layer.format !== 'rgba8unorm-srgb') {
+        throw new TesseraConfigError(
+          'invalid-layers',
+          `unknown pool layer format '${layer.format as string}'`,
+        );
+      }
+    }
+    if (new Set(this.poolLayers.map((layer) => layer.name)).size !== this.poolLayers.length) {
+      throw new TesseraConfigError('invalid-layers', 'pool layer names must be distinct');
+    }
+    const budget = options.budget;
+    // This system's share: the given bytes, else whatever the shared budget has free.
+    const share = Math.floor(options.budgetBytes ?? (budget as TextureBudget).freeBytes);
+    this.pageTableReserve = Math.floor(
+      options.pageTableBytes ?? Math.max(MIN_PAGE_TABLE_BYTES, Math.min(share / 16, MAX_PAGE_TABLE_BYTES)),
+    );
+    if (!(this.pageTableReserve >= 0) || !Number.isFinite(this.pageTableReserve)) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        `pageTableBytes must be >= 0, got ${options.pageTableBytes}`,
+      );
+    }
 
-    // Budget: feedback target and readback ring sized for the current canvas, page tables
-    // reserved up front, the rest to the pool.
+    // Feedback target and readback ring sized for the current canvas, page tables reserved up
+    // front, the rest to the pool. Everything is checked and reserved before any GPU allocation.
     const { width: fw, height: fh } = this.feedbackSize();
     this.feedbackPixels = fw * fh;
     const feedbackBytes = fw * fh * 8;
     const readbackBytes = bridge.isWebGPU
       ? Math.ceil((fw * 4) / 256) * 256 * fh * MAX_READBACKS_IN_FLIGHT
       : 0;
-    const poolBudget = options.budgetBytes - feedbackBytes - readbackBytes - this.pageTableReserve;
-    const shape = choosePoolShape(poolBudget, this.tileSize, this.layerFormats.length, bridge.maxTextureSize);
-    if (poolBudget <= 0 || shape.slotRows < 1) {
+    const layerCount = this.poolLayers.length;
+    const slotBytes = this.tileSize * this.tileSize * 4 * layerCount;
+    const fixedBytes = feedbackBytes + readbackBytes + this.pageTableReserve;
+    const pinnedMinimum = fixedBytes + minPoolSlots * slotBytes;
+    const capacity = budget ? Math.min(share, budget.budgetBytes - budget.pinnedBytes) : share;
+    if (pinnedMinimum > capacity) {
       throw new TesseraConfigError(
         'budget-too-small',
-        `budget of ${options.budgetBytes} bytes leaves no pool slot after feedback (${feedbackBytes + readbackBytes}) and page tables (${this.pageTableReserve})`,
+        `budget of ${capacity} bytes is below the virtual-texture minimum of ${pinnedMinimum} bytes: feedback ${feedbackBytes}, readback ${readbackBytes}, page tables ${this.pageTableReserve}, ${minPoolSlots} pool slots of ${slotBytes}`,
       );
     }
-    this.poolTextures = new PoolTextures(bridge, shape, this.layerFormats);
+    this.budget = budget ?? new TextureBudget({ budgetBytes: share });
+    let shape = choosePoolShape(share - fixedBytes, this.tileSize, layerCount, bridge.maxTextureSize);
+    const priority = BudgetPriority.infrastructure;
+    const taken = this.reservations;
+    const take = (category: 'page-table' | 'feedback' | 'readback' | 'vt-pool', bytes: number): boolean => {
+      const handle = this.budget.tryReserve(category, bytes, undefined, priority);
+      if (handle !== NO_RESERVATION) taken.push(handle);
+      return handle !== NO_RESERVATION;
+    };
+    const poolBytesOf = (s: PoolShape) => s.slotsPerRow * s.slotRows * slotBytes;
+    let ok = take('page-table', this.pageTableReserve) && take('feedback', feedbackBytes);
+    ok = ok && take('readback', readbackBytes);
+    if (ok && !take('vt-pool', poolBytesOf(shape))) {
+      // Others hold part of the share and would not shed it: take the pool that fits.
+      shape = choosePoolShape(this.budget.freeBytes, this.tileSize, layerCount, bridge.maxTextureSize);
+      ok = shape.slotsPerRow * shape.slotRows >= minPoolSlots && take('vt-pool', poolBytesOf(shape));
+    }
+    if (!ok || shape.slotsPerRow * shape.slotRows < minPoolSlots) {
+      for (const handle of taken) this.budget.release(handle);
+      taken.length = 0;
+      throw new TesseraConfigError(
+        'budget-too-small',
+        `budget has ${this.budget.freeBytes} bytes free; the virtual-texture minimum is ${pinnedMinimum} bytes`,
+      );
+    }
+    this.reserved = {
+      'vt-pool': poolBytesOf(shape),
+      'page-table': this.pageTableReserve,
+      feedback: feedbackBytes,
+      readback: readbackBytes,
+    };
+    this.poolTextures = new PoolTextures(
+      bridge,
+      shape,
+      this.poolLayers.map((layer) => layer.format),
+    );
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: this.poolTextures.slotCount },
       maxUploadsPerFrame: this.maxUploadsPerFrame,
@@ -219,8 +355,10 @@ export class VirtualTextureSystem {
       },
     };
     this.uploadHandler = (vt, slot, pageId, data) => {
-      for (let layer = 0; layer < data.layers.length; layer++) {
-        this.poolTextures.writeTile(layer, slot, data.layers[layer]);
+      const map = (textures[vt] as VirtualTexture).poolLayerSource;
+      for (let layer = 0; layer < map.length; layer++) {
+        const from = map[layer];
+        if (from >= 0) this.poolTextures.writeTile(layer, slot, data.layers[from]);
       }
       if (this.events.has('page-loaded')) {
         const event = this.pageEvent;
@@ -234,11 +372,14 @@ export class VirtualTextureSystem {
   }
 
   /**
-   * Adds a virtual texture served by `source`. Throws a {@link TesseraConfigError} when its tile
-   * size, border or layer formats differ from the system's, when 16 textures exist, or when its
-   * page table does not fit the page-table reserve.
+   * Adds a virtual texture served by `source`, its layers mapped onto the pool's by
+   * `options.layers` (default: by name, else by position). Throws a {@link TesseraConfigError}:
+   * 'invalid-tile' when its tile size or border differ from the system's, 'invalid-layers' when a
+   * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
+   * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
+   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist.
    */
-  add(source: TileSource, options: { name?: string } = {}): VirtualTexture {
+  add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();
     const info = source.info;
     const layout = VirtualTextureLayout.fromSourceInfo(info);
@@ -248,20 +389,12 @@ export class VirtualTextureSystem {
         `source tiles are ${layout.tileSize}/${layout.border}, the system's ${this.tileSize}/${this.border}`,
       );
     }
-    if (info.layers.length > this.layerFormats.length) {
-      throw new TesseraConfigError(
-        'invalid-layers',
-        `source has ${info.layers.length} layers, the pool ${this.layerFormats.length}`,
-      );
-    }
-    info.layers.forEach((layer, i) => {
-      if (layer.format !== this.layerFormats[i]) {
-        throw new TesseraConfigError(
-          'invalid-layers',
-          `layer ${i} is ${layer.format}, the pool's ${this.layerFormats[i]}`,
-        );
-      }
-    });
+    const poolLayerSource = mapSourceLayers(
+      options.name ?? `vt${this.textures.length}`,
+      info.layers,
+      this.poolLayers,
+      options.layers,
+    );
     const name = options.name ?? `vt${this.textures.length}`;
     let tableBytes = 0;
     for (let m = 0; m < layout.mipCount; m++) tableBytes += layout.mipWidths[m] * layout.mipHeights[m] * 4;
@@ -281,7 +414,7 @@ export class VirtualTextureSystem {
       layout.mipCount,
     );
     this.pageTableUsed += table.bytes;
-    const vt = new VirtualTexture(id, name, source, layout, pageTable, table, this.context);
+    const vt = new VirtualTexture(id, name, source, layout, pageTable, table, this.context, poolLayerSource);
     this.textures[id] = vt;
     // The GPU table starts as zeros; write every level once (all EMPTY_ENTRY).
     pageTable.markAllDirty();
@@ -301,6 +434,7 @@ export class VirtualTextureSystem {
     this.streamer.beginFrame(frame);
     this.streamer.update();
     this.context.mipBias.value = this.streamer.mipBias;
+    if (this.evictableMask !== 0) this.releaseEvictablePages(frame);
     this.uploadsLastFrame = this.streamer.drainUploads(this.uploadHandler);
     this.uploadsTotal += this.uploadsLastFrame;
     for (let i = 0; i < this.textures.length; i++) {
@@ -329,6 +463,9 @@ export class VirtualTextureSystem {
     return {
       frame: this.frame,
       gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, total },
+      byCategory: this.disposed
+        ? { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0 }
+        : { ...this.reserved },
       slotCount: this.streamer.pool.slotCount,
       residentPages: this.streamer.pool.residentCount,
       uploadsLastFrame: this.uploadsLastFrame,
@@ -352,7 +489,49 @@ export class VirtualTextureSystem {
       this.textures[i] = null;
     }
     this.pageTableUsed = 0;
+    for (const handle of this.reservations) this.budget.release(handle);
+    this.reservations.length = 0;
+    this.evictableMask = 0;
     this.events.clear();
+  }
+
+  /**
+   * Marks `vt` (a texture or its id, e.g. a transition's `vtHandle`) as evictable, or not again:
+   * from the next {@link update} on, its resident non-pinned pages that have been out of view for a
+   * few frames are freed (up to `evictPagesPerFrame` per frame), so their slots are the first that
+   * new pages take. Pages still on screen stay; its pinned mips always stay, so it keeps rendering.
+   * Wire it to a transition with
+   * `streaming.transition(from, to, { onVtEvictable: (id) => vtSystem.makeEvictable(id) })`.
+   * @throws TesseraError('unknown-texture') for a texture not in this system.
+   */
+  makeEvictable(vt: VirtualTexture | number, evictable = true): void {
+    this.assertLive();
+    const id = typeof vt === 'number' ? vt : vt.id;
+    if (
+      !Number.isInteger(id) ||
+      id < 0 ||
+      id >= 16 ||
+      !this.textures[id] ||
+      (typeof vt !== 'number' && this.textures[id] !== vt)
+    ) {
+      throw new TesseraError('unknown-texture', `no virtual texture ${id} in this system`);
+    }
+    if (evictable) this.evictableMask |= 1 << id;
+    else this.evictableMask &= ~(1 << id);
+  }
+
+  /** True when `vt` was marked with {@link makeEvictable}. */
+  isEvictable(vt: VirtualTexture | number): boolean {
+    const id = typeof vt === 'number' ? vt : vt.id;
+    return (this.evictableMask & (1 << id)) !== 0;
+  }
+
+  private releaseEvictablePages(frame: number): void {
+    let budget = this.evictPagesPerFrame;
+    for (let vt = 0; vt < 16 && budget > 0; vt++) {
+      if ((this.evictableMask & (1 << vt)) === 0) continue;
+      budget -= this.streamer.releaseTexturePages(vt, budget, frame - EVICTABLE_IDLE_FRAMES);
+    }
   }
 
   private onFeedback(ids: Uint32Array, frame: number): void {

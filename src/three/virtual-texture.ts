@@ -1,7 +1,7 @@
 import type { DataTexture } from 'three';
-import { TesseraError } from '../core/errors';
+import { TesseraConfigError, TesseraError } from '../core/errors';
 import type { PageTable } from '../core/page-table';
-import type { TileSource } from '../core/tile-source';
+import type { TileEncoding, TileLayerInfo, TileSource } from '../core/tile-source';
 import type { VirtualTextureLayout } from '../core/vt-layout';
 import type { PageTableTexture } from './pool-textures';
 import type { SamplingContext } from './sampling-context';
@@ -24,6 +24,11 @@ export class VirtualTexture implements SampledVirtualTexture {
   readonly pageTable: PageTable;
   /** The system's sampling context. */
   readonly context: SamplingContext;
+  /**
+   * Source layer written into each pool layer (index = pool layer, value = index into
+   * `source.info.layers`, -1 when this texture leaves that pool layer unused).
+   */
+  readonly poolLayerSource: Int8Array;
   private readonly table: PageTableTexture;
   private readonly layerNames: readonly string[];
 
@@ -35,6 +40,7 @@ export class VirtualTexture implements SampledVirtualTexture {
     pageTable: PageTable,
     table: PageTableTexture,
     context: SamplingContext,
+    poolLayerSource: Int8Array,
   ) {
     this.id = id;
     this.name = name;
@@ -44,6 +50,7 @@ export class VirtualTexture implements SampledVirtualTexture {
     this.table = table;
     this.context = context;
     this.layerNames = source.info.layers.map((layer) => layer.name);
+    this.poolLayerSource = poolLayerSource;
   }
 
   /** Width of mip 0, in pages. */
@@ -99,12 +106,121 @@ export class VirtualTexture implements SampledVirtualTexture {
     table.clearDirty();
   }
 
-  /** Index of the layer called `name`; throws `unknown-texture` for a name the source lacks. */
+  /**
+   * Pool layer holding the source layer called `name` (what sampling nodes read); throws
+   * `unknown-texture` for a name the source lacks or a layer not mapped into the pool.
+   */
   layerIndex(name: string): number {
-    const index = this.layerNames.indexOf(name);
+    const sourceLayer = this.layerNames.indexOf(name);
+    const poolLayer = sourceLayer < 0 ? -1 : this.poolLayerSource.indexOf(sourceLayer);
+    if (poolLayer < 0) {
+      throw new TesseraError(
+        'unknown-texture',
+        `virtual texture '${this.name}' has no layer '${name}' in the pool`,
+      );
+    }
+    return poolLayer;
+  }
+}
+
+/** One pool layer of a {@link VirtualTextureSystem}: a name sources map onto, and its texel format. */
+export interface VirtualTexturePoolLayer {
+  /** Name matched against source layer names (e.g. 'albedo', 'normal'). */
+  name: string;
+  /** Texel format; a source layer mapped here must have the same. */
+  format: TileEncoding;
+}
+
+/**
+ * How a source's layers land in the pool (`system.add(source, { layers })`): an array lists, per
+ * pool layer, the source layer name written there (`['albedo', 'normal']`, `null` to leave a pool
+ * layer unused); an object maps source layer names to pool layers by index or pool-layer name
+ * (`{ albedo: 0, normal: 'normal' }`).
+ */
+export type VirtualTextureLayerMapping =
+  | readonly (string | null)[]
+  | Readonly<Record<string, number | string>>;
+
+/**
+ * Resolves `mapping` into "source layer of each pool layer" (-1 = unused), validating it against
+ * the source's layers and the pool's. Without a mapping, pool layers are matched by name when every
+ * pool layer name exists in the source, else positionally (source layer i into pool layer i).
+ * @throws TesseraConfigError('invalid-layers') for a missing layer, a format mismatch, two source
+ *   layers in one pool layer, or pool layer 0 (what `virtualTexture(vt)` samples) left unused.
+ */
+export function mapSourceLayers(
+  textureName: string,
+  sourceLayers: readonly TileLayerInfo[],
+  poolLayers: readonly VirtualTexturePoolLayer[],
+  mapping?: VirtualTextureLayerMapping,
+): Int8Array {
+  const result = new Int8Array(poolLayers.length).fill(-1);
+  const sourceIndex = (name: string): number => {
+    const index = sourceLayers.findIndex((layer) => layer.name === name);
     if (index < 0) {
-      throw new TesseraError('unknown-texture', `virtual texture '${this.name}' has no layer '${name}'`);
+      throw new TesseraConfigError('invalid-layers', `'${textureName}' has no source layer '${name}'`);
     }
     return index;
+  };
+  const poolIndex = (target: number | string): number => {
+    const index =
+      typeof target === 'number' ? target : poolLayers.findIndex((layer) => layer.name === target);
+    if (!Number.isInteger(index) || index < 0 || index >= poolLayers.length) {
+      throw new TesseraConfigError(
+        'invalid-layers',
+        `'${textureName}': no pool layer ${JSON.stringify(target)} (the pool has ${poolLayers.map((l) => l.name).join(', ')})`,
+      );
+    }
+    return index;
+  };
+  const assign = (pool: number, source: number): void => {
+    if (result[pool] >= 0) {
+      throw new TesseraConfigError(
+        'invalid-layers',
+        `'${textureName}': two layers mapped to pool layer ${pool}`,
+      );
+    }
+    if (sourceLayers[source].format !== poolLayers[pool].format) {
+      throw new TesseraConfigError(
+        'invalid-layers',
+        `'${textureName}': layer '${sourceLayers[source].name}' is ${sourceLayers[source].format}, pool layer '${poolLayers[pool].name}' is ${poolLayers[pool].format}`,
+      );
+    }
+    result[pool] = source;
+  };
+  if (mapping === undefined) {
+    const byName = poolLayers.every((layer) => sourceLayers.some((s) => s.name === layer.name));
+    if (byName) {
+      for (let pool = 0; pool < poolLayers.length; pool++) assign(pool, sourceIndex(poolLayers[pool].name));
+    } else {
+      if (sourceLayers.length > poolLayers.length) {
+        throw new TesseraConfigError(
+          'invalid-layers',
+          `'${textureName}' has ${sourceLayers.length} layers, the pool ${poolLayers.length}`,
+        );
+      }
+      for (let i = 0; i < sourceLayers.length; i++) assign(i, i);
+    }
+  } else if (Array.isArray(mapping)) {
+    if (mapping.length > poolLayers.length) {
+      throw new TesseraConfigError(
+        'invalid-layers',
+        `'${textureName}': ${mapping.length} layers listed, the pool has ${poolLayers.length}`,
+      );
+    }
+    mapping.forEach((name, pool) => {
+      if (name !== null) assign(pool, sourceIndex(name));
+    });
+  } else {
+    for (const [name, target] of Object.entries(mapping as Record<string, number | string>)) {
+      assign(poolIndex(target), sourceIndex(name));
+    }
   }
+  if (result[0] < 0) {
+    throw new TesseraConfigError(
+      'invalid-layers',
+      `'${textureName}': pool layer 0 must receive a source layer`,
+    );
+  }
+  return result;
 }

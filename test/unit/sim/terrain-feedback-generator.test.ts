@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
+import { feedbackJitterX, feedbackJitterY } from '../../../src/core/feedback-jitter';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../src/core/page-id';
 import { type CameraPose, createCameraPose } from '../../../src/sim/camera-pose';
-import { feedbackJitterX, feedbackJitterY } from '../../../src/sim/feedback-jitter';
 import { TerrainFeedbackGenerator } from '../../../src/sim/terrain-feedback-generator';
 
 // 256 pages x 120 payload texels = 30720 texels over 30720 world units: 1 mip-0 texel per unit.

@@ -10,11 +10,14 @@ import {
 } from 'three';
 import { mix } from 'three/tsl';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
+import { TextureBudget } from '../../../../src/core/budget/texture-budget';
+import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/feedback-jitter';
 import { NO_REQUEST } from '../../../../src/core/page-id';
 import { createCameraPose } from '../../../../src/sim/camera-pose';
-import { feedbackJitterX, feedbackJitterY } from '../../../../src/sim/feedback-jitter';
 import { TerrainFeedbackGenerator } from '../../../../src/sim/terrain-feedback-generator';
 import type { VirtualTextureFiltering } from '../../../../src/three/sampling-context';
+import { LevelListSource } from '../../../../src/three/streamed/mip-source';
+import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
 import { virtualTexture } from '../../../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
@@ -33,10 +36,43 @@ const budgetBytes = Number(params.get('budget') ?? 24 * 1024 * 1024);
 const feedbackScale = Number(params.get('feedbackScale') ?? 8);
 const delayMs = Number(params.get('delay') ?? 0);
 
+// ?shared=BYTES: one TextureBudget of BYTES shared by the virtual textures (`budget` bytes of it)
+// and a TextureStreamingSystem with a few streamed textures (see shared-budget.spec.ts).
+const sharedBytes = Number(params.get('shared') ?? 0);
+
 const renderer = await createTestRenderer(size, size);
 const isWebGPU = requestedBackend() === 'webgpu';
+// Linear float capture (render targets get the linear working colour space); read() encodes sRGB.
+const capture = new RenderTarget(size, size, { type: FloatType });
+capture.texture.name = 'tessera-test:capture';
+
+/** The tracker injected by the fixture (test/support/gpu-tracker.js). */
+interface Tracker {
+  liveBytesWithPrefix(prefix: string): number;
+}
+const tracker = (globalThis as unknown as { __tesseraGpuTracker: Tracker }).__tesseraGpuTracker;
+/** WebGL2 has no labels: GL texture bytes allocated before Tessera's, subtracted from the count. */
+let glBaseline = 0;
+if (sharedBytes > 0) {
+  const empty = new Scene();
+  const probe = new OrthographicCamera();
+  renderer.setRenderTarget(capture);
+  renderer.render(empty, probe);
+  renderer.setRenderTarget(null);
+  renderer.render(empty, probe);
+  glBaseline = isWebGPU ? 0 : tracker.liveBytesWithPrefix('webgl:texture');
+}
+/** Bytes the independent tracker counts for Tessera (WebGPU: `tessera:` labels; WebGL2: GL textures over the baseline). */
+function trackedBytes(): number {
+  return isWebGPU
+    ? tracker.liveBytesWithPrefix('tessera:')
+    : tracker.liveBytesWithPrefix('webgl:texture') - glBaseline;
+}
+
+const sharedBudget = sharedBytes > 0 ? new TextureBudget({ budgetBytes: sharedBytes }) : undefined;
 const source = new TestTileSource({ widthPages: pages, heightPages: pages, delayMs });
 const system = new VirtualTextureSystem(renderer, {
+  budget: sharedBudget,
   budgetBytes,
   filtering,
   feedbackScale,
@@ -57,13 +93,38 @@ const geometry = new PlaneGeometry(1, 1).rotateX(Math.PI / 2).translate(0.5, 0, 
 const scene = new Scene();
 scene.add(new Mesh(geometry, material));
 
+/** A full RGBA8 pyramid of `edge`² whose every level is one solid colour. */
+function solidPyramid(edge: number, rgb: readonly number[]): Uint8Array[] {
+  const levels: Uint8Array[] = [];
+  for (let e = edge; e >= 1; e >>= 1) {
+    const data = new Uint8Array(e * e * 4);
+    for (let i = 0; i < e * e; i++) data.set([rgb[0], rgb[1], rgb[2], 255], i * 4);
+    levels.push(data);
+  }
+  return levels;
+}
+
+// Shared mode: four 512² streamed textures on small quads just under the plane (seen from below).
+const streaming = sharedBudget
+  ? new TextureStreamingSystem(renderer, { budget: sharedBudget, planner: { dropAfterFrames: 4 } })
+  : null;
+if (streaming) {
+  const quad = new PlaneGeometry(0.15, 0.15).rotateX(Math.PI / 2);
+  for (let i = 0; i < 4; i++) {
+    const texture = streaming.createTexture(
+      new LevelListSource(solidPyramid(512, [60 * i, 200 - 40 * i, 120]), { width: 512, height: 512 }),
+      { name: `shared${i}`, tag: 'scene:shared' },
+    );
+    const mesh = new Mesh(quad, new MeshBasicNodeMaterial({ side: DoubleSide }));
+    mesh.position.set(0.2 + 0.2 * i, -0.01, 0.3 + 0.1 * i);
+    scene.add(mesh);
+    streaming.attach(mesh, texture);
+  }
+}
+
 const ortho = new OrthographicCamera(-0.5, 0.5, 0.5, -0.5, 0.1, 10);
 const perspective = new PerspectiveCamera(60, 1, 0.001, 10);
 let camera: OrthographicCamera | PerspectiveCamera = ortho;
-
-// Linear float capture (render targets get the linear working colour space); read() encodes sRGB.
-const capture = new RenderTarget(size, size, { type: FloatType });
-capture.texture.name = 'tessera-test:capture';
 
 /** Current orthographic view: centre in uv and size in uv units. */
 const view = { cu: 0.5, cv: 0.5, span: 1 };
@@ -113,6 +174,7 @@ function setPose(x: number, y: number, z: number, yaw: number, pitch: number): v
 function step(frames = 1): void {
   for (let i = 0; i < frames; i++) {
     system.update(camera, scene);
+    streaming?.update(camera, scene);
     renderer.setRenderTarget(capture);
     renderer.render(scene, camera);
     renderer.setRenderTarget(null);
@@ -411,8 +473,39 @@ Object.assign(globalThis, {
     },
     dispose() {
       system.dispose();
+      streaming?.dispose();
       capture.dispose();
     },
+    trackedBytes,
+    /** Shared mode: the budget's figures, the VT system's reservations and the tracker's bytes. */
+    shared() {
+      const b = (sharedBudget as TextureBudget).stats();
+      return {
+        budgetBytes: b.budgetBytes,
+        liveBytes: b.liveBytes,
+        overBudgetBytes: b.overBudgetBytes,
+        byCategory: b.byCategory,
+        vtByCategory: system.stats().byCategory,
+        vtGpuTotal: system.stats().gpuBytes.total,
+        tracked: trackedBytes(),
+      };
+    },
+    /**
+     * Builds a second system on a fresh budget of `bytes` and reports how it failed (error code,
+     * budget bytes left reserved, tracker bytes allocated meanwhile), or 'ok' after disposing it.
+     */
+    tryConstruct(bytes: number) {
+      const before = trackedBytes();
+      const budget = new TextureBudget({ budgetBytes: bytes });
+      let code = 'ok';
+      try {
+        new VirtualTextureSystem(renderer, { budget, feedbackScale }).dispose();
+      } catch (error) {
+        code = (error as { code?: string }).code ?? String(error);
+      }
+      return { code, reservedAfter: budget.liveBytes, allocated: trackedBytes() - before };
+    },
+    budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
     sourceLoads: () => source.loads,
     debug: {
       system,
