@@ -1,0 +1,96 @@
+/**
+ * Archive fetch + decode rate in headless Chromium: the browser half of
+ * `sources.archive.<encoding>.tiles_per_s` (bench/sources.bench.ts has the Node half). Archives of
+ * the procedural world are baked here in Node into a temporary folder under the repository's
+ * `.tmp/`, which the benchmark's own Vite server serves (with Range support) to
+ * bench/sources-browser/archive-rate.html; the page opens each with `ArchiveTileSource.openUrl`
+ * and a `WorkerDecoderPool` and reports tiles (both layers decoded) per second.
+ */
+
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer } from 'vite';
+import type { PayloadEncodingName } from '../src/sources/archive/archive-format';
+import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
+import { bakeProcedural } from '../src/sources/bake/bake-archive';
+import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+import type { ArchiveRateResult } from './sources-browser/archive-rate';
+
+/** Encodings measured, in the order the page runs them. */
+const ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'jpeg', 'webp'];
+/** Pages on a side of the baked world: 16² + 8² + 4² + 2² + 1 = 341 pages over 5 mips. */
+const WORLD_PAGES = 16;
+/** Lossy quality of the JPEG and WebP bakes (1..100), as in bench/sources.bench.ts. */
+const LOSSY_QUALITY = 85;
+
+/** A TCP port free right now on localhost (the Vite server then claims it with strictPort). */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+export default {
+  name: 'sources-browser',
+  async run(): Promise<Record<string, number>> {
+    if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const dir = fileURLToPath(new URL(`../.tmp/sources-browser-${process.pid}/`, import.meta.url));
+    mkdirSync(dir, { recursive: true });
+    const port = await freePort();
+    let server: Awaited<ReturnType<typeof createServer>> | undefined;
+    let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+    try {
+      for (const encoding of ENCODINGS) {
+        const sink = new MemoryArchiveSink();
+        await bakeProcedural(3, WORLD_PAGES, { encoding, quality: LOSSY_QUALITY }, sink);
+        writeFileSync(`${dir}${encoding}.tsra`, sink.toBytes());
+      }
+      server = await createServer({
+        configFile: fileURLToPath(new URL('../test/browser/vite.config.ts', import.meta.url)),
+        server: { port, strictPort: true },
+        logLevel: 'error',
+      });
+      await server.listen();
+      browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      const query = new URLSearchParams({
+        dir: `/${relative(root, dir).split('\\').join('/')}/`,
+        encodings: ENCODINGS.join(','),
+      });
+      await page.goto(`http://localhost:${port}/bench/sources-browser/archive-rate.html?${query}`);
+      await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
+        timeout: 600_000,
+      });
+      const { result, error } = (await page.evaluate(() => ({
+        result: (globalThis as { benchResult?: unknown }).benchResult,
+        error: (globalThis as { benchError?: unknown }).benchError,
+      }))) as { result?: ArchiveRateResult; error?: string };
+      if (error !== undefined || errors.length > 0 || result === undefined) {
+        throw new Error(`benchmark page failed: ${[error, ...errors].filter(Boolean).join('; ')}`);
+      }
+      const out: Record<string, number> = {};
+      for (const [encoding, rate] of Object.entries(result.workerTilesPerSecond)) {
+        out[`sources.archive.${encoding}.browser_tiles_per_s`] = rate;
+      }
+      for (const [encoding, rate] of Object.entries(result.inlineTilesPerSecond)) {
+        out[`sources.archive.${encoding}.browser_inline_tiles_per_s`] = rate;
+      }
+      out['sources.archive.browser_decode_workers'] = result.decodeWorkers;
+      out['sources.archive.browser_tiles_per_rep'] = result.tilesPerRep;
+      return out;
+    } finally {
+      await browser?.close();
+      await server?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,165 @@
+/**
+ * Benchmark page for bench/sources-browser.bench.ts: fetch + decode rate of archive tiles in
+ * Chromium. For each encoding it opens `<dir><encoding>.tsra` (baked by the driver, served by
+ * Vite with Range support) with `ArchiveTileSource.openUrl` and a {@link WorkerDecoderPool} of
+ * module workers, then loads every page of every mip in a fixed shuffled order with a window of
+ * tiles in flight (as a streaming session keeps several requests open). One warm-up rep is
+ * dropped; the median of the timed reps is reported in tiles (all layers decoded) per second.
+ * Raw, DEFLATE and PNG are also timed with the main-thread {@link InlineTileDecoder} for
+ * comparison, and lossless results of both decoders are checked to be byte-identical.
+ * Results land in `globalThis.benchResult` and the title becomes 'done' (or 'error', with
+ * `globalThis.benchError`).
+ */
+
+import type { TileData } from '../../src/core/tile-source';
+import type { PayloadEncodingName } from '../../src/sources/archive/archive-format';
+import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
+import { InlineTileDecoder, type TileDecoder } from '../../src/sources/archive/tile-decoder';
+import { WorkerDecoderPool, type WorkerLike } from '../../src/sources/archive/worker/worker-decoder-pool';
+
+/** What the page leaves in `globalThis.benchResult`. */
+export interface ArchiveRateResult {
+  /** Median tiles per second (fetch + decode of every layer) with the worker pool, by encoding. */
+  workerTilesPerSecond: Record<string, number>;
+  /** The same with the main-thread inline decoder (raw, DEFLATE, PNG only), by encoding. */
+  inlineTilesPerSecond: Record<string, number>;
+  /** Workers in the decode pool. */
+  decodeWorkers: number;
+  /** Tiles loaded per rep (every page of every mip), pages. */
+  tilesPerRep: number;
+}
+
+const params = new URLSearchParams(location.search);
+const dir = params.get('dir') ?? '/.tmp/';
+const encodings = (params.get('encodings') ?? 'raw,deflate,png,jpeg,webp').split(
+  ',',
+) as PayloadEncodingName[];
+/** Timed reps after the warm-up rep. */
+const reps = Number(params.get('reps') ?? 5);
+/** Tile loads kept in flight at once, pages. */
+const inFlight = Number(params.get('inflight') ?? 16);
+/** Decode workers; the pool's own default (cores - 1, at most 4), made explicit to report it. */
+const decodeWorkers = Number(
+  params.get('workers') ?? Math.max(1, Math.min(4, navigator.hardwareConcurrency - 1)),
+);
+const INLINE_ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png'];
+
+// Every rep must reach the server: the HTTP cache would otherwise answer later reps' ranges.
+const uncachedFetch: typeof fetch = (input, init) => fetch(input, { ...init, cache: 'no-store' });
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function createDecodeWorker(): WorkerLike {
+  return new Worker(new URL('../../src/sources/archive/worker/decode-worker.ts', import.meta.url), {
+    type: 'module',
+  }) as unknown as WorkerLike;
+}
+
+/** Every page of every mip as [mip, x, y], shuffled by a fixed LCG so mips and rows interleave. */
+function allPages(source: ArchiveTileSource): [number, number, number][] {
+  const pages: [number, number, number][] = [];
+  for (let mip = 0; mip < source.mipCount; mip++) {
+    const wide = Math.max(1, source.info.widthPages >> mip);
+    const high = Math.max(1, source.info.heightPages >> mip);
+    for (let y = 0; y < high; y++) for (let x = 0; x < wide; x++) pages.push([mip, x, y]);
+  }
+  let state = 12345;
+  for (let i = pages.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    const j = state % (i + 1);
+    [pages[i], pages[j]] = [pages[j], pages[i]];
+  }
+  return pages;
+}
+
+/** Loads `pages` with at most `inFlight` loads open; returns the tiles, in `pages` order. */
+async function loadAll(source: ArchiveTileSource, pages: [number, number, number][]): Promise<TileData[]> {
+  const out: TileData[] = new Array(pages.length);
+  const signal = new AbortController().signal;
+  let next = 0;
+  const lane = async () => {
+    while (next < pages.length) {
+      const k = next++;
+      const [mip, x, y] = pages[k];
+      out[k] = await source.load(mip, x, y, signal);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  return out;
+}
+
+function checkTiles(tiles: TileData[], tileSize: number, encoding: string): void {
+  for (const tile of tiles) {
+    for (const layer of tile.layers) {
+      if (layer.length !== tileSize * tileSize * 4) {
+        throw new Error(`${encoding}: a layer decoded to ${layer.length} bytes`);
+      }
+    }
+  }
+}
+
+function sameTiles(a: TileData[], b: TileData[]): boolean {
+  for (let t = 0; t < a.length; t++) {
+    for (let l = 0; l < a[t].layers.length; l++) {
+      const x = a[t].layers[l];
+      const y = b[t].layers[l];
+      if (x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+    }
+  }
+  return true;
+}
+
+/** Median tiles per second of `reps` timed reps after one warm-up; also returns the warm-up tiles. */
+async function measure(
+  url: string,
+  encoding: string,
+  decoder: TileDecoder,
+): Promise<{ rate: number; tiles: TileData[]; count: number }> {
+  const source = await ArchiveTileSource.openUrl(url, { decoder, http: { fetch: uncachedFetch } });
+  const pages = allPages(source);
+  const tiles = await loadAll(source, pages);
+  checkTiles(tiles, source.info.tileSize, encoding);
+  const rates: number[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    const started = performance.now();
+    await loadAll(source, pages);
+    rates.push(pages.length / ((performance.now() - started) / 1000));
+  }
+  source.dispose();
+  return { rate: median(rates), tiles, count: pages.length };
+}
+
+try {
+  const result: ArchiveRateResult = {
+    workerTilesPerSecond: {},
+    inlineTilesPerSecond: {},
+    decodeWorkers,
+    tilesPerRep: 0,
+  };
+  for (const encoding of encodings) {
+    const url = `${dir}${encoding}.tsra`;
+    const pool = new WorkerDecoderPool({ createWorker: createDecodeWorker, size: decodeWorkers });
+    const viaWorkers = await measure(url, encoding, pool);
+    result.workerTilesPerSecond[encoding] = viaWorkers.rate;
+    result.tilesPerRep = viaWorkers.count;
+    if (INLINE_ENCODINGS.includes(encoding)) {
+      const inline = await measure(url, encoding, new InlineTileDecoder());
+      result.inlineTilesPerSecond[encoding] = inline.rate;
+      if (!sameTiles(viaWorkers.tiles, inline.tiles)) {
+        throw new Error(`${encoding}: worker and inline decodes differ`);
+      }
+    }
+  }
+  Object.assign(globalThis, { benchResult: result });
+  document.title = 'done';
+} catch (error) {
+  Object.assign(globalThis, {
+    benchError: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+  document.title = 'error';
+}
