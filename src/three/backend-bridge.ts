@@ -47,6 +47,8 @@ export class BackendBridge {
   readonly gl: WebGL2RenderingContext | null;
   /** Largest 2D texture side the backend allows, in texels. */
   readonly maxTextureSize: number;
+  /** Most array layers of one 2D array texture the backend allows, in layers. */
+  readonly maxArrayLayers: number;
   private readonly gpuBackend: WebGPUBackendSlice | null;
   private readonly glBackend: WebGLBackendSlice | null;
 
@@ -65,12 +67,14 @@ export class BackendBridge {
       this.device = this.gpuBackend.device;
       this.gl = null;
       this.maxTextureSize = this.device.limits.maxTextureDimension2D;
+      this.maxArrayLayers = this.device.limits.maxTextureArrayLayers;
     } else if (backend.isWebGLBackend) {
       this.glBackend = backend as WebGLBackendSlice;
       this.gpuBackend = null;
       this.device = null;
       this.gl = this.glBackend.gl;
       this.maxTextureSize = this.gl.getParameter(this.gl.MAX_TEXTURE_SIZE) as number;
+      this.maxArrayLayers = this.gl.getParameter(this.gl.MAX_ARRAY_TEXTURE_LAYERS) as number;
     } else {
       throw new TesseraConfigError('invalid-option', 'renderer backend is neither WebGPU nor WebGL2');
     }
@@ -96,6 +100,7 @@ export class BackendBridge {
    * @param data source texels; `Uint8Array` for rgba8, `Uint32Array` for r32uint.
    * @param offsetTexels index of the rectangle's first texel in `data`, in texels.
    * @param rowTexels distance between rows in `data`, in texels.
+   * @param arrayLayer array layer written when `texture` is a 2D array texture (0 for a 2D texture).
    */
   writeRect(
     texture: Texture,
@@ -108,6 +113,7 @@ export class BackendBridge {
     data: Uint8Array | Uint32Array,
     offsetTexels: number,
     rowTexels: number,
+    arrayLayer = 0,
   ): void {
     if (this.device !== null) {
       const gpuTexture = this.gpuBackend!.get(texture).texture;
@@ -116,6 +122,7 @@ export class BackendBridge {
       copyDestination.mipLevel = mipLevel;
       copyDestination.origin.x = x;
       copyDestination.origin.y = y;
+      copyDestination.origin.z = arrayLayer;
       copyLayout.offset = offsetTexels * 4;
       copyLayout.bytesPerRow = rowTexels * 4;
       copyLayout.rowsPerImage = height;
@@ -130,13 +137,30 @@ export class BackendBridge {
     const glTexture = backend.get(texture).textureGPU;
     if (glTexture === undefined) return;
     const state = backend.state;
+    const isArray = (texture as { isDataArrayTexture?: boolean }).isDataArrayTexture === true;
     // Through three's state cache, so three's view of bindings and unpack state stays true.
-    state.bindTexture(gl.TEXTURE_2D, glTexture);
+    state.bindTexture(isArray ? gl.TEXTURE_2D_ARRAY : gl.TEXTURE_2D, glTexture);
     state.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
     state.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
     state.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
     state.pixelStorei(gl.UNPACK_ROW_LENGTH, rowTexels);
-    if (format === 'rgba8') {
+    if (isArray) {
+      // Pool array textures are rgba8 only; one image of depth 1 at z = arrayLayer.
+      gl.texSubImage3D(
+        gl.TEXTURE_2D_ARRAY,
+        mipLevel,
+        x,
+        y,
+        arrayLayer,
+        width,
+        height,
+        1,
+        gl.RGBA,
+        gl.UNSIGNED_BYTE,
+        data,
+        offsetTexels * 4,
+      );
+    } else if (format === 'rgba8') {
       gl.texSubImage2D(
         gl.TEXTURE_2D,
         mipLevel,

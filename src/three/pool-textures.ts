@@ -1,85 +1,157 @@
 import {
+  ClampToEdgeWrapping,
+  DataArrayTexture,
   type DataTexture,
   LinearFilter,
   NearestFilter,
+  NoColorSpace,
   RedIntegerFormat,
   RGBAFormat,
+  SRGBColorSpace,
   UnsignedByteType,
   UnsignedIntType,
 } from 'three';
+import { MAX_SLOTS } from '../core/page-table-entry';
 import type { TileEncoding } from '../core/tile-source';
 import { createAllocatedTexture, textureBytes } from './allocated-texture';
 import type { BackendBridge } from './backend-bridge';
 
-/** Shape of the physical pool: slots in a grid of tiles inside one 2D texture per layer. */
+/**
+ * Shape of the physical pool: slots in a grid of tiles inside one texture per layer. When one 2D
+ * texture of the backend's largest size cannot hold the slots, each layer is a 2D array texture of
+ * `arrayLayers` grids (slot = (arrayLayer * slotRows + row) * slotsPerRow + column).
+ */
 export interface PoolShape {
   /** Slots per row of the pool texture. */
   slotsPerRow: number;
-  /** Rows of slots. */
+  /** Rows of slots (per array layer). */
   slotRows: number;
+  /**
+   * Array layers of each pool texture: 1 = a plain 2D texture (the grid fits in one), more = a 2D
+   * array texture with one slot grid per array layer.
+   */
+  arrayLayers: number;
   /** Tile side including border, in texels. */
   tileSize: number;
 }
 
+/** Slots (tiles) a pool of `shape` holds, in slots. */
+export function poolSlotCount(shape: PoolShape): number {
+  return shape.slotsPerRow * shape.slotRows * shape.arrayLayers;
+}
+
 /**
  * Chooses the largest slot grid whose textures (one per layer) fit in `bytes` and in the
- * backend's texture size limit.
+ * backend's texture limits: one 2D texture when it can hold the slots, else a 2D array texture of
+ * full-size grids (each array layer holds `slotsPerRow x slotRows` slots; rows are trimmed evenly
+ * so the last array layer is not wasted).
  * @param bytes budget for all pool layers together, in bytes.
+ * @param tileSize tile side including border, in texels.
  * @param layerCount pool layers (each a `tileSize²` rgba8 tile per slot).
  * @param maxTextureSize largest texture side, in texels.
+ * @param maxArrayLayers most array layers of one texture (1 = never an array texture).
  */
 export function choosePoolShape(
   bytes: number,
   tileSize: number,
   layerCount: number,
   maxTextureSize: number,
+  maxArrayLayers = 1,
 ): PoolShape {
   const slotBytes = tileSize * tileSize * 4 * layerCount;
-  const maxPerSide = Math.floor(maxTextureSize / tileSize);
-  const slots = Math.min(Math.floor(bytes / slotBytes), maxPerSide * maxPerSide, 0x10000);
-  const slotsPerRow = Math.max(1, Math.min(maxPerSide, Math.ceil(Math.sqrt(slots))));
-  const slotRows = Math.min(maxPerSide, Math.floor(slots / slotsPerRow));
-  return { slotsPerRow, slotRows, tileSize };
+  const maxPerSide = Math.max(0, Math.floor(maxTextureSize / tileSize));
+  const perGrid = maxPerSide * maxPerSide;
+  const wanted = Math.min(Math.floor(bytes / slotBytes), MAX_SLOTS);
+  if (wanted <= perGrid || maxArrayLayers < 2 || perGrid === 0) {
+    // One 2D texture (exactly the historical shape).
+    const slots = Math.min(wanted, perGrid);
+    const slotsPerRow = Math.max(1, Math.min(maxPerSide, Math.ceil(Math.sqrt(slots))));
+    const slotRows = Math.min(maxPerSide, Math.floor(slots / slotsPerRow));
+    return { slotsPerRow, slotRows, arrayLayers: 1, tileSize };
+  }
+  const slots = Math.min(wanted, perGrid * Math.floor(maxArrayLayers));
+  const arrayLayers = Math.ceil(slots / perGrid);
+  const slotsPerRow = maxPerSide;
+  const slotRows = Math.min(maxPerSide, Math.floor(slots / (arrayLayers * slotsPerRow)));
+  return { slotsPerRow, slotRows, arrayLayers, tileSize };
+}
+
+/** A pool layer's texture: 2D, or a 2D array when the shape has several array layers. */
+export type PoolTexture = DataTexture | DataArrayTexture;
+
+/**
+ * Creates one pool layer's texture, allocated by three but never filled by it (every texel is
+ * written through sub-rectangle uploads; see `createAllocatedTexture`).
+ */
+function createPoolTexture(name: string, width: number, height: number, shape: PoolShape, srgb: boolean) {
+  if (shape.arrayLayers === 1) {
+    return createAllocatedTexture({
+      name,
+      width,
+      height,
+      mipLevels: 1,
+      format: RGBAFormat,
+      type: UnsignedByteType,
+      srgb,
+      magFilter: LinearFilter,
+      minFilter: LinearFilter,
+    });
+  }
+  const texture = new DataArrayTexture(null, width, height, shape.arrayLayers);
+  texture.name = name;
+  texture.format = RGBAFormat;
+  texture.type = UnsignedByteType;
+  texture.colorSpace = srgb ? SRGBColorSpace : NoColorSpace;
+  texture.magFilter = LinearFilter;
+  texture.minFilter = LinearFilter;
+  texture.wrapS = ClampToEdgeWrapping;
+  texture.wrapT = ClampToEdgeWrapping;
+  texture.flipY = false;
+  texture.generateMipmaps = false;
+  texture.unpackAlignment = 4;
+  // No CPU copy: three allocates the storage and skips its whole-texture upload.
+  texture.source.dataReady = false;
+  texture.needsUpdate = true;
+  return texture;
 }
 
 /**
- * The physical pool on the GPU: one texture per layer, holding `slotsPerRow x slotRows` tiles.
- * Colour layers are sRGB (decoded by the sampler), data layers linear.
+ * The physical pool on the GPU: one texture per layer, holding `slotsPerRow x slotRows` tiles (per
+ * array layer, when the shape needs a 2D array texture). Colour layers are sRGB (decoded by the
+ * sampler), data layers linear.
  */
 export class PoolTextures {
-  /** One texture per layer, in layer order. */
-  readonly textures: DataTexture[];
+  /** One texture per layer, in layer order (2D array textures when `shape.arrayLayers > 1`). */
+  readonly textures: PoolTexture[];
   /** Slot grid. */
   readonly shape: PoolShape;
   /** Pool texture width, in texels. */
   readonly width: number;
-  /** Pool texture height, in texels. */
+  /** Pool texture height (of one array layer), in texels. */
   readonly height: number;
   /** Number of slots (tiles) the pool holds. */
   readonly slotCount: number;
-  /** Bytes of each layer's texture. */
+  /** Bytes of each layer's texture (every array layer), in bytes. */
   readonly bytesPerLayer: number;
   private readonly bridge: BackendBridge;
+  private readonly slotsPerGrid: number;
 
   constructor(bridge: BackendBridge, shape: PoolShape, formats: readonly TileEncoding[]) {
     this.bridge = bridge;
     this.shape = shape;
     this.width = shape.slotsPerRow * shape.tileSize;
     this.height = shape.slotRows * shape.tileSize;
-    this.slotCount = shape.slotsPerRow * shape.slotRows;
-    this.bytesPerLayer = textureBytes(this.width, this.height, 1);
+    this.slotsPerGrid = shape.slotsPerRow * shape.slotRows;
+    this.slotCount = poolSlotCount(shape);
+    this.bytesPerLayer = textureBytes(this.width, this.height, 1) * shape.arrayLayers;
     this.textures = formats.map((format, layer) => {
-      const texture = createAllocatedTexture({
-        name: `tessera:pool:${layer}`,
-        width: this.width,
-        height: this.height,
-        mipLevels: 1,
-        format: RGBAFormat,
-        type: UnsignedByteType,
-        srgb: format === 'rgba8unorm-srgb',
-        magFilter: LinearFilter,
-        minFilter: LinearFilter,
-      });
+      const texture = createPoolTexture(
+        `tessera:pool:${layer}`,
+        this.width,
+        this.height,
+        shape,
+        format === 'rgba8unorm-srgb',
+      );
       bridge.renderer.initTexture(texture);
       return texture;
     });
@@ -88,9 +160,23 @@ export class PoolTextures {
   /** Writes one layer's `tileSize² x 4` bytes into `slot`. */
   writeTile(layer: number, slot: number, bytes: Uint8Array): void {
     const { slotsPerRow, tileSize } = this.shape;
-    const x = (slot % slotsPerRow) * tileSize;
-    const y = Math.floor(slot / slotsPerRow) * tileSize;
-    this.bridge.writeRect(this.textures[layer], 'rgba8', 0, x, y, tileSize, tileSize, bytes, 0, tileSize);
+    const arrayLayer = Math.floor(slot / this.slotsPerGrid);
+    const inGrid = slot - arrayLayer * this.slotsPerGrid;
+    const x = (inGrid % slotsPerRow) * tileSize;
+    const y = Math.floor(inGrid / slotsPerRow) * tileSize;
+    this.bridge.writeRect(
+      this.textures[layer],
+      'rgba8',
+      0,
+      x,
+      y,
+      tileSize,
+      tileSize,
+      bytes,
+      0,
+      tileSize,
+      arrayLayer,
+    );
   }
 
   /** Frees every layer texture. */

@@ -1,6 +1,6 @@
-import type { DataTexture, Material } from 'three';
+import type { Material } from 'three';
 import type { UniformNode } from 'three/webgpu';
-import type { PoolShape } from './pool-textures';
+import type { PoolShape, PoolTexture } from './pool-textures';
 
 /** How pool samples are filtered. */
 export type VirtualTextureFiltering = 'bilinear' | 'trilinear' | 'anisotropic';
@@ -10,13 +10,13 @@ export type VirtualTextureFiltering = 'bilinear' | 'trilinear' | 'anisotropic';
  * {@link VirtualTextureSystem}; shared by every virtual texture in it.
  */
 export interface SamplingContext {
-  /** Pool texture of each layer. */
-  readonly poolTextures: readonly DataTexture[];
+  /** Pool texture of each layer (2D array textures when `poolShape.arrayLayers > 1`). */
+  readonly poolTextures: readonly PoolTexture[];
   /** Slot grid of the pool. */
   readonly poolShape: PoolShape;
   /** Pool texture size, in texels. */
   readonly poolWidth: number;
-  /** Pool texture size, in texels. */
+  /** Pool texture size (of one array layer), in texels. */
   readonly poolHeight: number;
   /** Filtering mode baked into sampling nodes. */
   readonly filtering: VirtualTextureFiltering;

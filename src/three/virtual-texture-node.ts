@@ -104,9 +104,15 @@ function sampleAtMip(
   const slot = entry.bitAnd(uint(0xffff));
   const residentF = entry.shiftRight(uint(16)).bitAnd(uint(0xf)).toFloat();
   const empty = entry.shiftRight(uint(31)).toFloat();
-  const perRow = uint(ctx.poolShape.slotsPerRow);
-  const slotY = slot.div(perRow);
-  const slotX = slot.sub(slotY.mul(perRow));
+  const shape = ctx.poolShape;
+  const perRow = uint(shape.slotsPerRow);
+  // Array pools: slot -> (array layer, slot in that layer's grid) with integer division (exact),
+  // never through float math.
+  const arrayLayer: Expr = shape.arrayLayers > 1 ? slot.div(uint(shape.slotsPerRow * shape.slotRows)) : null;
+  const inGrid: Expr =
+    arrayLayer === null ? slot : slot.sub(arrayLayer.mul(uint(shape.slotsPerRow * shape.slotRows)));
+  const slotY = inGrid.div(perRow);
+  const slotX = inGrid.sub(slotY.mul(perRow));
   const residentPages = pagesAt(vt, residentF);
   const pc = fp.uvc.mul(residentPages);
   const local = pc.sub(floor(pc));
@@ -117,6 +123,10 @@ function sampleAtMip(
   const poolSize = vec2(ctx.poolWidth, ctx.poolHeight);
   const atlasUv = texel.div(poolSize);
   const poolTexture = ctx.poolTextures[layer];
+  const pool: Expr =
+    arrayLayer === null
+      ? texture(poolTexture, atlasUv)
+      : texture(poolTexture, atlasUv).depth(int(arrayLayer));
   let colour: Expr;
   if (anisotropic) {
     // Gradients in pool uv at the resident mip, capped so the footprint stays inside the border.
@@ -126,9 +136,9 @@ function sampleAtMip(
     const gy = fp.dy.mul(scale);
     const gxc = gx.mul(min(float(1), limit.div(max(length(gx), float(1e-8)))));
     const gyc = gy.mul(min(float(1), limit.div(max(length(gy), float(1e-8)))));
-    colour = texture(poolTexture, atlasUv).grad(gxc.div(poolSize), gyc.div(poolSize));
+    colour = pool.grad(gxc.div(poolSize), gyc.div(poolSize));
   } else {
-    colour = texture(poolTexture, atlasUv).level(int(0));
+    colour = pool.level(int(0));
   }
   // An empty entry (nothing resident yet, before the pinned mips load) shows transparent black.
   return mix(colour, vec4(0), empty);

@@ -11,7 +11,13 @@ import { VirtualTextureLayout } from '../core/vt-layout';
 import { BackendBridge } from './backend-bridge';
 import { FeedbackPass } from './feedback-pass';
 import { FeedbackReadback, MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
-import { choosePoolShape, PageTableTexture, type PoolShape, PoolTextures } from './pool-textures';
+import {
+  choosePoolShape,
+  PageTableTexture,
+  type PoolShape,
+  PoolTextures,
+  poolSlotCount,
+} from './pool-textures';
 import type { SamplingContext, VirtualTextureFiltering } from './sampling-context';
 import {
   mapSourceLayers,
@@ -43,6 +49,13 @@ export interface VirtualTextureSystemOptions {
   minPoolSlots?: number;
   /** Pages of an evictable texture (see `makeEvictable`) freed per frame at most. Default 64. */
   evictPagesPerFrame?: number;
+  /**
+   * Largest side of one pool texture (of one array layer), in texels; at most, and by default, the
+   * backend's `maxTextureDimension2D`. When the budget holds more slots than one such texture,
+   * each pool layer becomes a 2D array texture (up to the backend's `maxTextureArrayLayers` array
+   * layers). Lower it to use array textures at a small scale (tests).
+   */
+  maxPoolTextureSize?: number;
   /** Tile side including border, in texels; every added source must match. Default 128. */
   tileSize?: number;
   /** Border inside each tile side, in texels; every added source must match. Default 4. */
@@ -289,7 +302,19 @@ export class VirtualTextureSystem {
       );
     }
     this.budget = budget ?? new TextureBudget({ budgetBytes: share });
-    let shape = choosePoolShape(share - fixedBytes, this.tileSize, layerCount, bridge.maxTextureSize);
+    const poolTextureSize = Math.min(
+      bridge.maxTextureSize,
+      positiveInteger('maxPoolTextureSize', options.maxPoolTextureSize ?? bridge.maxTextureSize),
+    );
+    if (poolTextureSize < this.tileSize) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        `maxPoolTextureSize ${poolTextureSize} is below the tile size ${this.tileSize}`,
+      );
+    }
+    const shapeFor = (bytes: number) =>
+      choosePoolShape(bytes, this.tileSize, layerCount, poolTextureSize, bridge.maxArrayLayers);
+    let shape = shapeFor(share - fixedBytes);
     const priority = BudgetPriority.infrastructure;
     const taken = this.reservations;
     const take = (category: 'page-table' | 'feedback' | 'readback' | 'vt-pool', bytes: number): boolean => {
@@ -297,15 +322,15 @@ export class VirtualTextureSystem {
       if (handle !== NO_RESERVATION) taken.push(handle);
       return handle !== NO_RESERVATION;
     };
-    const poolBytesOf = (s: PoolShape) => s.slotsPerRow * s.slotRows * slotBytes;
+    const poolBytesOf = (s: PoolShape) => poolSlotCount(s) * slotBytes;
     let ok = take('page-table', this.pageTableReserve) && take('feedback', feedbackBytes);
     ok = ok && take('readback', readbackBytes);
     if (ok && !take('vt-pool', poolBytesOf(shape))) {
       // Others hold part of the share and would not shed it: take the pool that fits.
-      shape = choosePoolShape(this.budget.freeBytes, this.tileSize, layerCount, bridge.maxTextureSize);
-      ok = shape.slotsPerRow * shape.slotRows >= minPoolSlots && take('vt-pool', poolBytesOf(shape));
+      shape = shapeFor(this.budget.freeBytes);
+      ok = poolSlotCount(shape) >= minPoolSlots && take('vt-pool', poolBytesOf(shape));
     }
-    if (!ok || shape.slotsPerRow * shape.slotRows < minPoolSlots) {
+    if (!ok || poolSlotCount(shape) < minPoolSlots) {
       for (const handle of taken) this.budget.release(handle);
       taken.length = 0;
       throw new TesseraConfigError(

@@ -12,7 +12,8 @@ import { mix } from 'three/tsl';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/feedback-jitter';
-import { NO_REQUEST } from '../../../../src/core/page-id';
+import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/page-id';
+import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../../src/core/page-table-entry';
 import { createCameraPose } from '../../../../src/sim/camera-pose';
 import { TerrainFeedbackGenerator } from '../../../../src/sim/terrain-feedback-generator';
 import type { VirtualTextureFiltering } from '../../../../src/three/sampling-context';
@@ -35,6 +36,8 @@ const filtering = (params.get('filtering') ?? 'bilinear') as VirtualTextureFilte
 const budgetBytes = Number(params.get('budget') ?? 24 * 1024 * 1024);
 const feedbackScale = Number(params.get('feedbackScale') ?? 8);
 const delayMs = Number(params.get('delay') ?? 0);
+// ?poolTexture=TEXELS: largest pool texture side (forces array pool textures at a small scale).
+const maxPoolTextureSize = params.has('poolTexture') ? Number(params.get('poolTexture')) : undefined;
 
 // ?shared=BYTES: one TextureBudget of BYTES shared by the virtual textures (`budget` bytes of it)
 // and a TextureStreamingSystem with a few streamed textures (see shared-budget.spec.ts).
@@ -77,6 +80,7 @@ const system = new VirtualTextureSystem(renderer, {
   filtering,
   feedbackScale,
   maxUploadsPerFrame: 32,
+  maxPoolTextureSize,
 });
 const vt = system.add(source, { name: 'test' });
 const payload = vt.tileSize - 2 * vt.border;
@@ -445,6 +449,27 @@ system.events.on('feedback', ({ ids }) => {
   for (let i = 0; i < ids.length; i++) if (ids[i] !== NO_REQUEST) feedbackPages.add(ids[i]);
 });
 
+/**
+ * Where the pages of texture `test` requested by the latest feedback live: per array layer of the
+ * pool, how many of them are resident at exactly the requested mip in a slot of that array layer
+ * (`byArrayLayer`), and how many are shown through a coarser fallback (`fallback`).
+ */
+function visibleSlotLayers(): { byArrayLayer: number[]; fallback: number } {
+  const shape = vt.context.poolShape;
+  const perGrid = shape.slotsPerRow * shape.slotRows;
+  const byArrayLayer = new Array(shape.arrayLayers).fill(0);
+  let fallback = 0;
+  if (lastFeedback === null) return { byArrayLayer, fallback };
+  for (const id of new Set(lastFeedback.ids)) {
+    if (id === NO_REQUEST || pageVt(id) !== vt.id) continue;
+    const mip = pageMip(id);
+    const entry = vt.pageTable.entries[mip][pageY(id) * vt.layout.mipWidths[mip] + pageX(id)];
+    if (entry === EMPTY_ENTRY || entryMip(entry) !== mip) fallback++;
+    else byArrayLayer[Math.floor(entrySlot(entry) / perGrid)]++;
+  }
+  return { byArrayLayer, fallback };
+}
+
 Object.assign(globalThis, {
   vtScene: {
     size,
@@ -462,6 +487,8 @@ Object.assign(globalThis, {
     waitReady,
     settle,
     stats: () => system.stats(),
+    poolShape: () => ({ ...vt.context.poolShape }),
+    visibleSlotLayers,
     requestedVts: () => [...requestedVts].sort(),
     startFeedback() {
       feedbackPages.clear();
