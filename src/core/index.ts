@@ -4,6 +4,7 @@ export * from './dirty-regions';
 export * from './errors';
 export * from './feedback-analyzer';
 export * from './feedback-jitter';
+export * from './indexed-heap';
 export * from './mip-bias-controller';
 export * from './page-id';
 export * from './page-table';

@@ -1,5 +1,5 @@
 import { TesseraConfigError } from './errors';
-import { IndexedMaxHeap } from './indexed-max-heap';
+import { IndexedMaxHeap, IndexedMinHeap } from './indexed-heap';
 import { IntrusiveList } from './intrusive-list';
 import { NO_REQUEST } from './page-id';
 import { PageIndexMap } from './page-index-map';
@@ -111,7 +111,7 @@ export class PhysicalPool {
   private readonly idleOrder: IntrusiveList;
   private readonly idleOld: IntrusiveList;
   private readonly byReturn: IndexedMaxHeap;
-  private readonly byDeparture: IndexedMaxHeap;
+  private readonly byDeparture: IndexedMinHeap;
   private readonly slotFlicker: Uint8Array;
   private readonly slotGap: Int32Array;
   private readonly slotGapBefore: Int32Array;
@@ -146,7 +146,7 @@ export class PhysicalPool {
     this.idleOrder = new IntrusiveList(count);
     this.idleOld = new IntrusiveList(count);
     this.byReturn = new IndexedMaxHeap(count);
-    this.byDeparture = new IndexedMaxHeap(count);
+    this.byDeparture = new IndexedMinHeap(count);
     this.slotFlicker = new Uint8Array(count);
     this.slotGap = new Int32Array(count);
     this.slotGapBefore = new Int32Array(count);
@@ -272,8 +272,8 @@ export class PhysicalPool {
     if (st === STATE_IDLE) {
       this.idleOrder.remove(slot);
       this.idleOld.remove(slot);
-      this.byReturn.remove(slot);
-      this.byDeparture.remove(slot);
+      this.byReturn.delete(slot);
+      this.byDeparture.delete(slot);
       this.state[slot] = STATE_ACTIVE;
       this.active.pushBack(slot);
     }
@@ -334,7 +334,7 @@ export class PhysicalPool {
         this.active.remove(s);
         this.state[s] = STATE_IDLE;
         this.idleOrder.pushBack(s);
-        this.byDeparture.set(s, -this.departureFrame(s));
+        this.byDeparture.set(s, this.departureFrame(s));
       }
       s = next;
     }
@@ -353,7 +353,7 @@ export class PhysicalPool {
     const heap = this.byReturn;
     // Pages idle for longer than they ever flickered have left the view: predict their return.
     const departing = this.byDeparture;
-    while (departing.size > 0 && -departing.key(departing.peek()) <= frame) {
+    while (departing.size > 0 && departing.peekKey() <= frame) {
       const s = departing.pop();
       young.remove(s);
       old.pushBack(s);
@@ -452,8 +452,8 @@ export class PhysicalPool {
     else if (st === STATE_IDLE) {
       this.idleOrder.remove(slot);
       this.idleOld.remove(slot);
-      this.byReturn.remove(slot);
-      this.byDeparture.remove(slot);
+      this.byReturn.delete(slot);
+      this.byDeparture.delete(slot);
     }
   }
 

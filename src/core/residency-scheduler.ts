@@ -1,5 +1,5 @@
 import { isAbortError, TesseraConfigError, TesseraError, TileSourceError } from './errors';
-import { IndexedMaxHeap } from './indexed-max-heap';
+import { IndexedMaxHeap } from './indexed-heap';
 import { IntrusiveList } from './intrusive-list';
 import { MAX_VIRTUAL_TEXTURES, pageMip, pageVt, pageX, pageY } from './page-id';
 import { PageIndexMap } from './page-index-map';
@@ -354,7 +354,7 @@ export class ResidencyScheduler {
       this.tokens[r]++;
       c?.abort();
     }
-    this.queue.remove(r);
+    this.queue.delete(r);
     this.byRequest.remove(r);
     this.failedOrder.remove(r);
     this.readyQueue.remove(r);

@@ -1,7 +1,6 @@
 /** One VRAM budget: byte accounting, mip streaming, lifetimes, sweeps and scene transitions. */
 export * from './budget-category';
 export * from './budget-priority';
-export * from './indexed-heap';
 export * from './mip-streaming-planner';
 export * from './scene-transition';
 export * from './stale-sweep';

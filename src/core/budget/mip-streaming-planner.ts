@@ -1,6 +1,6 @@
 import { TesseraConfigError, TesseraError } from '../errors';
+import { IndexedMinHeap } from '../indexed-heap';
 import { BudgetPriority } from './budget-priority';
-import { IndexedMinHeap } from './indexed-heap';
 import type { StreamingBackend } from './streaming-backend';
 import { NO_RESERVATION, type TextureBudget } from './texture-budget';
 import { type TextureByteDescriptor, textureLevelRangeBytes } from './texture-bytes';

@@ -90,6 +90,18 @@ export function mipLayout(widthPages: number, heightPages: number, mipCount: num
   return layout;
 }
 
+/** True when page (`x`, `y`) (in pages) of mip `mip` exists in `layout`; false for any other input. */
+export function layoutHasPage(layout: MipLayout, mip: number, x: number, y: number): boolean {
+  return (
+    mip >= 0 &&
+    mip < layout.pagesWide.length &&
+    x >= 0 &&
+    x < layout.pagesWide[mip] &&
+    y >= 0 &&
+    y < layout.pagesHigh[mip]
+  );
+}
+
 /** Bytes from the start of the file to the first payload byte. */
 export function dataStartOffset(layerCount: number, pageCount: number): number {
   return FIXED_HEADER_BYTES + layerCount * LAYER_RECORD_BYTES + pageCount * layerCount * INDEX_ENTRY_BYTES;

@@ -6,7 +6,13 @@
 
 import { isAbortError, TileSourceError } from '../../core/errors';
 import type { TileData, TileSource, TileSourceInfo } from '../../core/tile-source';
-import { type ArchiveHeader, FIXED_HEADER_BYTES, type MipLayout, mipLayout } from './archive-format';
+import {
+  type ArchiveHeader,
+  FIXED_HEADER_BYTES,
+  layoutHasPage,
+  type MipLayout,
+  mipLayout,
+} from './archive-format';
 import { type ArchiveIndex, parseArchiveIndex, parseArchivePrefix } from './archive-header-codec';
 import { CompressedTileCache } from './compressed-tile-cache';
 import { HttpRangeReader, type HttpRangeReaderOptions } from './http-range-reader';
@@ -155,16 +161,7 @@ export class ArchiveTileSource implements TileSource {
     if (this.disposed) return Promise.reject(new TileSourceError('aborted', 'source disposed', false));
     if (signal.aborted) return Promise.reject(signal.reason);
     const { layout } = this;
-    if (
-      !(
-        mip >= 0 &&
-        mip < this.header.mipCount &&
-        x >= 0 &&
-        x < layout.pagesWide[mip] &&
-        y >= 0 &&
-        y < layout.pagesHigh[mip]
-      )
-    ) {
+    if (!layoutHasPage(layout, mip, x, y)) {
       return Promise.reject(new TileSourceError('bad-index', `no page (${x}, ${y}) at mip ${mip}`, false));
     }
     return new Promise<TileData>((resolve, reject) => {

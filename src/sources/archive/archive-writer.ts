@@ -5,7 +5,13 @@
  */
 
 import { TesseraConfigError } from '../../core/errors';
-import { type ArchiveHeader, dataStartOffset, type MipLayout, mipLayout } from './archive-format';
+import {
+  type ArchiveHeader,
+  dataStartOffset,
+  layoutHasPage,
+  type MipLayout,
+  mipLayout,
+} from './archive-format';
 import { type ArchiveIndex, encodeArchivePrefix, headerProblem } from './archive-header-codec';
 
 /** Where archive bytes go: a file, memory, ... Writes never overlap. */
@@ -55,16 +61,7 @@ export class ArchiveWriter {
   /** Appends the payloads (one per layer, in layer order) of page (`x`, `y`) of mip `mip`. */
   addTile(mip: number, x: number, y: number, payloads: readonly Uint8Array[]): void {
     const { layout } = this;
-    if (
-      !(
-        mip >= 0 &&
-        mip < this.header.mipCount &&
-        x >= 0 &&
-        x < layout.pagesWide[mip] &&
-        y >= 0 &&
-        y < layout.pagesHigh[mip]
-      )
-    ) {
+    if (!layoutHasPage(layout, mip, x, y)) {
       throw new TesseraConfigError('invalid-option', `no page (${x}, ${y}) at mip ${mip}`);
     }
     if (payloads.length !== this.header.layers.length) {

@@ -31,10 +31,10 @@ export function addOctaveRow(
   const flags = packed[o + 7] | 0;
   const valueAt = at + (packed[o + 6] | 0) * channelStride;
   if ((flags & 1) === 0) {
-    addValueRow(packed, o, xs, n, y, buf, valueAt);
+    addNoiseRow(packed, o, xs, n, y, buf, valueAt, -1, -1, -1);
   } else {
     const detailAt = (flags & 2) !== 0 ? at + DETAIL * channelStride : -1;
-    addGradientRow(
+    addNoiseRow(
       packed,
       o,
       xs,
@@ -49,48 +49,12 @@ export function addOctaveRow(
   }
 }
 
-function addValueRow(
-  packed: Float64Array,
-  o: number,
-  xs: Float64Array,
-  n: number,
-  y: number,
-  buf: Float64Array,
-  valueAt: number,
-): void {
-  const fc = packed[o];
-  const fs = packed[o + 1];
-  const ox = packed[o + 2];
-  const oy = packed[o + 3];
-  // Only the seed's low bits reach the mask; pre-masking keeps the sums small integers.
-  const seed = (packed[o + 4] | 0) & MASK;
-  const amp = packed[o + 5];
-  const fsy = fs * y;
-  const fcy = fc * y;
-  for (let i = 0; i < n; i++) {
-    const x = xs[i];
-    const nx = fc * x - fsy + ox;
-    const ny = fs * x + fcy + oy;
-    const fx0 = Math.floor(nx);
-    const fy0 = Math.floor(ny);
-    const fx = nx - fx0;
-    const fy = ny - fy0;
-    const ix = (fx0 | 0) + seed;
-    const iy = fy0 | 0;
-    const row0 = PERMUTATION[ix & MASK] + iy;
-    const row1 = PERMUTATION[(ix + 1) & MASK] + iy;
-    const a = LATTICE[row0 & MASK];
-    const b = LATTICE[row1 & MASK];
-    const c = LATTICE[(row0 + 1) & MASK];
-    const d = LATTICE[(row1 + 1) & MASK];
-    const u = fx * fx * fx * (fx * (fx * 6 - 15) + 10);
-    const w = fy * fy * fy * (fy * (fy * 6 - 15) + 10);
-    const kk = a - b - c + d;
-    buf[valueAt + i] += amp * (a + (b - a) * u + (c - a) * w + kk * u * w);
-  }
-}
-
-function addGradientRow(
+/**
+ * One octave over the row: the value into `buf[valueAt + i]`, and when `dxAt >= 0` its gradient
+ * into `dxAt` / `dyAt` (and the value again into `detailAt` when that is >= 0). One loop for both
+ * kinds; the per-point test on a loop-invariant flag is free next to the lattice lookups.
+ */
+function addNoiseRow(
   packed: Float64Array,
   o: number,
   xs: Float64Array,
@@ -106,10 +70,12 @@ function addGradientRow(
   const fs = packed[o + 1];
   const ox = packed[o + 2];
   const oy = packed[o + 3];
+  // Only the seed's low bits reach the mask; pre-masking keeps the sums small integers.
   const seed = (packed[o + 4] | 0) & MASK;
   const amp = packed[o + 5];
   const fsy = fs * y;
   const fcy = fc * y;
+  const withGradient = dxAt >= 0;
   const withDetail = detailAt >= 0;
   for (let i = 0; i < n; i++) {
     const x = xs[i];
@@ -131,11 +97,12 @@ function addGradientRow(
     const w = fy * fy * fy * (fy * (fy * 6 - 15) + 10);
     const kk = a - b - c + d;
     const v = amp * (a + (b - a) * u + (c - a) * w + kk * u * w);
+    buf[valueAt + i] += v;
+    if (!withGradient) continue;
     const du = 30 * fx * fx * (fx * (fx - 2) + 1);
     const dw = 30 * fy * fy * (fy * (fy - 2) + 1);
     const dx = du * (b - a + kk * w);
     const dy = dw * (c - a + kk * u);
-    buf[valueAt + i] += v;
     // d/dx of noise(fc·x - fs·y, fs·x + fc·y) = fc·dx + fs·dy; d/dy = fc·dy - fs·dx.
     buf[dxAt + i] += amp * (fc * dx + fs * dy);
     buf[dyAt + i] += amp * (fc * dy - fs * dx);

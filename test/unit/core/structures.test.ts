@@ -1,41 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IndexedMaxHeap } from '../../../src/core/indexed-max-heap';
 import { IntrusiveList } from '../../../src/core/intrusive-list';
 import { PageIndexMap } from '../../../src/core/page-index-map';
-
-describe('IndexedMaxHeap', () => {
-  it('property: pops in key order under random set/remove', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.nat(31), fc.integer({ min: -1, max: 1000 })), { maxLength: 200 }),
-        (ops) => {
-          const heap = new IndexedMaxHeap(32);
-          const ref = new Map<number, number>();
-          for (const [id, key] of ops) {
-            if (key < 0) {
-              heap.remove(id);
-              ref.delete(id);
-            } else {
-              heap.set(id, key);
-              ref.set(id, key);
-            }
-            expect(heap.size).toBe(ref.size);
-          }
-          let last = Number.POSITIVE_INFINITY;
-          while (heap.size > 0) {
-            const id = heap.pop();
-            const k = ref.get(id)!;
-            expect(k).toBeLessThanOrEqual(last);
-            last = k;
-            ref.delete(id);
-          }
-          expect(ref.size).toBe(0);
-        },
-      ),
-    );
-  });
-});
 
 describe('PageIndexMap', () => {
   it('property: behaves as a Map under random set/delete (backward-shift deletion)', () => {

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { WorkerJobPool } from '../../../src/sources/worker-job-pool';
+
+class StubWorker {
+  readonly posted: number[] = [];
+  readonly cancelled: number[] = [];
+  terminated = false;
+  terminate(): void {
+    this.terminated = true;
+  }
+}
+
+function makePool(size: number) {
+  return new WorkerJobPool<StubWorker, string>({
+    size,
+    createWorker: () => new StubWorker(),
+    onAbort: (worker, id) => worker.cancelled.push(id),
+  });
+}
+
+describe('WorkerJobPool', () => {
+  it('sends each job to the least busy worker and settles it by id', async () => {
+    const pool = makePool(3);
+    const signal = new AbortController().signal;
+    const jobs = [0, 1, 2, 3].map(() => pool.submit(signal, (w, id) => w.posted.push(id)));
+    expect(pool.workers.map((w) => w.posted)).toEqual([[1, 4], [2], [3]]);
+    expect(pool.pending).toBe(4);
+    pool.resolve(2, 'two');
+    pool.reject(1, new Error('one'));
+    // Worker 1 is now the least busy (0 jobs): the next job goes there.
+    pool.submit(signal, (w, id) => w.posted.push(id));
+    expect(pool.workers[1].posted).toEqual([2, 5]);
+    expect(await jobs[1]).toBe('two');
+    await expect(jobs[0]).rejects.toThrow('one');
+    pool.resolve(2, 'late'); // already settled: ignored
+    expect(pool.pending).toBe(3);
+  });
+
+  it('rejects an aborted job at once, runs the abort hook and drops the late answer', async () => {
+    const pool = makePool(1);
+    const controller = new AbortController();
+    const job = pool.submit(controller.signal, (w, id) => w.posted.push(id));
+    controller.abort(new Error('gone'));
+    await expect(job).rejects.toThrow('gone');
+    expect(pool.workers[0].cancelled).toEqual([1]);
+    expect(pool.pending).toBe(0);
+    pool.resolve(1, 'late');
+    expect(pool.pending).toBe(0);
+  });
+
+  it('fails only the crashed worker’s jobs, and dispose rejects the rest and terminates', async () => {
+    const pool = makePool(2);
+    const signal = new AbortController().signal;
+    const a = pool.submit(signal, () => {});
+    const b = pool.submit(signal, () => {});
+    pool.failWorker(0, () => new Error('crashed'));
+    await expect(a).rejects.toThrow('crashed');
+    expect(pool.pending).toBe(1);
+    const workers = [...pool.workers];
+    pool.dispose(() => new Error('disposed'));
+    await expect(b).rejects.toThrow('disposed');
+    expect(pool.disposed).toBe(true);
+    expect(workers.every((w) => w.terminated)).toBe(true);
+    expect(pool.workers.length).toBe(0);
+  });
+});
