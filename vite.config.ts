@@ -15,6 +15,9 @@ export default defineConfig({
         three: resolve(import.meta.dirname, 'src/three/index.ts'),
         sim: resolve(import.meta.dirname, 'src/sim/index.ts'),
         node: resolve(import.meta.dirname, 'src/sources/node.ts'),
+        // Worker entries, for `new Worker(new URL('tessera/workers/...', import.meta.url), { type: 'module' })`.
+        'procedural-worker': resolve(import.meta.dirname, 'src/sources/procedural/procedural-worker.ts'),
+        'decode-worker': resolve(import.meta.dirname, 'src/sources/archive/worker/decode-worker.ts'),
       },
       formats: ['es'],
     },
