@@ -1,62 +1,75 @@
-import {
-  DataTexture,
-  Mesh,
-  PerspectiveCamera,
-  PlaneGeometry,
-  RepeatWrapping,
-  Scene,
-  SRGBColorSpace,
-} from 'three';
-import { MeshBasicNodeMaterial, WebGPURenderer } from 'three/webgpu';
+/**
+ * Entry point of the open-world demo: reads the URL, creates the renderer, builds the app, installs
+ * `window.demo` (./automation.ts) and, unless `?auto=0`, starts the animation loop.
+ */
 
-// Placeholder scene until the open-world demo lands: a textured plane on WebGPURenderer,
-// WebGPU by default, WebGL2 with ?backend=webgl.
-const params = new URLSearchParams(location.search);
-const renderer = new WebGPURenderer({ forceWebGL: params.get('backend') === 'webgl', antialias: true });
-renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
-renderer.setSize(innerWidth, innerHeight);
-document.body.appendChild(renderer.domElement);
-await renderer.init();
+import { DemoApp } from './app';
+import { installAutomation } from './automation';
+import { installKeyboardShortcuts } from './keyboard-shortcuts';
+import { parseDemoParams } from './params';
+import { REGION_NAMES } from './regions';
+import { createDemoRenderer } from './renderer';
 
-const size = 256;
-const texels = new Uint8Array(size * size * 4);
-for (let y = 0; y < size; y++) {
-  for (let x = 0; x < size; x++) {
-    const checker = ((x >> 5) ^ (y >> 5)) & 1;
-    const i = (y * size + x) * 4;
-    texels[i] = checker ? 220 : 40;
-    texels[i + 1] = 80 + (x >> 1);
-    texels[i + 2] = 80 + (y >> 1);
-    texels[i + 3] = 255;
+const params = parseDemoParams(location.search);
+const status = document.getElementById('status');
+let app: DemoApp | null = null;
+
+async function start(): Promise<DemoApp> {
+  const { renderer, backend } = await createDemoRenderer(params, document.body);
+  const created = await DemoApp.create(renderer, backend, params);
+  if (params.hud) {
+    // Loaded only when shown, so `?hud=0` pages (tests) never load lil-gui or stats-gl.
+    const { DemoHud } = await import('./hud/demo-hud');
+    const hud = await DemoHud.create(created);
+    created.onFrame = (a, dt) => hud.update(a, dt);
   }
+  installKeyboardShortcuts(created);
+  if (!params.size) {
+    addEventListener('resize', () => {
+      renderer.setSize(innerWidth, innerHeight);
+      created.camera.setAspect(innerWidth / innerHeight);
+    });
+  }
+  if (params.auto) {
+    created.looping = true;
+    renderer.setAnimationLoop((time: number) => created.frame(created.clock.liveStep(time)));
+    if (params.tour) created.tour.start();
+  }
+  if (status) {
+    status.textContent = `${backend === 'webgpu' ? 'WebGPU' : 'WebGL2'} · terrain: ${created.surface.kind} (${created.tiles.kind}) · WASD/QE fly, Shift fast, drag to look · 1/2/3 or N region · T tour`;
+  }
+  return created;
 }
-const texture = new DataTexture(texels, size, size);
-texture.name = 'demo:checker';
-texture.colorSpace = SRGBColorSpace;
-texture.wrapS = texture.wrapT = RepeatWrapping;
-texture.repeat.set(8, 8);
-texture.generateMipmaps = true;
-texture.needsUpdate = true;
 
-const scene = new Scene();
-const plane = new Mesh(new PlaneGeometry(200, 200), new MeshBasicNodeMaterial({ map: texture }));
-plane.rotation.x = -Math.PI / 2;
-scene.add(plane);
-
-const camera = new PerspectiveCamera(60, innerWidth / innerHeight, 0.1, 1000);
-camera.position.set(0, 12, 40);
-camera.lookAt(0, 0, 0);
-
-addEventListener('resize', () => {
-  camera.aspect = innerWidth / innerHeight;
-  camera.updateProjectionMatrix();
-  renderer.setSize(innerWidth, innerHeight);
+const ready = start().then((created) => {
+  app = created;
+});
+ready.catch((error: unknown) => {
+  if (status)
+    status.textContent = `failed to start: ${error instanceof Error ? error.message : String(error)}`;
 });
 
-const status = document.getElementById('status')!;
-status.textContent = `Tessera placeholder scene — ${(renderer.backend as { isWebGPUBackend?: boolean }).isWebGPUBackend ? 'WebGPU' : 'WebGL2'}`;
-renderer.setAnimationLoop((time: number) => {
-  camera.position.x = Math.sin(time / 4000) * 40;
-  camera.lookAt(0, 0, 0);
-  renderer.render(scene, camera);
+async function whenReady(): Promise<DemoApp> {
+  await ready;
+  return app!;
+}
+
+installAutomation({
+  ready,
+  scenes: [...REGION_NAMES],
+  renderFrames: async (n) => (await whenReady()).renderFrames(n),
+  teleport: (pose) => {
+    if (!app) throw new Error('demo.teleport before demo.ready resolved');
+    app.teleport(pose);
+  },
+  transition: async (name) => (await whenReady()).transition(name),
+  settle: async (options) => (await whenReady()).settle(options?.maxFrames),
+  stats: () => {
+    if (!app) throw new Error('demo.stats before demo.ready resolved');
+    return app.stats();
+  },
+  setBudget: (mib) => {
+    if (!app) throw new Error('demo.setBudget before demo.ready resolved');
+    app.applySettings({ budgetBytes: Math.round(mib * 1024 * 1024) });
+  },
 });

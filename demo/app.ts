@@ -1,0 +1,304 @@
+/**
+ * The demo app: builds the world (terrain, regions, gates), runs frames, and answers the automation
+ * API. main.ts only wires it to the page.
+ */
+
+import { Color, DirectionalLight, Fog, HemisphereLight, PerspectiveCamera, Scene, Vector3 } from 'three';
+import type { WebGPURenderer } from 'three/webgpu';
+import { TextureBudget } from '../src/core/budget/texture-budget';
+import { TextureStreamingSystem } from '../src/three/streamed/texture-streaming-system';
+import type { DemoStats, SettleResult } from './automation';
+import type { CameraPose } from './camera/camera-pose';
+import { FlyCamera } from './camera/fly-camera';
+import { FrameClock, STEPPED_FRAME_SECONDS } from './frame-clock';
+import type { DemoParams } from './params';
+import { RegionProps } from './props/region-props';
+import { REGION_NAMES, REGIONS, type RegionName } from './regions';
+import type { ActiveBackend } from './renderer';
+import { RegionGates } from './scenes/region-gates';
+import { RegionScenes, type TransitionResult } from './scenes/region-scenes';
+import { createTerrainSurface } from './terrain/create-terrain-surface';
+import { TerrainQuadtree } from './terrain/terrain-quadtree';
+import type { TerrainSurface, TerrainSurfaceSettings } from './terrain/terrain-surface';
+import { openTerrainTileSource, type TerrainTileSource } from './terrain/terrain-tile-source';
+import { VirtualTextureSurface } from './terrain/virtual-texture-surface';
+import { defaultTour, Tour } from './tour';
+import { ProceduralHeightField } from './world/height-field';
+
+/** A camera move longer than this in one frame is a jump, not a walk through a gate, metres. */
+const MAX_WALK_STEP = 50;
+
+/** Prop textures refresh their need proxies every this many frames (a scan over the instances). */
+const NEED_PROXY_FRAMES = 8;
+
+/**
+ * Share of the budget kept for the streamed prop textures (the virtual texture gets the rest),
+ * bytes: a quarter, 4..24 MiB. One region's textures fully resident take ~6.7 MiB.
+ */
+export function propShareBytes(budgetBytes: number): number {
+  const MIB = 1024 * 1024;
+  return Math.round(Math.min(24 * MIB, Math.max(4 * MIB, budgetBytes / 4)));
+}
+
+/** Where the demo starts: above the valley village, looking over it. */
+export const START_POSE: CameraPose = { x: -1050, z: 800, height: 60, yaw: -0.6, pitch: -0.18 };
+
+/** Everything the demo runs. */
+export class DemoApp {
+  readonly scene = new Scene();
+  readonly clock = new FrameClock();
+  readonly camera: FlyCamera;
+  readonly terrain: TerrainQuadtree;
+  readonly regions: RegionScenes;
+  readonly gates: RegionGates;
+  readonly tour: Tour;
+  readonly errors: string[] = [];
+  /** Current run-time settings (the HUD edits them through {@link DemoApp.applySettings}). */
+  readonly settings: TerrainSurfaceSettings;
+  /** Called after every frame (the HUD hooks in here). */
+  onFrame: ((app: DemoApp, dt: number) => void) | null = null;
+  /** True while the renderer's animation loop draws frames (else frames are stepped on demand). */
+  looping = false;
+  /** Streamed prop textures under {@link budget}. */
+  readonly streaming: TextureStreamingSystem;
+  private readonly previousEye = new Vector3();
+  private readonly props = new Map<RegionName, RegionProps>();
+  private sceneQueue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly renderer: WebGPURenderer,
+    readonly backend: ActiveBackend,
+    readonly params: DemoParams,
+    readonly surface: TerrainSurface,
+    heights: ProceduralHeightField,
+    settings: TerrainSurfaceSettings,
+    /** The one budget for the virtual texture's reservations and the streamed textures. */
+    readonly budget: TextureBudget,
+    /** Where the terrain's tiles come from. */
+    readonly tiles: TerrainTileSource,
+  ) {
+    const canvas = renderer.domElement;
+    this.settings = settings;
+    this.camera = new FlyCamera(heights, canvas.clientWidth / Math.max(1, canvas.clientHeight), canvas);
+    this.scene.fog = new Fog(0x9cc7e8, 900, 5000);
+    this.scene.background = new Color(0x9cc7e8);
+    const sun = new DirectionalLight(0xfff1d6, 2.6);
+    sun.position.set(-0.5, 0.8, 0.3);
+    this.scene.add(sun, new HemisphereLight(0xbfd8ff, 0x5a4a36, 1.1));
+    this.terrain = new TerrainQuadtree(heights, surface.material);
+    this.scene.add(this.terrain.group);
+    for (const region of REGIONS) {
+      const props = new RegionProps(region, heights, params.seed);
+      this.props.set(region.name, props);
+      this.scene.add(props.group);
+    }
+    this.streaming = new TextureStreamingSystem(renderer, { budget });
+    this.streaming.events.on('error', (event) =>
+      this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
+    );
+    this.regions = new RegionScenes(this.scene, this.props, this.streaming, params.seed, () =>
+      this.waitFrame(),
+    );
+    this.gates = new RegionGates(REGIONS, heights);
+    this.scene.add(this.gates.group);
+    this.tour = new Tour(defaultTour(this.gates), this.camera, (name) => this.changeRegion(name));
+    this.camera.teleport(START_POSE);
+    this.previousEye.copy(this.camera.camera.position);
+  }
+
+  /** Builds the world for `params` on `renderer` and loads the first region. */
+  static async create(
+    renderer: WebGPURenderer,
+    backend: ActiveBackend,
+    params: DemoParams,
+  ): Promise<DemoApp> {
+    // Let three allocate its own frame targets first, so a GPU-memory baseline taken at the probe
+    // below holds everything the renderer needs and nothing Tessera allocates.
+    renderer.render(new Scene(), new PerspectiveCamera());
+    (globalThis as { demoProbe?: (phase: string) => void }).demoProbe?.('before-tessera');
+    const tiles = await openTerrainTileSource(params.source, params.seed);
+    const heights = new ProceduralHeightField(tiles.world);
+    const settings: TerrainSurfaceSettings = {
+      budgetBytes: params.budgetBytes,
+      feedbackScale: 8,
+      maxUploadsPerFrame: 16,
+      filtering: 'trilinear',
+      freezeFeedback: false,
+    };
+    const budget = new TextureBudget({ budgetBytes: params.budgetBytes });
+    const surface = createTerrainSurface(
+      renderer,
+      tiles,
+      settings,
+      budget,
+      propShareBytes,
+      params.virtualTexture,
+    );
+    const app = new DemoApp(renderer, backend, params, surface, heights, settings, budget, tiles);
+    if (surface instanceof VirtualTextureSurface)
+      surface.onMaterialChanged = (m) => app.terrain.setMaterial(m);
+    await app.transition('valley');
+    await app.warmUp();
+    return app;
+  }
+
+  /** Renders until the terrain's coarsest mip is resident, so the first frame shown is textured. */
+  async warmUp(maxFrames = 240): Promise<void> {
+    for (let i = 0; i < maxFrames && !this.surface.isReady; i++) {
+      this.frame(0);
+      await this.yieldToBrowser();
+    }
+  }
+
+  /** Scene names, the automation API's `scenes`. */
+  get sceneNames(): string[] {
+    return [...REGION_NAMES];
+  }
+
+  /** Renders one frame advancing time by `dt` seconds. */
+  frame(dt: number): void {
+    try {
+      this.tour.update(dt);
+      this.camera.update(dt);
+      const eye = this.camera.camera.position;
+      if (eye.distanceTo(this.previousEye) < MAX_WALK_STEP && !this.regions.busy) {
+        const entered = this.gates.crossed(this.previousEye, eye);
+        if (entered && entered !== this.regions.active?.name) this.changeRegion(entered);
+      }
+      this.previousEye.copy(eye);
+      this.terrain.update(eye);
+      if (this.clock.frame % NEED_PROXY_FRAMES === 0) this.regions.activeProps?.updateNeedProxies(eye);
+      this.streaming.update(this.camera.camera, this.scene);
+      this.surface.update(this.camera.camera, this.scene);
+      this.renderer.render(this.scene, this.camera.camera);
+    } catch (error) {
+      this.reportError(error);
+    }
+    this.clock.tick();
+    this.onFrame?.(this, dt);
+  }
+
+  /** Renders `n` frames: waits for the live loop to draw them, or steps them when no loop runs. */
+  async renderFrames(n: number): Promise<void> {
+    if (this.looping) return this.clock.until(this.clock.frame + n);
+    for (let i = 0; i < n; i++) {
+      this.frame(STEPPED_FRAME_SECONDS);
+      await this.yieldToBrowser();
+    }
+  }
+
+  /** Renders until nothing visible is pending (terrain chunks and virtual-texture pages). */
+  async settle(maxFrames = 600): Promise<SettleResult> {
+    for (let frames = 1; frames <= maxFrames; frames++) {
+      await this.renderFrames(1);
+      if (this.isSettled()) return { frames, settled: true };
+    }
+    return { frames: maxFrames, settled: false };
+  }
+
+  /** Switches region (serialised with other scene changes). */
+  transition(name: string): Promise<TransitionResult> {
+    const run = this.sceneQueue.then(() => this.regions.transition(name));
+    this.sceneQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** {@link DemoApp.transition} for triggers with nobody to hand a failure to (keys, gates, tour). */
+  changeRegion(name: string): void {
+    this.transition(name).catch((error) => this.reportError(error));
+  }
+
+  /**
+   * Changes run-time settings (budget, feedback scale, uploads per frame, filtering, freeze). A new
+   * budget goes to the shared {@link budget} (a cut is shed within a few frames) and rebuilds the
+   * virtual texture with its new share.
+   */
+  applySettings(changes: Partial<TerrainSurfaceSettings>): void {
+    Object.assign(this.settings, changes);
+    try {
+      this.surface.applySettings(this.settings);
+      if (this.budget.budgetBytes !== this.settings.budgetBytes)
+        this.budget.setBudget(this.settings.budgetBytes);
+    } catch (error) {
+      this.reportError(error);
+    }
+  }
+
+  /** Moves the camera. */
+  teleport(pose: CameraPose): void {
+    this.tour.stop();
+    this.camera.teleport(pose);
+  }
+
+  /** The automation API's `stats()` (allocates: for tools and tests, not per frame). */
+  stats(): DemoStats {
+    const vt = this.surface.stats();
+    const budget = this.budget.stats();
+    const byCategory: Record<string, number> = { ...budget.byCategory };
+    // The stand-in terrain texture is outside Tessera's budget; show it beside it.
+    if (this.surface.kind === 'stand-in') byCategory.other += vt.bytesByCategory.other ?? 0;
+    const byTag: Record<string, number> = {};
+    for (const [tag, bytes] of Object.entries(budget.byTag)) if (tag !== '' && bytes > 0) byTag[tag] = bytes;
+    const streaming = this.streaming.stats();
+    return {
+      frame: this.clock.frame,
+      backend: this.backend,
+      budgetBytes: budget.budgetBytes,
+      usedBytes: budget.liveBytes,
+      peakBytes: budget.peakBytes,
+      byCategory,
+      byTag,
+      vt: {
+        poolSlots: vt.poolSlots,
+        resident: vt.resident,
+        pending: vt.pending,
+        visibleRequested: vt.visibleRequested,
+        visibleSharp: vt.visibleSharp,
+        mipBias: vt.mipBias,
+        lastFeedbackFrame: vt.lastFeedbackFrame,
+        readbacks: { ...vt.readbacks },
+      },
+      streamed: {
+        count: streaming.textures,
+        residentBytes: budget.byCategory.streamed,
+        loadsInFlight: streaming.loadsInFlight,
+      },
+      scene: this.regions.active?.name ?? null,
+      implementation: {
+        terrain: this.surface.kind,
+        terrainSource: this.tiles.kind,
+        budget: 'texture-budget',
+        virtualTextureBudget: 'reserved-share',
+      },
+      errors: [...this.errors, ...this.surface.errors],
+    };
+  }
+
+  /** Records an error for `stats().errors` and the console. */
+  reportError(error: unknown): void {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.errors.push(message);
+    console.error('demo:', error);
+  }
+
+  /** Resolves after the next frame: the live loop's, or one stepped now when no loop runs. */
+  private async waitFrame(): Promise<void> {
+    if (this.looping) return this.clock.until(this.clock.frame + 1);
+    this.frame(STEPPED_FRAME_SECONDS);
+    await this.yieldToBrowser();
+  }
+
+  private isSettled(): boolean {
+    if (this.terrain.pendingBuilds > 0 || this.regions.busy || this.streaming.planner.loadsInFlight > 0)
+      return false;
+    const vt = this.surface.stats();
+    return vt.pending === 0 && vt.visibleSharp >= vt.visibleRequested;
+  }
+
+  private async yieldToBrowser(): Promise<void> {
+    // Let loads, readbacks and GPU work progress between stepped frames, as a real frame would.
+    const device = (this.renderer.backend as { device?: GPUDevice }).device;
+    if (device) await device.queue.onSubmittedWorkDone();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}

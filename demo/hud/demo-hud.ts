@@ -1,0 +1,164 @@
+/**
+ * The HUD: stats-gl's frame graphs, a budget bar, and a lil-gui panel with live readouts, settings,
+ * debug views and scene controls. Loaded only with `?hud=1` (the default).
+ */
+
+import GUI from 'lil-gui';
+import Stats from 'stats-gl';
+import type { DemoApp } from '../app';
+import { REGION_NAMES } from '../regions';
+import {
+  TERRAIN_DEBUG_VIEWS,
+  type TerrainDebugView,
+  type TerrainFiltering,
+} from '../terrain/terrain-surface';
+import { BudgetBar } from './budget-bar';
+
+const MIB = 1024 * 1024;
+/** HUD text refreshes every this many frames (DOM writes are not free). */
+const REFRESH_FRAMES = 10;
+
+const DEBUG_VIEW_LABELS: Record<TerrainDebugView, string> = {
+  mipColours: 'mip colouring',
+  tileBorders: 'tile borders',
+  feedbackBuffer: 'feedback buffer',
+  residencyMap: 'residency map',
+};
+
+/** The HUD of one {@link DemoApp}. */
+export class DemoHud {
+  private readonly readouts = {
+    backend: '',
+    terrain: '',
+    scene: '',
+    frameMs: 0,
+    usedMiB: '',
+    poolOccupancy: '',
+    mipBias: 0,
+    loadsInFlight: 0,
+    uploadsPerFrame: 0,
+    chunks: 0,
+  };
+  private frameMsAverage = 0;
+
+  private constructor(
+    private readonly gui: GUI,
+    private readonly stats: Stats,
+    private readonly bar: BudgetBar,
+  ) {}
+
+  /** Builds the HUD for `app` and attaches it to the page. */
+  static async create(app: DemoApp): Promise<DemoHud> {
+    const stats = new Stats({ trackGPU: false, horizontal: true });
+    stats.dom.style.cssText = 'position:fixed;left:8px;bottom:28px;z-index:10';
+    document.body.appendChild(stats.dom);
+    await stats.init(app.renderer);
+    const bar = new BudgetBar();
+    document.body.appendChild(bar.element);
+    const gui = new GUI({ title: 'Tessera demo' });
+    const hud = new DemoHud(gui, stats, bar);
+    hud.build(app);
+    return hud;
+  }
+
+  /** Called after every frame. */
+  update(app: DemoApp, dt: number): void {
+    this.stats.update();
+    this.frameMsAverage += (dt * 1000 - this.frameMsAverage) * 0.1;
+    if (app.clock.frame % REFRESH_FRAMES !== 0) return;
+    const s = app.stats();
+    const vt = app.surface.stats();
+    const r = this.readouts;
+    r.scene = s.scene ?? '-';
+    r.frameMs = Math.round(this.frameMsAverage * 10) / 10;
+    r.usedMiB = `${(s.usedBytes / MIB).toFixed(1)} / ${(s.budgetBytes / MIB).toFixed(0)}`;
+    r.poolOccupancy =
+      s.vt.poolSlots > 0
+        ? `${s.vt.resident} / ${s.vt.poolSlots} (${Math.round((100 * s.vt.resident) / s.vt.poolSlots)}%)`
+        : 'n/a (stand-in)';
+    r.mipBias = Math.round(s.vt.mipBias * 100) / 100;
+    r.loadsInFlight = s.vt.pending;
+    r.uploadsPerFrame = vt.uploadsLastFrame;
+    r.chunks = app.terrain.visibleChunks;
+    this.bar.update(s.budgetBytes, s.byCategory, s.byTag);
+  }
+
+  private build(app: DemoApp): void {
+    const r = this.readouts;
+    r.backend = app.backend === 'webgpu' ? 'WebGPU' : 'WebGL2';
+    r.terrain = app.surface.kind;
+    const live = this.gui.addFolder('Live');
+    for (const [key, label] of [
+      ['backend', 'backend'],
+      ['terrain', 'terrain texture'],
+      ['scene', 'region'],
+      ['frameMs', 'frame (ms)'],
+      ['usedMiB', 'used / budget (MiB)'],
+      ['poolOccupancy', 'pool slots'],
+      ['mipBias', 'mip bias'],
+      ['loadsInFlight', 'loads in flight'],
+      ['uploadsPerFrame', 'uploads / frame'],
+      ['chunks', 'terrain chunks'],
+    ] as const) {
+      live.add(r, key).name(label).listen().disable();
+    }
+
+    const settings = this.gui.addFolder('Settings');
+    const values = {
+      budgetMiB: app.settings.budgetBytes / MIB,
+      feedbackScale: app.settings.feedbackScale,
+      maxUploadsPerFrame: app.settings.maxUploadsPerFrame,
+      filtering: app.settings.filtering as TerrainFiltering,
+      freezeFeedback: app.settings.freezeFeedback,
+    };
+    const virtual = app.surface.kind === 'virtual-texture';
+    settings
+      .add(values, 'budgetMiB', 16, 1024, 16)
+      .name('budget (MiB)')
+      .onFinishChange((v: number) => app.applySettings({ budgetBytes: v * MIB }));
+    const vtOnly = [
+      settings
+        .add(values, 'feedbackScale', [2, 4, 8, 16])
+        .name('feedback scale (1/n)')
+        .onChange((v: number) => app.applySettings({ feedbackScale: v })),
+      settings
+        .add(values, 'maxUploadsPerFrame', 1, 64, 1)
+        .name('uploads / frame')
+        .onFinishChange((v: number) => app.applySettings({ maxUploadsPerFrame: v })),
+      settings
+        .add(values, 'filtering', ['bilinear', 'trilinear', 'anisotropic'])
+        .name('filtering')
+        .onChange((v: TerrainFiltering) => app.applySettings({ filtering: v })),
+      settings
+        .add(values, 'freezeFeedback')
+        .name('freeze feedback')
+        .onChange((v: boolean) => app.applySettings({ freezeFeedback: v })),
+    ];
+    if (!virtual) for (const c of vtOnly) c.disable();
+
+    const debug = this.gui.addFolder('Debug views');
+    const views = Object.fromEntries(TERRAIN_DEBUG_VIEWS.map((v) => [v, false])) as Record<
+      TerrainDebugView,
+      boolean
+    >;
+    for (const view of TERRAIN_DEBUG_VIEWS) {
+      const supported = app.surface.debugViews.includes(view);
+      const controller = debug
+        .add(views, view)
+        .name(supported ? DEBUG_VIEW_LABELS[view] : `${DEBUG_VIEW_LABELS[view]} (n/a)`)
+        .onChange((on: boolean) => app.surface.setDebugView(view, on));
+      if (!supported) controller.disable();
+    }
+
+    const scene = this.gui.addFolder('Scene');
+    const sceneValues = {
+      region: app.regions.active?.name ?? REGION_NAMES[0],
+      tour: () => (app.tour.playing ? app.tour.stop() : app.tour.start()),
+    };
+    scene
+      .add(sceneValues, 'region', [...REGION_NAMES])
+      .name('region (1/2/3)')
+      .onChange((name: string) => app.changeRegion(name));
+    scene.add(sceneValues, 'tour').name('play / stop tour (T)');
+  }
+}

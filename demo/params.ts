@@ -1,0 +1,63 @@
+/**
+ * The demo's URL parameters, parsed once. They are part of the automation contract
+ * (see ./automation.ts): tests and external tools open the page with them.
+ */
+
+/** Which backend of three's WebGPURenderer to use: `auto` tries WebGPU and falls back to WebGL2. */
+export type BackendChoice = 'auto' | 'webgpu' | 'webgl';
+
+/** Where the terrain's virtual texture comes from. */
+export type TerrainSourceKind = 'procedural' | 'archive';
+
+/** Everything the URL can set. */
+export interface DemoParams {
+  /** `?backend=webgpu|webgl`; absent = auto (WebGPU with fallback to WebGL2). */
+  backend: BackendChoice;
+  /** `?budget=` one VRAM budget for virtual and streamed textures, bytes (URL gives MiB). Default 128 MiB. */
+  budgetBytes: number;
+  /** `?seed=` world seed (integer). Default 1. */
+  seed: number;
+  /** `?size=WxH` fixed canvas size in CSS pixels; null = fill the window. */
+  size: { width: number; height: number } | null;
+  /** `?hud=0` hides lil-gui, stats-gl and the budget bar (and does not load them). Default shown. */
+  hud: boolean;
+  /** `?source=procedural|archive`. Default procedural (no download). */
+  source: TerrainSourceKind;
+  /** `?auto=0`: no animation loop; frames advance only through `demo.renderFrames`. Default 1. */
+  auto: boolean;
+  /** `?vt=0` textures the terrain with an ordinary texture instead of Tessera's virtual texture. Default 1. */
+  virtualTexture: boolean;
+  /** `?tour=1` starts the scripted tour at load. Default 0. */
+  tour: boolean;
+}
+
+/** Default budget when `?budget=` is absent, MiB. */
+export const DEFAULT_BUDGET_MIB = 128;
+
+/** Parses `search` (e.g. `location.search`); malformed values fall back to defaults with a warning. */
+export function parseDemoParams(search: string): DemoParams {
+  const query = new URLSearchParams(search);
+  const backendText = query.get('backend');
+  const backend: BackendChoice = backendText === 'webgpu' || backendText === 'webgl' ? backendText : 'auto';
+  const budgetMiB = positiveNumber(query.get('budget'), DEFAULT_BUDGET_MIB);
+  const seed = Number.parseInt(query.get('seed') ?? '1', 10);
+  const sizeMatch = /^(\d+)x(\d+)$/.exec(query.get('size') ?? '');
+  const size = sizeMatch ? { width: Number(sizeMatch[1]), height: Number(sizeMatch[2]) } : null;
+  return {
+    backend,
+    budgetBytes: Math.round(budgetMiB * 1024 * 1024),
+    seed: Number.isFinite(seed) ? seed : 1,
+    size: size && size.width > 0 && size.height > 0 ? size : null,
+    hud: query.get('hud') !== '0',
+    source: query.get('source') === 'archive' ? 'archive' : 'procedural',
+    auto: query.get('auto') !== '0',
+    virtualTexture: query.get('vt') !== '0',
+    tour: query.get('tour') === '1',
+  };
+}
+
+function positiveNumber(text: string | null, fallback: number): number {
+  if (text === null) return fallback;
+  const value = Number(text);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}

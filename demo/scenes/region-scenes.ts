@@ -1,0 +1,127 @@
+/**
+ * Region switching: which region is active, its props shown, and `transition()` that hands the
+ * old region's prop textures over to the new one's through Tessera's
+ * `TextureStreamingSystem.transition` (load the new core set into free room, then release the old
+ * scene progressively), reporting the budget's peak.
+ */
+
+import { Color, type Fog, type Scene } from 'three';
+import type { StreamedTexture } from '../../src/three/streamed/streamed-texture';
+import type { TextureStreamingSystem } from '../../src/three/streamed/texture-streaming-system';
+import type { RegionProps } from '../props/region-props';
+import { findRegion, type RegionDefinition, type RegionName } from '../regions';
+import { createRegionTextures } from './region-textures';
+
+/** What a transition reports (the automation API's `transition()` result), bytes and frames. */
+export interface TransitionResult {
+  /** Highest live bytes of the whole budget (virtual texture + streamed) during the transition. */
+  peakBytes: number;
+  /** Live bytes the naive order (load all of the new scene, then release the old) would hold: estimate, A + B. */
+  naivePeakBytes: number;
+  /** Live bytes at the start (old scene resident, A). */
+  residentAtStartBytes: number;
+  /** Live bytes when the old scene was gone (B so far). */
+  residentAtDoneBytes: number;
+  /** max(A, B) + 10% of the budget: the bound the peak must respect. */
+  ruleBytes: number;
+  /** Frames until the new region could be shown, and until the old one was released. */
+  framesToReady: number;
+  framesToDone: number;
+}
+
+/** Owns the active region. */
+export class RegionScenes {
+  /** The region whose props are visible and textured (null before the first transition). */
+  active: RegionDefinition | null = null;
+  /** True while a transition runs (the gate does not trigger another). */
+  busy = false;
+  private activeTextures: StreamedTexture[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * @param waitFrame resolves after the next frame was rendered (the transition advances in the
+   *   streaming system's per-frame update, so someone must render frames while it runs).
+   */
+  constructor(
+    private readonly scene: Scene,
+    private readonly props: ReadonlyMap<RegionName, RegionProps>,
+    private readonly streaming: TextureStreamingSystem,
+    private readonly seed: number,
+    private readonly waitFrame: () => Promise<void>,
+  ) {
+    for (const p of props.values()) p.group.visible = false;
+  }
+
+  /** Switches to region `name`; calls are serialised. Rejects for an unknown name. */
+  transition(name: string): Promise<TransitionResult> {
+    const next = findRegion(name);
+    if (!next) return Promise.reject(new Error(`unknown scene '${name}'`));
+    const run = this.queue.then(() => this.run(next));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The active region's props (for the need proxies), or null. */
+  get activeProps(): RegionProps | null {
+    return this.active ? this.props.get(this.active.name)! : null;
+  }
+
+  private async run(next: RegionDefinition): Promise<TransitionResult> {
+    const previous = this.active;
+    const budget = this.streaming.budget;
+    if (previous === next) {
+      const live = budget.liveBytes;
+      const rule = live + Math.floor(0.1 * budget.budgetBytes);
+      return {
+        peakBytes: live,
+        naivePeakBytes: live,
+        residentAtStartBytes: live,
+        residentAtDoneBytes: live,
+        ruleBytes: rule,
+        framesToReady: 0,
+        framesToDone: 0,
+      };
+    }
+    this.busy = true;
+    try {
+      const nextProps = this.props.get(next.name)!;
+      const incoming = createRegionTextures(this.streaming, nextProps, this.seed);
+      const transition = this.streaming.transition(this.activeTextures, incoming);
+      let ready = false;
+      void transition.ready.then(() => {
+        ready = true;
+      });
+      let done: Awaited<typeof transition.done> | null = null;
+      void transition.done.then((result) => {
+        done = result;
+      });
+      while (!ready) await this.waitFrame();
+      // The new region's core textures render: show it, hide the old (its textures go next).
+      nextProps.group.visible = true;
+      if (previous) this.props.get(previous.name)!.group.visible = false;
+      this.active = next;
+      this.activeTextures = incoming;
+      this.applySky(next);
+      while (done === null) await this.waitFrame();
+      const result = done as Awaited<typeof transition.done>;
+      return {
+        peakBytes: result.peakBytes,
+        naivePeakBytes: result.naivePeakEstimateBytes,
+        residentAtStartBytes: result.residentAtStartBytes,
+        residentAtDoneBytes: result.residentAtDoneBytes,
+        ruleBytes: result.ruleBytes,
+        framesToReady: result.framesToReady,
+        framesToDone: result.framesToDone,
+      };
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private applySky(region: RegionDefinition): void {
+    const colour = new Color(region.sky);
+    this.scene.background = colour;
+    const fog = this.scene.fog as Fog | null;
+    if (fog) fog.color.copy(colour);
+  }
+}

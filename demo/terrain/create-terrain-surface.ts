@@ -1,0 +1,27 @@
+/**
+ * Chooses the terrain's texturing: Tessera's virtual texture by default, or the stand-in ordinary
+ * texture with `?vt=0` (a comparison, and a fallback while the plugin is being brought up).
+ */
+
+import type { WebGPURenderer } from 'three/webgpu';
+import type { TextureBudget } from '../../src/core/budget/texture-budget';
+import { StandInTerrainSurface } from './stand-in-surface';
+import type { TerrainSurface, TerrainSurfaceSettings } from './terrain-surface';
+import type { TerrainTileSource } from './terrain-tile-source';
+import { VirtualTextureSurface } from './virtual-texture-surface';
+
+/**
+ * Builds the terrain surface for `tiles`. The virtual texture gets `settings.budgetBytes` less
+ * `propShareBytes(budgetBytes)` and reserves what it allocates in `budget`.
+ */
+export function createTerrainSurface(
+  renderer: WebGPURenderer,
+  tiles: TerrainTileSource,
+  settings: TerrainSurfaceSettings,
+  budget: TextureBudget,
+  propShareBytes: (budgetBytes: number) => number,
+  useVirtualTexture: boolean,
+): TerrainSurface {
+  if (!useVirtualTexture) return new StandInTerrainSurface(tiles.world);
+  return new VirtualTextureSurface(renderer, tiles.source, settings, budget, propShareBytes);
+}

@@ -1,0 +1,79 @@
+/**
+ * The seam between the terrain and whatever textures it: Tessera's virtual texture when the plugin
+ * is available, or a stand-in ordinary texture. The HUD and automation API read and drive the
+ * terrain only through this interface.
+ */
+
+import type { Camera, Material, Scene } from 'three';
+
+/** Texture filtering of the terrain's virtual texture. */
+export type TerrainFiltering = 'bilinear' | 'trilinear' | 'anisotropic';
+
+/** Debug views a surface may offer. */
+export type TerrainDebugView = 'mipColours' | 'tileBorders' | 'feedbackBuffer' | 'residencyMap';
+
+/** All debug views, in HUD order. */
+export const TERRAIN_DEBUG_VIEWS: readonly TerrainDebugView[] = [
+  'mipColours',
+  'tileBorders',
+  'feedbackBuffer',
+  'residencyMap',
+];
+
+/** Run-time settings the HUD changes. */
+export interface TerrainSurfaceSettings {
+  /** Budget for everything Tessera allocates, bytes. */
+  budgetBytes: number;
+  /** Feedback pass resolution divisor (8 = 1/8 of the canvas per side). */
+  feedbackScale: number;
+  /** Tile uploads per frame at most. */
+  maxUploadsPerFrame: number;
+  filtering: TerrainFiltering;
+  /** When true, page requests stop changing (to inspect what is resident). */
+  freezeFeedback: boolean;
+}
+
+/** What the terrain's texturing reports each frame (zeros where the stand-in has no such thing). */
+export interface TerrainSurfaceStats {
+  /** Physical pool slots (pages that fit). */
+  poolSlots: number;
+  /** Pages resident in the pool. */
+  resident: number;
+  /** Page loads in flight. */
+  pending: number;
+  /** Distinct pages the last feedback asked for. */
+  visibleRequested: number;
+  /** Of those, pages resident at the requested mip. */
+  visibleSharp: number;
+  /** Mip bias the system applied to fit the pool (0 = none), mips. */
+  mipBias: number;
+  /** Tiles uploaded in the last frame. */
+  uploadsLastFrame: number;
+  /** Frame (the surface's own count) of the latest feedback analysed, or -1. */
+  lastFeedbackFrame: number;
+  /** Feedback readbacks started / delivered / dropped as stale / skipped. */
+  readbacks: { started: number; delivered: number; dropped: number; skipped: number };
+  /** Bytes the terrain's texturing holds on the GPU, by budget category. */
+  bytesByCategory: Record<string, number>;
+}
+
+/** Texturing of the terrain. */
+export interface TerrainSurface {
+  /** `virtual-texture` when Tessera's plugin drives it; `stand-in` for an ordinary texture. */
+  readonly kind: 'virtual-texture' | 'stand-in';
+  /** The material every terrain chunk uses. */
+  readonly material: Material;
+  /** Debug views this surface implements (the HUD disables the others). */
+  readonly debugViews: readonly TerrainDebugView[];
+  /** True once every visible texel has something to show (the coarsest mip is resident). */
+  readonly isReady: boolean;
+  /** Errors the texturing reported (failed tile loads), as messages. */
+  readonly errors: readonly string[];
+  /** Called once per frame before `renderer.render`. */
+  update(camera: Camera, scene: Scene): void;
+  /** Applies HUD settings (a surface ignores what it cannot change). */
+  applySettings(settings: TerrainSurfaceSettings): void;
+  setDebugView(view: TerrainDebugView, enabled: boolean): void;
+  stats(): TerrainSurfaceStats;
+  dispose(): void;
+}

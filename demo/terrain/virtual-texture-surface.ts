@@ -1,0 +1,216 @@
+/**
+ * Terrain texturing through Tessera: one virtual texture (albedo + normal layers) of the procedural
+ * world over the whole terrain, sampled by TSL nodes in the terrain's material. Settings the plugin
+ * only takes at construction (budget, feedback scale, uploads per frame, filtering) rebuild the
+ * system; the terrain picks up the new {@link VirtualTextureSurface.material}.
+ *
+ * Budget: `VirtualTextureSystem` takes no shared `TextureBudget` yet, so the surface gives it the
+ * demo's budget less the prop textures' share, and reserves the system's exact GPU bytes (by
+ * category, infrastructure priority) in the shared budget. The streamed prop textures then live in
+ * whatever room is left, and one budget accounts for everything; but the virtual texture does not
+ * shrink on its own when the budget is cut (the demo rebuilds it with the new share).
+ */
+
+import type { Camera, Scene } from 'three';
+import { normalMap, uv } from 'three/tsl';
+import { MeshStandardNodeMaterial, type WebGPURenderer } from 'three/webgpu';
+import type { BudgetCategory } from '../../src/core/budget/budget-category';
+import { BudgetPriority } from '../../src/core/budget/budget-priority';
+import type { TextureBudget } from '../../src/core/budget/texture-budget';
+import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../src/core/page-id';
+import type { TileSource } from '../../src/core/tile-source';
+import type { VirtualTexture } from '../../src/three/virtual-texture';
+import { type VirtualTextureNode, virtualTexture } from '../../src/three/virtual-texture-node';
+import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
+import type {
+  TerrainDebugView,
+  TerrainSurface,
+  TerrainSurfaceSettings,
+  TerrainSurfaceStats,
+} from './terrain-surface';
+
+/** The terrain's virtual texture. */
+export class VirtualTextureSurface implements TerrainSurface {
+  readonly kind = 'virtual-texture' as const;
+  /** None yet: the plugin exposes no debug views (mip colours, borders, feedback, residency). */
+  readonly debugViews: readonly TerrainDebugView[] = [];
+  material!: MeshStandardNodeMaterial;
+  /** Called when a rebuild replaced {@link material}. */
+  onMaterialChanged: ((material: MeshStandardNodeMaterial) => void) | null = null;
+  /** Errors raised by the system's `error` event, as messages. */
+  readonly errors: string[] = [];
+  private system!: VirtualTextureSystem;
+  private texture!: VirtualTexture;
+  private settings: TerrainSurfaceSettings;
+  private readonly requested = new Set<number>();
+  /** The system's reservations in the shared budget. */
+  private readonly reservations: number[] = [];
+  private visibleRequested = 0;
+  private readonly statsView: TerrainSurfaceStats = {
+    poolSlots: 0,
+    resident: 0,
+    pending: 0,
+    visibleRequested: 0,
+    visibleSharp: 0,
+    mipBias: 0,
+    uploadsLastFrame: 0,
+    lastFeedbackFrame: -1,
+    readbacks: { started: 0, delivered: 0, dropped: 0, skipped: 0 },
+    bytesByCategory: {},
+  };
+
+  /**
+   * `settings.budgetBytes` is the demo's whole budget (`budget`'s); the virtual texture gets it
+   * less `propShareBytes(budgetBytes)` (room kept for the streamed prop textures).
+   */
+  constructor(
+    private readonly renderer: WebGPURenderer,
+    private readonly source: TileSource,
+    settings: TerrainSurfaceSettings,
+    private readonly budget: TextureBudget,
+    private readonly propShareBytes: (budgetBytes: number) => number,
+  ) {
+    this.settings = { ...settings };
+    this.build();
+  }
+
+  /** True once the coarsest mip is resident (every pixel has a fallback). */
+  get isReady(): boolean {
+    return this.system.isReady;
+  }
+
+  update(camera: Camera, scene: Scene): void {
+    this.system.update(camera, scene);
+  }
+
+  applySettings(settings: TerrainSurfaceSettings): void {
+    const s = this.settings;
+    const rebuild =
+      s.budgetBytes !== settings.budgetBytes ||
+      s.feedbackScale !== settings.feedbackScale ||
+      s.maxUploadsPerFrame !== settings.maxUploadsPerFrame ||
+      s.filtering !== settings.filtering;
+    this.settings = { ...settings };
+    if (!rebuild) return;
+    // Free the old system before building the new one: both at once could pass the budget.
+    const oldMaterial = this.material;
+    this.releaseReservations();
+    this.system.dispose();
+    // With the old system gone, a lowered budget only has streamed textures left to shed.
+    if (this.budget.budgetBytes !== settings.budgetBytes) this.budget.setBudget(settings.budgetBytes);
+    this.build();
+    this.onMaterialChanged?.(this.material);
+    oldMaterial.dispose();
+  }
+
+  setDebugView(_view: TerrainDebugView, _enabled: boolean): void {}
+
+  stats(): TerrainSurfaceStats {
+    const system = this.system.stats();
+    const streamer = this.system.streamer.stats();
+    const out = this.statsView;
+    out.poolSlots = system.slotCount;
+    out.resident = system.residentPages;
+    out.pending = streamer.queued + streamer.inFlight + streamer.pendingUploads;
+    out.visibleRequested = this.visibleRequested;
+    out.visibleSharp = this.countSharp();
+    out.mipBias = system.mipBias;
+    out.uploadsLastFrame = system.uploadsLastFrame;
+    out.readbacks = system.readbacks;
+    const bytes = system.gpuBytes;
+    out.bytesByCategory['vt-pool'] = bytes.poolLayers.reduce((a, b) => a + b, 0);
+    out.bytesByCategory['page-table'] = bytes.pageTables;
+    out.bytesByCategory.feedback = bytes.feedbackTargets;
+    out.bytesByCategory.readback = bytes.readbackBuffers;
+    return out;
+  }
+
+  dispose(): void {
+    this.material.dispose();
+    this.releaseReservations();
+    this.system.dispose();
+  }
+
+  private releaseReservations(): void {
+    for (const handle of this.reservations) this.budget.release(handle);
+    this.reservations.length = 0;
+  }
+
+  /** Reserves the system's exact GPU bytes in the shared budget (throws 'over-budget' if they do not fit). */
+  private reserveInBudget(): void {
+    const bytes = this.system.stats().gpuBytes;
+    const parts: Array<[BudgetCategory, number]> = [
+      ['vt-pool', bytes.poolLayers.reduce((a, b) => a + b, 0)],
+      ['page-table', bytes.pageTables],
+      ['feedback', bytes.feedbackTargets],
+      ['readback', bytes.readbackBuffers],
+    ];
+    for (const [category, n] of parts) {
+      if (n > 0)
+        this.reservations.push(this.budget.reserve(category, n, undefined, BudgetPriority.infrastructure));
+    }
+  }
+
+  private build(): void {
+    const s = this.settings;
+    this.system = new VirtualTextureSystem(this.renderer, {
+      budgetBytes: s.budgetBytes - this.propShareBytes(s.budgetBytes),
+      tileSize: this.source.info.tileSize,
+      border: this.source.info.border,
+      feedbackScale: s.feedbackScale,
+      maxUploadsPerFrame: s.maxUploadsPerFrame,
+      filtering: s.filtering,
+      layers: this.source.info.layers.map((layer) => layer.format),
+      pageTableBytes: pageTableBytes(this.source.info.widthPages, this.source.info.heightPages),
+    });
+    this.texture = this.system.add(this.source, { name: 'terrain' });
+    this.reserveInBudget();
+    this.system.events.on('error', (event) =>
+      this.errors.push(`${event.error.code}: ${event.error.message}`),
+    );
+    this.system.events.on('feedback', (event) => {
+      this.statsView.lastFeedbackFrame = event.frame;
+      this.onFeedback(event.ids);
+    });
+    const albedo = virtualTexture(this.texture, uv());
+    const material = new MeshStandardNodeMaterial({ roughness: 0.95 });
+    material.name = 'demo:terrain-vt';
+    material.colorNode = albedo;
+    const normal = (virtualTexture(this.texture, uv()) as unknown as VirtualTextureNode).layer('normal');
+    material.normalNode = normalMap(normal);
+    this.material = material;
+    this.requested.clear();
+    this.visibleRequested = 0;
+  }
+
+  /** Remembers the distinct pages the latest feedback asked for (to count how many are sharp). */
+  private onFeedback(ids: Uint32Array): void {
+    if (this.settings.freezeFeedback) return;
+    this.requested.clear();
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      // Only well-formed requests for this texture count (the feedback may hold other VTs' pages).
+      if (id === NO_REQUEST || pageVt(id) !== this.texture.id || pageMip(id) >= this.texture.mipCount)
+        continue;
+      this.requested.add(id);
+    }
+    this.visibleRequested = this.requested.size;
+  }
+
+  /** Requested pages resident at exactly the requested mip. */
+  private countSharp(): number {
+    const table = this.texture.pageTable;
+    let sharp = 0;
+    for (const id of this.requested) if (table.isResident(pageMip(id), pageX(id), pageY(id))) sharp++;
+    return sharp;
+  }
+}
+
+/** Bytes of an r32uint page table with a full mip chain for a `width` x `height` page texture. */
+function pageTableBytes(width: number, height: number): number {
+  let bytes = 0;
+  for (let w = width, h = height; ; w = Math.max(1, w >> 1), h = Math.max(1, h >> 1)) {
+    bytes += w * h * 4;
+    if (w === 1 && h === 1) return bytes;
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The full budget suite on the demo (both backends), opt-in: `TESSERA_FULL_BUDGET=1 playwright test
+ * test/browser/demo` (`npm run test:budget`). For budgets of 32, 64 and 128 MiB: a fly-over, five
+ * teleports (each settled, time-to-sharp recorded), three region transitions (peak within
+ * max(A, B) + 10% of the budget) and a budget cut, with the independent tracker read after EVERY
+ * frame. Writes test-results/demo-full/<backend>-<budget>MiB.json (per checkpoint: frame, tracker
+ * bytes, stats, time-to-sharp) and a PNG per checkpoint; fails on a blank or uniform screenshot.
+ */
+
+import type { CameraPose, DemoStats, TransitionResult } from '../../../demo/automation';
+import { expect, test } from '../fixtures';
+import {
+  DEMO_PAGE,
+  demoReady,
+  demoStats,
+  installBaselineProbe,
+  isolateFromDevServerReloads,
+  screenshotCanvas,
+  settle,
+  type TrackedFrameRun,
+  type TrackedTessera,
+  teleport,
+  trackedFrames,
+  trackedTessera,
+  transition,
+  writeJson,
+} from './demo-page';
+
+const MIB = 1024 * 1024;
+const BUDGETS_MIB = [32, 64, 128];
+/** TextureBudget's default: a lowered budget is reached within 8 update frames. */
+const MAX_SHED_FRAMES = 8;
+const SETTLE_FRAMES = 300;
+
+const TELEPORTS: { name: string; pose: CameraPose }[] = [
+  { name: 'valley-village', pose: { x: -900, z: 500, height: 25, yaw: 0.5, pitch: -0.15 } },
+  { name: 'valley-high', pose: { x: -1200, z: 900, height: 300, yaw: -0.6, pitch: -0.5 } },
+  { name: 'desert-dunes', pose: { x: 900, z: 500, height: 30, yaw: -0.4, pitch: -0.2 } },
+  { name: 'snow-ridge', pose: { x: 0, z: -1000, height: 60, yaw: 0.3, pitch: -0.25 } },
+  { name: 'river-low', pose: { x: 200, z: 200, height: 8, yaw: 2.2, pitch: -0.05 } },
+];
+
+interface Checkpoint {
+  name: string;
+  frame: number;
+  tracked: TrackedTessera;
+  stats: DemoStats;
+  /** Frames from the teleport until nothing visible was pending (the settle). */
+  timeToSharpFrames?: number;
+  settled?: boolean;
+  sharpRatio?: number;
+  transition?: TransitionResult;
+  frames?: TrackedFrameRun;
+  screenshot: { stddev: number; distinctColours: number; file: string };
+}
+
+test.describe('demo: full budget suite', () => {
+  test.skip(!process.env.TESSERA_FULL_BUDGET, 'set TESSERA_FULL_BUDGET=1 (npm run test:budget) to run it');
+
+  for (const budgetMiB of BUDGETS_MIB) {
+    test(`budget ${budgetMiB} MiB: fly-over, five teleports, three transitions, a budget cut`, async ({
+      page,
+      backend,
+      openPage,
+    }) => {
+      test.setTimeout(20 * 60_000);
+      const budgetBytes = budgetMiB * MIB;
+      await isolateFromDevServerReloads(page);
+      await installBaselineProbe(page);
+      await openPage(DEMO_PAGE, { auto: 0, size: '480x270', hud: 0, budget: budgetMiB, seed: 7 });
+      await demoReady(page);
+      const tag = `${backend}-${budgetMiB}MiB`;
+      const checkpoints: Checkpoint[] = [];
+      let budgetNow = budgetBytes;
+
+      const checkpoint = async (name: string, extra: Partial<Checkpoint> = {}) => {
+        const stats = await demoStats(page);
+        const tracked = await trackedTessera(page, backend);
+        expect(tracked.bytes, `tracked Tessera bytes at ${name}`).toBeLessThanOrEqual(budgetNow);
+        expect(stats.usedBytes, `budget live bytes at ${name}`).toBeLessThanOrEqual(stats.budgetBytes);
+        expect(stats.errors, `demo errors at ${name}`).toEqual([]);
+        const file = `test-results/demo-full/${tag}-${String(checkpoints.length).padStart(2, '0')}-${name}.png`;
+        const variety = await screenshotCanvas(page, file);
+        expect(variety.distinctColours, `distinct colours at ${name}`).toBeGreaterThan(50);
+        expect(variety.stddev, `luminance spread at ${name}`).toBeGreaterThan(4);
+        checkpoints.push({
+          name,
+          frame: stats.frame,
+          tracked,
+          stats,
+          screenshot: { ...variety, file },
+          ...extra,
+        });
+        return stats;
+      };
+      const expectFramesInBudget = (name: string, run: TrackedFrameRun) => {
+        expect(run.overBudgetFrames, `frames over budget during ${name}`).toEqual([]);
+      };
+
+      let fly: TrackedFrameRun | undefined;
+      let shed: TrackedFrameRun | undefined;
+      // The summary is written even when a check fails, so a failing run still leaves its figures.
+      try {
+        await checkpoint('start');
+
+        // Fly-over: high over the valley down towards the village, 90 frames, every frame tracked.
+        fly = await trackedFrames(page, backend, 90, {
+          from: { x: -1800, z: 1500, height: 400, yaw: -0.8, pitch: -0.45 },
+          to: { x: -700, z: 400, height: 120, yaw: -0.3, pitch: -0.3 },
+        });
+        expectFramesInBudget('fly-over', fly);
+        await checkpoint('fly-over', { frames: fly });
+
+        // Five teleports, each settled; time-to-sharp is the settle's frame count.
+        for (const { name, pose } of TELEPORTS) {
+          await teleport(page, pose);
+          const settled = await settle(page, SETTLE_FRAMES);
+          const stats = await demoStats(page);
+          const { visibleRequested: requested, visibleSharp: sharp, mipBias } = stats.vt;
+          const sharpRatio = requested > 0 ? sharp / requested : 1;
+          // Sharp, or the pool is oversubscribed and the mip bias explains what is missing.
+          if (!(settled.settled && sharpRatio >= 0.99)) {
+            expect
+              .soft(mipBias, `${name}: not sharp (${sharp}/${requested}) and no mip bias`)
+              .toBeGreaterThan(0);
+          }
+          await checkpoint(`teleport-${name}`, {
+            timeToSharpFrames: settled.frames,
+            settled: settled.settled,
+            sharpRatio,
+          });
+        }
+
+        // Three transitions, each within max(A, B) + 10% of the budget; every frame tracked after.
+        for (const region of ['desert', 'snowfield', 'valley']) {
+          const result = await transition(page, region);
+          const rule = Math.max(result.residentAtStartBytes, result.residentAtDoneBytes) + 0.1 * budgetNow;
+          expect.soft(result.peakBytes, `transition to ${region}: peak vs rule`).toBeLessThanOrEqual(rule);
+          expect(result.peakBytes, `transition to ${region}: peak vs budget`).toBeLessThanOrEqual(budgetNow);
+          const after = await trackedFrames(page, backend, 20);
+          expectFramesInBudget(`after transition to ${region}`, after);
+          await checkpoint(`transition-${region}`, { transition: result, frames: after });
+        }
+
+        // Budget cut: a quarter less (never under 24 MiB: the virtual texture's page tables alone
+        // take 5.3 MiB). The shared budget sheds within MAX_SHED_FRAMES frames.
+        const cutMiB = Math.max(24, Math.floor(budgetMiB * 0.75));
+        await page.evaluate((mib) => window.demo.setBudget(mib), cutMiB);
+        budgetNow = cutMiB * MIB;
+        shed = await trackedFrames(page, backend, MAX_SHED_FRAMES);
+        const afterCut = await trackedFrames(page, backend, 40);
+        expect(afterCut.maxTrackedBytes, 'tracked bytes after the cut').toBeLessThanOrEqual(budgetNow);
+        expectFramesInBudget('after the cut', afterCut);
+        const cutStats = await checkpoint('budget-cut', { frames: afterCut });
+        expect(cutStats.budgetBytes).toBe(budgetNow);
+      } finally {
+        writeJson(`test-results/demo-full/${tag}.json`, {
+          backend,
+          budgetBytes: budgetBytes,
+          cutBytes: budgetNow,
+          shedFrames: shed,
+          peakTrackedBytes: Math.max(fly?.maxTrackedBytes ?? 0, ...checkpoints.map((c) => c.tracked.bytes)),
+          timeToSharpFrames: Object.fromEntries(
+            checkpoints
+              .filter((c) => c.timeToSharpFrames !== undefined)
+              .map((c) => [c.name, c.timeToSharpFrames]),
+          ),
+          transitionPeaks: checkpoints
+            .filter((c) => c.transition)
+            .map((c) => ({ name: c.name, ...c.transition })),
+          checkpoints,
+        });
+      }
+    });
+  }
+});

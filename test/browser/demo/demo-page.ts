@@ -1,0 +1,208 @@
+/** Helpers for driving the demo page (demo/index.html) through its automation API in tests. */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Page } from '@playwright/test';
+import sharp from 'sharp';
+import type { CameraPose, DemoStats, SettleResult, TransitionResult } from '../../../demo/automation';
+
+/** Path of the demo page under the test server's root (the repository). */
+export const DEMO_PAGE = 'demo/index.html';
+
+/**
+ * Mocks Vite's HMR websocket so edits to source files elsewhere in the repository (other work in
+ * progress) cannot full-reload the page under a running test. Call before opening the page.
+ */
+export async function isolateFromDevServerReloads(page: Page): Promise<void> {
+  await page.routeWebSocket(/\/\?token=|vite-hmr/, () => {});
+}
+
+/** Awaits `demo.ready`. */
+export function demoReady(page: Page): Promise<void> {
+  return page.evaluate(() => window.demo.ready);
+}
+
+/** `demo.renderFrames(n)`. */
+export function renderFrames(page: Page, n: number): Promise<void> {
+  return page.evaluate((count) => window.demo.renderFrames(count), n);
+}
+
+/** `demo.teleport(pose)`. */
+export function teleport(page: Page, pose: CameraPose): Promise<void> {
+  return page.evaluate((p) => window.demo.teleport(p), pose);
+}
+
+/** `demo.settle({ maxFrames })`. */
+export function settle(page: Page, maxFrames: number): Promise<SettleResult> {
+  return page.evaluate((m) => window.demo.settle({ maxFrames: m }), maxFrames);
+}
+
+/** `demo.transition(name)`. */
+export function transition(page: Page, name: string): Promise<TransitionResult> {
+  return page.evaluate((n) => window.demo.transition(n), name);
+}
+
+/** `demo.stats()`. */
+export function demoStats(page: Page): Promise<DemoStats> {
+  return page.evaluate(() => window.demo.stats());
+}
+
+/**
+ * Screenshots the canvas to `file` and measures it: luminance standard deviation (0..255) and the
+ * number of distinct colours, to tell a real view from a blank or uniform one. Reading the PNG in
+ * Node works on both backends (a WebGPU canvas cannot be read back from script after its frame).
+ */
+export async function screenshotCanvas(
+  page: Page,
+  file: string,
+): Promise<{ stddev: number; distinctColours: number }> {
+  mkdirSync(dirname(file), { recursive: true });
+  const png = await page.locator('canvas[data-engine]').screenshot({ path: file });
+  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  let sum = 0;
+  let sumSquares = 0;
+  const colours = new Set<number>();
+  for (let i = 0; i < data.length; i += info.channels) {
+    const y = 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2];
+    sum += y;
+    sumSquares += y * y;
+    colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+  }
+  const n = data.length / info.channels;
+  const mean = sum / n;
+  return { stddev: Math.sqrt(Math.max(0, sumSquares / n - mean * mean)), distinctColours: colours.size };
+}
+
+/** Writes `value` as pretty JSON to `path` (relative to the repository), creating folders. */
+export function writeJson(path: string, value: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** What the independent tracker attributes to Tessera, bytes. */
+export interface TrackedTessera {
+  /** WebGPU: live bytes labelled `tessera:`. WebGL2: texture + renderbuffer bytes above the baseline. */
+  bytes: number;
+  /** Live bytes of every GPU allocation on the page (WebGPU), or all GL allocations (WebGL2). */
+  liveBytes: number;
+  /** WebGL2 only: growth over the baseline by kind (textures, buffers, renderbuffers). */
+  glDelta?: { texture: number; buffer: number; renderbuffer: number };
+}
+
+/**
+ * Installs `window.demoProbe`, which records the tracker's snapshot when the demo says it is about
+ * to allocate Tessera's first GPU object (after the renderer drew one empty frame). Call before
+ * opening the page (after the fixture's tracker init script).
+ */
+export async function installBaselineProbe(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as {
+      demoProbe: (phase: string) => void;
+      __demoBaseline?: unknown;
+      __tesseraGpuTracker: { snapshot(): unknown };
+    };
+    w.demoProbe = () => {
+      w.__demoBaseline = w.__tesseraGpuTracker.snapshot();
+    };
+  });
+}
+
+/**
+ * Reads Tessera's bytes from the independent tracker. WebGL2 has no labels: Tessera's pool, page
+ * tables, streamed chains and feedback target are textures and renderbuffers, counted as growth
+ * over the baseline the probe took; buffers are reported apart (they are mostly the demo's own
+ * terrain geometry and three's uniform buffers, which grow with the scene, not with Tessera).
+ */
+export async function trackedTessera(page: Page, backend: 'webgpu' | 'webgl'): Promise<TrackedTessera> {
+  return page.evaluate((b) => {
+    type Snapshot = { liveBytes: number; byPrefix: Record<string, { live: number }> };
+    const w = window as unknown as {
+      __demoBaseline?: Snapshot;
+      __tesseraGpuTracker: { snapshot(): Snapshot };
+    };
+    const now = w.__tesseraGpuTracker.snapshot();
+    if (b === 'webgpu') return { bytes: now.byPrefix['tessera:']?.live ?? 0, liveBytes: now.liveBytes };
+    const base = w.__demoBaseline;
+    if (!base) throw new Error('no baseline: the demo never called demoProbe');
+    const live = (s: Snapshot, key: string) => s.byPrefix[key]?.live ?? 0;
+    const texture = live(now, 'webgl:texture') - live(base, 'webgl:texture');
+    const buffer = live(now, 'webgl:buffer') - live(base, 'webgl:buffer');
+    const renderbuffer = live(now, 'webgl:renderbuffer') - live(base, 'webgl:renderbuffer');
+    return {
+      bytes: texture + renderbuffer,
+      liveBytes: now.liveBytes,
+      glDelta: { texture, buffer, renderbuffer },
+    };
+  }, backend);
+}
+
+/** Per-frame figures of {@link trackedFrames}. */
+export interface TrackedFrameRun {
+  frames: number;
+  /** Largest tracked Tessera bytes over the frames (see {@link trackedTessera}). */
+  maxTrackedBytes: number;
+  /** Largest budget live bytes (`stats().usedBytes`) over the frames. */
+  maxUsedBytes: number;
+  /** Frames whose tracked bytes exceeded the budget in force at that frame. */
+  overBudgetFrames: { frame: number; tracked: number; budget: number }[];
+}
+
+/**
+ * Renders `n` frames one by one inside the page, reading the tracker after each (every frame is
+ * checked, not just checkpoints). With `path`, the camera flies linearly from `path.from` to
+ * `path.to` over the frames (a fly-over).
+ */
+export function trackedFrames(
+  page: Page,
+  backend: 'webgpu' | 'webgl',
+  n: number,
+  path?: { from: CameraPose; to: CameraPose },
+): Promise<TrackedFrameRun> {
+  return page.evaluate(
+    async ({ b, count, fly }) => {
+      type Snapshot = { byPrefix: Record<string, { live: number }> };
+      const w = window as unknown as {
+        __demoBaseline?: Snapshot;
+        __tesseraGpuTracker: { snapshot(): Snapshot };
+      };
+      const live = (s: Snapshot | undefined, key: string) => s?.byPrefix[key]?.live ?? 0;
+      const tracked = () => {
+        const now = w.__tesseraGpuTracker.snapshot();
+        if (b === 'webgpu') return live(now, 'tessera:');
+        const base = w.__demoBaseline;
+        return (
+          live(now, 'webgl:texture') -
+          live(base, 'webgl:texture') +
+          live(now, 'webgl:renderbuffer') -
+          live(base, 'webgl:renderbuffer')
+        );
+      };
+      const out = {
+        frames: 0,
+        maxTrackedBytes: 0,
+        maxUsedBytes: 0,
+        overBudgetFrames: [] as { frame: number; tracked: number; budget: number }[],
+      };
+      for (let i = 0; i < count; i++) {
+        if (fly) {
+          const t = count > 1 ? i / (count - 1) : 1;
+          const pose = {} as Record<string, number>;
+          for (const key of ['x', 'z', 'height', 'yaw', 'pitch'] as const) {
+            pose[key] = fly.from[key] + (fly.to[key] - fly.from[key]) * t;
+          }
+          window.demo.teleport(pose as unknown as CameraPose);
+        }
+        await window.demo.renderFrames(1);
+        const stats = window.demo.stats();
+        const bytes = tracked();
+        out.frames++;
+        out.maxTrackedBytes = Math.max(out.maxTrackedBytes, bytes);
+        out.maxUsedBytes = Math.max(out.maxUsedBytes, stats.usedBytes);
+        if (bytes > stats.budgetBytes)
+          out.overBudgetFrames.push({ frame: stats.frame, tracked: bytes, budget: stats.budgetBytes });
+      }
+      return out;
+    },
+    { b: backend, count: n, fly: path },
+  );
+}
