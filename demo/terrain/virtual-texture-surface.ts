@@ -187,11 +187,13 @@ export class VirtualTextureSurface implements TerrainSurface {
   private onFeedback(ids: Uint32Array): void {
     if (this.settings.freezeFeedback) return;
     this.requested.clear();
+    const layout = this.texture.pageTable.layout;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
-      // Only well-formed requests for this texture count (the feedback may hold other VTs' pages).
-      if (id === NO_REQUEST || pageVt(id) !== this.texture.id || pageMip(id) >= this.texture.mipCount)
-        continue;
+      // Only well-formed requests for this texture count, as in the core's analyser (the feedback
+      // may hold other VTs' pages).
+      if (id === NO_REQUEST || pageVt(id) !== this.texture.id) continue;
+      if (!layout.contains(pageMip(id), pageX(id), pageY(id))) continue;
       this.requested.add(id);
     }
     this.visibleRequested = this.requested.size;

@@ -188,6 +188,9 @@ export class FeedbackPass {
     }
     camera.projectionMatrixInverse.copy(projection).invert();
     scene.background = null;
+    // Page ids are bit patterns, not colours: fog would blend distant ones towards the fog colour.
+    const previousFog = scene.fog;
+    scene.fog = null;
     scene.overrideMaterial = null;
     renderer.autoClear = true;
     renderer.setClearColor(0xffffff, 1);
@@ -202,6 +205,7 @@ export class FeedbackPass {
       renderer.setClearColor(this.savedClear, previousAlpha);
       renderer.autoClear = previousAutoClear;
       scene.background = previousBackground;
+      scene.fog = previousFog;
       scene.overrideMaterial = previousOverride;
       projection.copy(this.savedProjection);
       camera.projectionMatrixInverse.copy(this.savedProjectionInverse);

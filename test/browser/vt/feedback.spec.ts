@@ -26,36 +26,42 @@ function explained(id: number, set: Set<number>): boolean {
  * feedback pixels differ slightly from the simulator's exact Jacobian, so mips may differ by one at
  * mip boundaries and pages by one at tile edges; anything further is a bug.
  */
-test('feedback requests match the simulator for the same camera', async ({ page, openPage }) => {
-  await openPage(VT_SCENE, { budget: 64 * 1024 * 1024 });
-  await waitForScene(page);
-  const frames = await page.evaluate(async () => {
-    vtScene.setPose(0.3, 0.05, 0.2, 0.4, -0.5);
-    await vtScene.waitReady();
-    vtScene.step(2); // compiles the request material
-    const out = [];
-    for (let i = 0; i < 5; i++) {
-      const r = await vtScene.stepAndCompareFeedback();
-      if (r) out.push(r);
-      if (i === 2) vtScene.setPose(0.6, 0.08, 0.5, -1.2, -0.35);
+for (const fog of [false, true]) {
+  test(`feedback requests match the simulator for the same camera${fog ? ', with scene fog' : ''}`, async ({
+    page,
+    openPage,
+  }) => {
+    await openPage(VT_SCENE, { budget: 64 * 1024 * 1024, fog: fog ? 1 : 0 });
+    await waitForScene(page);
+    const frames = await page.evaluate(async () => {
+      vtScene.setPose(0.3, 0.05, 0.2, 0.4, -0.5);
+      await vtScene.waitReady();
+      vtScene.step(2); // compiles the request material
+      const out = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await vtScene.stepAndCompareFeedback();
+        if (r) out.push(r);
+        if (i === 2) vtScene.setPose(0.6, 0.08, 0.5, -1.2, -0.35);
+      }
+      return out;
+    });
+    expect(frames.length).toBeGreaterThanOrEqual(4);
+    for (const frame of frames) {
+      expect(frame.sim.length).toBeGreaterThan(10);
+      const sim = new Set(frame.sim);
+      const gpu = new Set(frame.gpu);
+      const gpuExplained = frame.gpu.filter((id) => explained(id, sim)).length / frame.gpu.length;
+      const simExplained = frame.sim.filter((id) => explained(id, gpu)).length / frame.sim.length;
+      const exact =
+        frame.gpu.filter((id) => sim.has(id)).length / Math.max(frame.gpu.length, frame.sim.length);
+      const detail = JSON.stringify({ gpuExplained, simExplained, exact, pixels: frame.pixelAgreement });
+      expect(gpuExplained, detail).toBeGreaterThanOrEqual(0.98);
+      expect(simExplained, detail).toBeGreaterThanOrEqual(0.98);
+      expect(exact, detail).toBeGreaterThanOrEqual(0.75);
+      expect(frame.pixelAgreement, detail).toBeGreaterThanOrEqual(0.85);
     }
-    return out;
   });
-  expect(frames.length).toBeGreaterThanOrEqual(4);
-  for (const frame of frames) {
-    expect(frame.sim.length).toBeGreaterThan(10);
-    const sim = new Set(frame.sim);
-    const gpu = new Set(frame.gpu);
-    const gpuExplained = frame.gpu.filter((id) => explained(id, sim)).length / frame.gpu.length;
-    const simExplained = frame.sim.filter((id) => explained(id, gpu)).length / frame.sim.length;
-    const exact = frame.gpu.filter((id) => sim.has(id)).length / Math.max(frame.gpu.length, frame.sim.length);
-    const detail = JSON.stringify({ gpuExplained, simExplained, exact, pixels: frame.pixelAgreement });
-    expect(gpuExplained, detail).toBeGreaterThanOrEqual(0.98);
-    expect(simExplained, detail).toBeGreaterThanOrEqual(0.98);
-    expect(exact, detail).toBeGreaterThanOrEqual(0.75);
-    expect(frame.pixelAgreement, detail).toBeGreaterThanOrEqual(0.85);
-  }
-});
+}
 
 /** A material sampling two virtual textures gets pages of both requested (in alternate frames). */
 test('a material sampling two virtual textures requests pages of both', async ({ page, openPage }) => {

@@ -1,6 +1,7 @@
 import {
   DoubleSide,
   FloatType,
+  Fog,
   Mesh,
   OrthographicCamera,
   PerspectiveCamera,
@@ -96,6 +97,8 @@ if (params.get('two') === '1') {
 const geometry = new PlaneGeometry(1, 1).rotateX(Math.PI / 2).translate(0.5, 0, 0.5);
 const scene = new Scene();
 scene.add(new Mesh(geometry, material));
+// ?fog=1: dense scene fog, which must never reach the feedback pass (it would blend page ids).
+if (params.get('fog') === '1') scene.fog = new Fog(0xff8000, 0, 0.4);
 
 /** A full RGBA8 pyramid of `edge`² whose every level is one solid colour. */
 function solidPyramid(edge: number, rgb: readonly number[]): Uint8Array[] {
