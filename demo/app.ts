@@ -268,7 +268,7 @@ export class DemoApp {
         terrain: this.surface.kind,
         terrainSource: this.tiles.kind,
         budget: 'texture-budget',
-        virtualTextureBudget: 'reserved-share',
+        virtualTextureBudget: 'shared',
       },
       errors: [...this.errors, ...this.surface.errors],
     };

@@ -70,15 +70,14 @@ export interface DemoStats {
   scene: string | null;
   /**
    * Which implementation each part runs on: the terrain's texturing (`stand-in` with `?vt=0`), its
-   * tile source, the budget, and how the virtual texture sits in it (`reserved-share`: the
-   * VirtualTextureSystem takes no shared budget yet; it gets the budget less the props' share and
-   * its exact bytes are reserved in the shared TextureBudget).
+   * tile source, the budget, and how the virtual texture sits in it (`shared`: the
+   * VirtualTextureSystem reserves its share in the demo's one TextureBudget).
    */
   implementation: {
     terrain: 'virtual-texture' | 'stand-in';
     terrainSource: 'procedural' | 'archive';
     budget: 'texture-budget';
-    virtualTextureBudget: 'reserved-share' | 'shared';
+    virtualTextureBudget: 'shared';
   };
   /** Errors the demo caught (error events, failed loads), as messages. */
   errors: string[];

@@ -4,18 +4,15 @@
  * only takes at construction (budget, feedback scale, uploads per frame, filtering) rebuild the
  * system; the terrain picks up the new {@link VirtualTextureSurface.material}.
  *
- * Budget: `VirtualTextureSystem` takes no shared `TextureBudget` yet, so the surface gives it the
- * demo's budget less the prop textures' share, and reserves the system's exact GPU bytes (by
- * category, infrastructure priority) in the shared budget. The streamed prop textures then live in
- * whatever room is left, and one budget accounts for everything; but the virtual texture does not
- * shrink on its own when the budget is cut (the demo rebuilds it with the new share).
+ * Budget: the system reserves its pool, page tables, feedback and readback in the demo's shared
+ * `TextureBudget` (its `budget` option), taking the budget less the prop textures' share; the
+ * streamed prop textures live in whatever room is left, so one budget accounts for everything. A
+ * budget cut rebuilds the system with its new share.
  */
 
 import type { Camera, Scene } from 'three';
 import { normalMap, uv } from 'three/tsl';
 import { MeshStandardNodeMaterial, type WebGPURenderer } from 'three/webgpu';
-import type { BudgetCategory } from '../../src/core/budget/budget-category';
-import { BudgetPriority } from '../../src/core/budget/budget-priority';
 import type { TextureBudget } from '../../src/core/budget/texture-budget';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../src/core/page-id';
 import type { TileSource } from '../../src/core/tile-source';
@@ -43,8 +40,6 @@ export class VirtualTextureSurface implements TerrainSurface {
   private texture!: VirtualTexture;
   private settings: TerrainSurfaceSettings;
   private readonly requested = new Set<number>();
-  /** The system's reservations in the shared budget. */
-  private readonly reservations: number[] = [];
   private visibleRequested = 0;
   private readonly statsView: TerrainSurfaceStats = {
     poolSlots: 0,
@@ -94,7 +89,6 @@ export class VirtualTextureSurface implements TerrainSurface {
     if (!rebuild) return;
     // Free the old system before building the new one: both at once could pass the budget.
     const oldMaterial = this.material;
-    this.releaseReservations();
     this.system.dispose();
     // With the old system gone, a lowered budget only has streamed textures left to shed.
     if (this.budget.budgetBytes !== settings.budgetBytes) this.budget.setBudget(settings.budgetBytes);
@@ -127,33 +121,13 @@ export class VirtualTextureSurface implements TerrainSurface {
 
   dispose(): void {
     this.material.dispose();
-    this.releaseReservations();
     this.system.dispose();
-  }
-
-  private releaseReservations(): void {
-    for (const handle of this.reservations) this.budget.release(handle);
-    this.reservations.length = 0;
-  }
-
-  /** Reserves the system's exact GPU bytes in the shared budget (throws 'over-budget' if they do not fit). */
-  private reserveInBudget(): void {
-    const bytes = this.system.stats().gpuBytes;
-    const parts: Array<[BudgetCategory, number]> = [
-      ['vt-pool', bytes.poolLayers.reduce((a, b) => a + b, 0)],
-      ['page-table', bytes.pageTables],
-      ['feedback', bytes.feedbackTargets],
-      ['readback', bytes.readbackBuffers],
-    ];
-    for (const [category, n] of parts) {
-      if (n > 0)
-        this.reservations.push(this.budget.reserve(category, n, undefined, BudgetPriority.infrastructure));
-    }
   }
 
   private build(): void {
     const s = this.settings;
     this.system = new VirtualTextureSystem(this.renderer, {
+      budget: this.budget,
       budgetBytes: s.budgetBytes - this.propShareBytes(s.budgetBytes),
       tileSize: this.source.info.tileSize,
       border: this.source.info.border,
@@ -164,7 +138,6 @@ export class VirtualTextureSurface implements TerrainSurface {
       pageTableBytes: pageTableBytes(this.source.info.widthPages, this.source.info.heightPages),
     });
     this.texture = this.system.add(this.source, { name: 'terrain' });
-    this.reserveInBudget();
     this.system.events.on('error', (event) =>
       this.errors.push(`${event.error.code}: ${event.error.message}`),
     );
