@@ -7,21 +7,20 @@
  * bytes, stats, time-to-sharp) and a PNG per checkpoint; fails on a blank or uniform screenshot.
  */
 
-import type { CameraPose, DemoStats, TransitionResult } from '../../../demo/automation';
+import type { CameraPose, TransitionResult } from '../../../demo/automation';
 import { expect, test } from '../fixtures';
 import {
+  type CheckpointRecord,
+  checkpointRecorder,
   DEMO_PAGE,
   demoReady,
   demoStats,
   installBaselineProbe,
   isolateFromDevServerReloads,
-  screenshotCanvas,
   settle,
   type TrackedFrameRun,
-  type TrackedTessera,
   teleport,
   trackedFrames,
-  trackedTessera,
   transition,
   writeJson,
 } from './demo-page';
@@ -40,18 +39,13 @@ const TELEPORTS: { name: string; pose: CameraPose }[] = [
   { name: 'river-low', pose: { x: 200, z: 200, height: 8, yaw: 2.2, pitch: -0.05 } },
 ];
 
-interface Checkpoint {
-  name: string;
-  frame: number;
-  tracked: TrackedTessera;
-  stats: DemoStats;
+interface Checkpoint extends CheckpointRecord {
   /** Frames from the teleport until nothing visible was pending (the settle). */
   timeToSharpFrames?: number;
   settled?: boolean;
   sharpRatio?: number;
   transition?: TransitionResult;
   frames?: TrackedFrameRun;
-  screenshot: { stddev: number; distinctColours: number; file: string };
 }
 
 test.describe('demo: full budget suite', () => {
@@ -70,29 +64,14 @@ test.describe('demo: full budget suite', () => {
       await openPage(DEMO_PAGE, { auto: 0, size: '480x270', hud: 0, budget: budgetMiB, seed: 7 });
       await demoReady(page);
       const tag = `${backend}-${budgetMiB}MiB`;
-      const checkpoints: Checkpoint[] = [];
       let budgetNow = budgetBytes;
 
-      const checkpoint = async (name: string, extra: Partial<Checkpoint> = {}) => {
-        const stats = await demoStats(page);
-        const tracked = await trackedTessera(page, backend);
-        expect(tracked.bytes, `tracked Tessera bytes at ${name}`).toBeLessThanOrEqual(budgetNow);
-        expect(stats.usedBytes, `budget live bytes at ${name}`).toBeLessThanOrEqual(stats.budgetBytes);
-        expect(stats.errors, `demo errors at ${name}`).toEqual([]);
-        const file = `test-results/demo-full/${tag}-${String(checkpoints.length).padStart(2, '0')}-${name}.png`;
-        const variety = await screenshotCanvas(page, file);
-        expect(variety.distinctColours, `distinct colours at ${name}`).toBeGreaterThan(50);
-        expect(variety.stddev, `luminance spread at ${name}`).toBeGreaterThan(4);
-        checkpoints.push({
-          name,
-          frame: stats.frame,
-          tracked,
-          stats,
-          screenshot: { ...variety, file },
-          ...extra,
-        });
-        return stats;
-      };
+      const { checkpoints, checkpoint } = checkpointRecorder<Checkpoint>(
+        page,
+        backend,
+        () => budgetNow,
+        (name, index) => `test-results/demo-full/${tag}-${String(index).padStart(2, '0')}-${name}.png`,
+      );
       const expectFramesInBudget = (name: string, run: TrackedFrameRun) => {
         expect(run.overBudgetFrames, `frames over budget during ${name}`).toEqual([]);
       };

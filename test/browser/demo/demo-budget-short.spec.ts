@@ -7,20 +7,19 @@
  * The full suite is ./budget-full.spec.ts (TESSERA_FULL_BUDGET=1).
  */
 
-import type { DemoStats, TransitionResult } from '../../../demo/automation';
+import type { TransitionResult } from '../../../demo/automation';
 import { expect, test } from '../fixtures';
 import {
+  type CheckpointRecord,
+  checkpointRecorder,
   DEMO_PAGE,
   demoReady,
   demoStats,
   installBaselineProbe,
   isolateFromDevServerReloads,
   renderFrames,
-  screenshotCanvas,
   settle,
-  type TrackedTessera,
   teleport,
-  trackedTessera,
   transition,
   writeJson,
 } from './demo-page';
@@ -30,14 +29,9 @@ const BUDGET_BYTES = BUDGET_MIB * 1024 * 1024;
 /** A transition may hold at most this much over the larger of its two scenes (the budget issue's rule). */
 const TRANSITION_HEADROOM = 0.1;
 
-interface Checkpoint {
-  name: string;
-  frame: number;
-  tracked: TrackedTessera;
-  stats: DemoStats;
+interface Checkpoint extends CheckpointRecord {
   settle?: { frames: number; settled: boolean };
   transition?: TransitionResult;
-  screenshot: { stddev: number; distinctColours: number; file: string };
 }
 
 test('demo: automation API drives load, teleport, settle and region transitions within budget', async ({
@@ -53,35 +47,18 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   const openMs = Date.now() - tOpen;
   expect(await page.evaluate(() => window.demo.scenes)).toEqual(['valley', 'desert', 'snowfield']);
 
-  const checkpoints: Checkpoint[] = [];
   const t0 = Date.now();
   const timings: Record<string, number> = {};
   const lap = (name: string) => {
     timings[name] = Date.now() - t0;
   };
   lap('ready');
-  const checkpoint = async (name: string, extra: Partial<Checkpoint> = {}) => {
-    const stats = await demoStats(page);
-    const tracked = await trackedTessera(page, backend);
-    // The independent tracker's count of Tessera's allocations never exceeds the budget.
-    expect(tracked.bytes, `tracked Tessera bytes at ${name}`).toBeLessThanOrEqual(BUDGET_BYTES);
-    expect(stats.usedBytes, `budget's live bytes at ${name}`).toBeLessThanOrEqual(stats.budgetBytes);
-    expect(stats.errors).toEqual([]);
-    const file = `test-results/demo/${backend}-${name}.png`;
-    const variety = await screenshotCanvas(page, file);
-    // A real view of terrain, sky and props has many colours and contrast; blank or uniform has not.
-    expect(variety.distinctColours, `distinct colours at ${name}`).toBeGreaterThan(50);
-    expect(variety.stddev, `luminance spread at ${name}`).toBeGreaterThan(4);
-    checkpoints.push({
-      name,
-      frame: stats.frame,
-      tracked,
-      stats,
-      screenshot: { ...variety, file },
-      ...extra,
-    });
-    return stats;
-  };
+  const { checkpoints, checkpoint } = checkpointRecorder<Checkpoint>(
+    page,
+    backend,
+    () => BUDGET_BYTES,
+    (name) => `test-results/demo/${backend}-${name}.png`,
+  );
   const checkTransition = (name: string, result: TransitionResult) => {
     const rule =
       Math.max(result.residentAtStartBytes, result.residentAtDoneBytes) + TRANSITION_HEADROOM * BUDGET_BYTES;

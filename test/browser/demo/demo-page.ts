@@ -2,7 +2,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import type { CameraPose, DemoStats, SettleResult, TransitionResult } from '../../../demo/automation';
 
@@ -205,4 +205,49 @@ export function trackedFrames(
     },
     { b: backend, count: n, fly: path },
   );
+}
+
+/** What every budget-suite checkpoint records; `extra` holds what a suite adds (settle, transition...). */
+export interface CheckpointRecord {
+  name: string;
+  frame: number;
+  tracked: TrackedTessera;
+  stats: DemoStats;
+  screenshot: { stddev: number; distinctColours: number; file: string };
+}
+
+/**
+ * A checkpoint of a budget suite: the independent tracker's Tessera bytes within `budgetBytes()`,
+ * the budget's live bytes within the budget, no demo errors, and a screenshot (written to
+ * `file(name, index)`) that is neither blank nor uniform. Returns the demo's stats.
+ */
+export function checkpointRecorder<T extends CheckpointRecord>(
+  page: Page,
+  backend: 'webgpu' | 'webgl',
+  budgetBytes: () => number,
+  file: (name: string, index: number) => string,
+): { checkpoints: T[]; checkpoint(name: string, extra?: Partial<T>): Promise<DemoStats> } {
+  const checkpoints: T[] = [];
+  const checkpoint = async (name: string, extra: Partial<T> = {}) => {
+    const stats = await demoStats(page);
+    const tracked = await trackedTessera(page, backend);
+    expect(tracked.bytes, `tracked Tessera bytes at ${name}`).toBeLessThanOrEqual(budgetBytes());
+    expect(stats.usedBytes, `budget's live bytes at ${name}`).toBeLessThanOrEqual(stats.budgetBytes);
+    expect(stats.errors, `demo errors at ${name}`).toEqual([]);
+    const path = file(name, checkpoints.length);
+    const variety = await screenshotCanvas(page, path);
+    // A real view of terrain, sky and props has many colours and contrast; blank or uniform has not.
+    expect(variety.distinctColours, `distinct colours at ${name}`).toBeGreaterThan(50);
+    expect(variety.stddev, `luminance spread at ${name}`).toBeGreaterThan(4);
+    checkpoints.push({
+      name,
+      frame: stats.frame,
+      tracked,
+      stats,
+      screenshot: { ...variety, file: path },
+      ...extra,
+    } as T);
+    return stats;
+  };
+  return { checkpoints, checkpoint };
 }
