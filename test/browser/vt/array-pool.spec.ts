@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures';
-import { VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
+import { flyAndComparePerspective, VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 
 declare const vtScene: Omit<VtSceneApi, 'stats'> & {
   poolShape(): { slotsPerRow: number; slotRows: number; arrayLayers: number; tileSize: number };
@@ -59,24 +59,13 @@ test('array pool: every perspective frame while streaming shows right content at
 }) => {
   await openPage(VT_SCENE, { delay: 15, poolTexture: POOL_TEXTURE });
   await waitForScene(page);
-  const frames = await page.evaluate(async () => {
-    vtScene.setPose(0.3, 0.05, 0.2, 0.4, -0.5);
-    await vtScene.waitReady();
-    const out = [];
-    for (let i = 0; i < 6; i++) {
-      vtScene.setPose(0.3 + i * 0.01, 0.05, 0.2 + i * 0.01, 0.4 + i * 0.05, -0.5);
-      vtScene.step();
-      out.push(await vtScene.comparePerspective(10));
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    return { out, resident: vtScene.stats().residentPages };
-  });
-  for (const frame of frames.out) {
+  const { frames, residentPages } = await flyAndComparePerspective(page);
+  for (const frame of frames) {
     expect(frame.checked).toBeGreaterThan(50_000);
     expect(frame.garbagePixels, JSON.stringify(frame)).toBe(0);
   }
   // More pages resident than one 4 x 4 grid holds: array layers beyond the first were written.
-  expect(frames.resident).toBeGreaterThan(16);
+  expect(residentPages).toBeGreaterThan(16);
 });
 
 /**

@@ -49,3 +49,27 @@ export const VT_SCENE = 'test/browser/vt/pages/vt-scene.html';
 export async function waitForScene(page: Page): Promise<void> {
   await page.waitForFunction(() => document.title === 'ready', null, { timeout: 60_000 });
 }
+
+declare const vtScene: VtSceneApi;
+
+/**
+ * Flies six frames of a short perspective path while tiles arrive late (open the page with a
+ * `delay`), comparing every frame with the analytic content at some mip.
+ */
+export function flyAndComparePerspective(page: Page): Promise<{
+  frames: Awaited<ReturnType<VtSceneApi['comparePerspective']>>[];
+  residentPages: number;
+}> {
+  return page.evaluate(async () => {
+    vtScene.setPose(0.3, 0.05, 0.2, 0.4, -0.5);
+    await vtScene.waitReady();
+    const frames = [];
+    for (let i = 0; i < 6; i++) {
+      vtScene.setPose(0.3 + i * 0.01, 0.05, 0.2 + i * 0.01, 0.4 + i * 0.05, -0.5);
+      vtScene.step();
+      frames.push(await vtScene.comparePerspective(10));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return { frames, residentPages: vtScene.stats().residentPages };
+  });
+}
