@@ -76,7 +76,10 @@ const STATE_LOCKED = 4;
  *   the {@link EVICTION_SAMPLE} longest idle, the largest `idleFrames / MIP_RECENCY_BASE^mip x
  *   density²`, where density is the fraction of frames since its load the page was used (finer
  *   pages and pages that stopped after steady use go first; flickering ones stay);
- * - the victim is whichever estimate of "frames until needed again" is larger.
+ * - the victim is whichever estimate of "frames until needed again" is larger; a page chosen by
+ *   recency is expected back no sooner than it has been gone beyond two {@link LEFT_VIEW_FRAMES}
+ *   (LRU's estimate), so pages left behind long ago (a fly-over's trail) go before pages that come
+ *   and go in the current view (the demo thrashed on those while stale pages stayed resident).
  *
  * Never evicted: pages used in the current frame, pinned pages, locked pages (upload in flight).
  *
@@ -367,7 +370,7 @@ export class PhysicalPool {
     let best = this.sampleByRecency(old, frame);
     if (best < 0) best = this.sampleByRecency(young, frame);
     const top = heap.peek();
-    if (top >= 0 && (best < 0 || heap.key(top) - frame > this.recencyScore(best, frame))) return top;
+    if (top >= 0 && (best < 0 || heap.key(top) - frame > this.staleness(best, frame))) return top;
     return best;
   }
 
@@ -379,6 +382,16 @@ export class PhysicalPool {
   private departureFrame(s: number): number {
     const wait = Math.min(LEFT_VIEW_FRAMES, Math.max(MIN_FLICKER_FRAMES, this.slotFlicker[s]) + 1);
     return this.slotLastUse[s] + wait + 1;
+  }
+
+  /**
+   * Frames until `s` (chosen by recency) is expected back, to weigh against a predicted return: at
+   * least how long it has been gone since it left the view (LRU's own estimate), so pages left
+   * behind long ago go before pages that come and go in the current view; the mip-aware score
+   * orders pages idle for a similar time.
+   */
+  private staleness(s: number, frame: number): number {
+    return Math.max(this.recencyScore(s, frame), frame - this.slotLastUse[s] - 2 * LEFT_VIEW_FRAMES);
   }
 
   private recencyScore(s: number, frame: number): number {

@@ -172,6 +172,30 @@ describe('PhysicalPool', () => {
     expect(loads).toBeLessThanOrEqual(Math.ceil(lru * 1.02));
   });
 
+  it('evicts pages left behind long ago before pages that come and go in the current view', () => {
+    // Seen in the demo: after a fly-over the pool is full of coarse pages used sparsely long ago;
+    // in the new, still view some pages are requested only now and then. Their predicted returns
+    // must not make the pool evict them (and reload them) while the stale pages stay.
+    const pool = new PhysicalPool({ slotCount: 8 });
+    const stale: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const slot = pool.allocate(packPageId(0, 5, i, 0), 0);
+      pool.touch(slot, 10);
+      pool.touch(slot, 20);
+      stale.push(slot);
+    }
+    const current: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const slot = pool.allocate(packPageId(0, 0, i, 1), 100);
+      pool.touch(slot, 125); // back after 25 frames: a known gap, so a predicted return near 150
+      current.push(slot);
+    }
+    for (let k = 0; k < 4; k++) {
+      const victim = pool.allocate(packPageId(0, 0, 10 + k, 2), 135 + k);
+      expect(stale).toContain(victim);
+    }
+  });
+
   it('prefers evicting a fine page over an equally idle coarse one', () => {
     const pool = new PhysicalPool({ slotCount: 2 });
     const coarse = pool.allocate(packPageId(0, 3, 0, 0), 0);
