@@ -7,11 +7,12 @@
 import { DataTexture, LinearMipmapLinearFilter, SRGBColorSpace } from 'three';
 import { MeshStandardNodeMaterial } from 'three/webgpu';
 import type { ProceduralWorld } from '../../src/sources/procedural/procedural-world';
-import type {
-  TerrainDebugView,
-  TerrainSurface,
-  TerrainSurfaceSettings,
-  TerrainSurfaceStats,
+import {
+  emptySurfaceStats,
+  type TerrainDebugView,
+  type TerrainSurface,
+  type TerrainSurfaceSettings,
+  type TerrainSurfaceStats,
 } from './terrain-surface';
 
 /** Mip of the world baked into the stand-in (8 = 4x4 pages of a 1024-page world: ~480² texels). */
@@ -25,18 +26,7 @@ export class StandInTerrainSurface implements TerrainSurface {
   readonly isReady = true;
   readonly errors: readonly string[] = [];
   private readonly texture: DataTexture;
-  private readonly statsView: TerrainSurfaceStats = {
-    poolSlots: 0,
-    resident: 0,
-    pending: 0,
-    visibleRequested: 0,
-    visibleSharp: 0,
-    mipBias: 0,
-    uploadsLastFrame: 0,
-    lastFeedbackFrame: -1,
-    readbacks: { started: 0, delivered: 0, dropped: 0, skipped: 0 },
-    bytesByCategory: {},
-  };
+  private readonly statsView = emptySurfaceStats();
 
   constructor(world: ProceduralWorld) {
     const { tileSize, border } = world.info;

@@ -57,6 +57,22 @@ export interface TerrainSurfaceStats {
   bytesByCategory: Record<string, number>;
 }
 
+/** Stats with nothing to report yet; each surface fills in what it has. */
+export function emptySurfaceStats(): TerrainSurfaceStats {
+  return {
+    poolSlots: 0,
+    resident: 0,
+    pending: 0,
+    visibleRequested: 0,
+    visibleSharp: 0,
+    mipBias: 0,
+    uploadsLastFrame: 0,
+    lastFeedbackFrame: -1,
+    readbacks: { started: 0, delivered: 0, dropped: 0, skipped: 0 },
+    bytesByCategory: {},
+  };
+}
+
 /** Texturing of the terrain. */
 export interface TerrainSurface {
   /** `virtual-texture` when Tessera's plugin drives it; `stand-in` for an ordinary texture. */

@@ -19,11 +19,12 @@ import type { TileSource } from '../../src/core/tile-source';
 import type { VirtualTexture } from '../../src/three/virtual-texture';
 import { type VirtualTextureNode, virtualTexture } from '../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
-import type {
-  TerrainDebugView,
-  TerrainSurface,
-  TerrainSurfaceSettings,
-  TerrainSurfaceStats,
+import {
+  emptySurfaceStats,
+  type TerrainDebugView,
+  type TerrainSurface,
+  type TerrainSurfaceSettings,
+  type TerrainSurfaceStats,
 } from './terrain-surface';
 
 /** The terrain's virtual texture. */
@@ -41,18 +42,7 @@ export class VirtualTextureSurface implements TerrainSurface {
   private settings: TerrainSurfaceSettings;
   private readonly requested = new Set<number>();
   private visibleRequested = 0;
-  private readonly statsView: TerrainSurfaceStats = {
-    poolSlots: 0,
-    resident: 0,
-    pending: 0,
-    visibleRequested: 0,
-    visibleSharp: 0,
-    mipBias: 0,
-    uploadsLastFrame: 0,
-    lastFeedbackFrame: -1,
-    readbacks: { started: 0, delivered: 0, dropped: 0, skipped: 0 },
-    bytesByCategory: {},
-  };
+  private readonly statsView = emptySurfaceStats();
 
   /**
    * `settings.budgetBytes` is the demo's whole budget (`budget`'s); the virtual texture gets it
