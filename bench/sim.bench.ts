@@ -12,11 +12,15 @@ const TERRAIN = { widthPages: 1024, heightPages: 1024 };
 const WORLD = 1024 * 120;
 const SHAPE = { worldWidth: WORLD, worldDepth: WORLD, altitude: 150 };
 
-/** Settings of the cache runs: uploads and latency never limit, so only the eviction policy counts. */
+/**
+ * Settings of the cache runs: uploads and latency never limit and the mip bias stays at 0 (it would
+ * shrink the requests of an oversubscribed pool), so only the eviction policy counts.
+ */
 const CACHE_RUN: Omit<FrameSimulatorOptions, 'path' | 'poolSlots' | 'terrain'> = {
   uploadsPerFrame: 1 << 20,
   feedbackLatencyFrames: 1,
   sourceLatencyFrames: 0,
+  applyMipBias: false,
 };
 
 function cachePaths(): CameraPath[] {

@@ -14,9 +14,11 @@
 
 import type { CameraPose } from './camera/camera-pose';
 import type { TransitionResult } from './scenes/region-scenes';
+import type { TerrainDebugView } from './terrain/terrain-surface';
 
 export type { CameraPose } from './camera/camera-pose';
 export type { TransitionResult } from './scenes/region-scenes';
+export type { TerrainDebugView } from './terrain/terrain-surface';
 
 /** Virtual-texture figures of the terrain (all zero while the terrain uses the stand-in texture). */
 export interface DemoVtStats {
@@ -112,6 +114,12 @@ export interface DemoAutomation {
    * addition for the budget-cut test.
    */
   setBudget(mib: number): void;
+  /**
+   * Turns a debug view on or off: `mipColours` and `tileBorders` shade the terrain,
+   * `feedbackBuffer` and `residencyMap` are overlays (canvases with `data-debug-view`). Throws for a
+   * view the terrain does not offer (the `?vt=0` stand-in offers none). An addition to the contract.
+   */
+  setDebugView(view: TerrainDebugView, enabled: boolean): void;
 }
 
 declare global {

@@ -72,4 +72,9 @@ installAutomation({
     if (!app) throw new Error('demo.setBudget before demo.ready resolved');
     app.applySettings({ budgetBytes: Math.round(mib * 1024 * 1024) });
   },
+  setDebugView: (view, enabled) => {
+    if (!app) throw new Error('demo.setDebugView before demo.ready resolved');
+    if (!app.surface.debugViews.includes(view)) throw new Error(`debug view ${view} not offered here`);
+    app.surface.setDebugView(view, enabled);
+  },
 });

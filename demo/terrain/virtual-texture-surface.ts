@@ -14,24 +14,33 @@ import type { Camera, Scene } from 'three';
 import { normalMap, uv } from 'three/tsl';
 import { MeshStandardNodeMaterial, type WebGPURenderer } from 'three/webgpu';
 import type { TextureBudget } from '../../src/core/budget/texture-budget';
+import { paintFeedbackImage } from '../../src/core/debug/feedback-image';
+import { paintResidencyImage } from '../../src/core/debug/residency-image';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../src/core/page-id';
 import type { TileSource } from '../../src/core/tile-source';
 import type { VirtualTexture } from '../../src/three/virtual-texture';
 import { type VirtualTextureNode, virtualTexture } from '../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
+import { DebugImageOverlay } from './debug-image-overlay';
 import {
   emptySurfaceStats,
+  TERRAIN_DEBUG_VIEWS,
   type TerrainDebugView,
   type TerrainSurface,
   type TerrainSurfaceSettings,
   type TerrainSurfaceStats,
 } from './terrain-surface';
 
+/** Side of the residency map overlay, in pixels (the whole texture scaled into it). */
+const RESIDENCY_MAP_PIXELS = 256;
+/** Frames between repaints of the residency map (it costs a pass over the pool per mip). */
+const RESIDENCY_REPAINT_FRAMES = 10;
+
 /** The terrain's virtual texture. */
 export class VirtualTextureSurface implements TerrainSurface {
   readonly kind = 'virtual-texture' as const;
-  /** None yet: the plugin exposes no debug views (mip colours, borders, feedback, residency). */
-  readonly debugViews: readonly TerrainDebugView[] = [];
+  /** Every view: mip colours and tile borders in the shader, feedback and residency as overlays. */
+  readonly debugViews: readonly TerrainDebugView[] = TERRAIN_DEBUG_VIEWS;
   material!: MeshStandardNodeMaterial;
   /** Called when a rebuild replaced {@link material}. */
   onMaterialChanged: ((material: MeshStandardNodeMaterial) => void) | null = null;
@@ -43,6 +52,11 @@ export class VirtualTextureSurface implements TerrainSurface {
   private readonly requested = new Set<number>();
   private visibleRequested = 0;
   private readonly statsView = emptySurfaceStats();
+  private albedo!: VirtualTextureNode;
+  private readonly shaderViews = { mipColours: false, tileBorders: false };
+  private readonly feedbackOverlay = new DebugImageOverlay('feedback buffer', 'left', 240);
+  private readonly residencyOverlay = new DebugImageOverlay('residency map', 'right', 256);
+  private frame = 0;
 
   /**
    * `settings.budgetBytes` is the demo's whole budget (`budget`'s); the virtual texture gets it
@@ -66,6 +80,7 @@ export class VirtualTextureSurface implements TerrainSurface {
 
   update(camera: Camera, scene: Scene): void {
     this.system.update(camera, scene);
+    if (this.residencyOverlay.visible && this.frame++ % RESIDENCY_REPAINT_FRAMES === 0) this.paintResidency();
   }
 
   applySettings(settings: TerrainSurfaceSettings): void {
@@ -87,7 +102,17 @@ export class VirtualTextureSurface implements TerrainSurface {
     oldMaterial.dispose();
   }
 
-  setDebugView(_view: TerrainDebugView, _enabled: boolean): void {}
+  setDebugView(view: TerrainDebugView, enabled: boolean): void {
+    if (view === 'feedbackBuffer') this.feedbackOverlay.setVisible(enabled);
+    else if (view === 'residencyMap') {
+      this.residencyOverlay.setVisible(enabled);
+      if (enabled) this.paintResidency();
+    } else {
+      this.shaderViews[view] = enabled;
+      this.material.colorNode = this.albedo.withDebugViews({ ...this.shaderViews });
+      this.material.needsUpdate = true;
+    }
+  }
 
   stats(): TerrainSurfaceStats {
     const system = this.system.stats();
@@ -110,6 +135,8 @@ export class VirtualTextureSurface implements TerrainSurface {
   }
 
   dispose(): void {
+    this.feedbackOverlay.setVisible(false);
+    this.residencyOverlay.setVisible(false);
     this.material.dispose();
     this.system.dispose();
   }
@@ -134,16 +161,36 @@ export class VirtualTextureSurface implements TerrainSurface {
     this.system.events.on('feedback', (event) => {
       this.statsView.lastFeedbackFrame = event.frame;
       this.onFeedback(event.ids);
+      if (this.feedbackOverlay.visible) {
+        this.feedbackOverlay.draw(event.width, event.height, (pixels) =>
+          paintFeedbackImage(event.ids, event.width, event.height, pixels),
+        );
+      }
     });
-    const albedo = virtualTexture(this.texture, uv());
+    this.albedo = virtualTexture(this.texture, uv()) as unknown as VirtualTextureNode;
     const material = new MeshStandardNodeMaterial({ roughness: 0.95 });
     material.name = 'demo:terrain-vt';
-    material.colorNode = albedo;
+    material.colorNode = this.albedo.withDebugViews({ ...this.shaderViews });
     const normal = (virtualTexture(this.texture, uv()) as unknown as VirtualTextureNode).layer('normal');
     material.normalNode = normalMap(normal);
     this.material = material;
     this.requested.clear();
     this.visibleRequested = 0;
+  }
+
+  /** Paints the residency map overlay from the pool's pages of the terrain texture. */
+  private paintResidency(): void {
+    const texture = this.texture;
+    this.residencyOverlay.draw(RESIDENCY_MAP_PIXELS, RESIDENCY_MAP_PIXELS, (pixels) =>
+      paintResidencyImage(
+        texture.pageTable.layout,
+        texture.id,
+        this.system.streamer.pool.slotPages,
+        RESIDENCY_MAP_PIXELS,
+        RESIDENCY_MAP_PIXELS,
+        pixels,
+      ),
+    );
   }
 
   /** Remembers the distinct pages the latest feedback asked for (to count how many are sharp). */

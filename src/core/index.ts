@@ -1,5 +1,8 @@
 /** Renderer-agnostic core of Tessera: pure TypeScript, no three.js, no DOM. */
 export * from './budget/index';
+export * from './debug/feedback-image';
+export * from './debug/mip-palette';
+export * from './debug/residency-image';
 export * from './dirty-regions';
 export * from './errors';
 export * from './feedback-analyzer';

@@ -206,6 +206,20 @@ export class PhysicalPool {
     return this.locked;
   }
 
+  /**
+   * Unpinned slots whose page was used at or after `sinceFrame`: the resident part of the working
+   * set over a window of frames. O(slots), allocates nothing.
+   */
+  usedSinceCount(sinceFrame: number): number {
+    const state = this.state;
+    const lastUse = this.slotLastUse;
+    let count = 0;
+    for (let s = 0; s < this.slotCount; s++) {
+      if (lastUse[s] >= sinceFrame && state[s] !== STATE_FREE && state[s] !== STATE_PINNED) count++;
+    }
+    return count;
+  }
+
   /** Slot holding `pageId`, or -1. */
   slotOf(pageId: number): number {
     return this.pageToSlot.get(pageId);

@@ -1,5 +1,6 @@
 import { TesseraConfigError, TesseraError } from './errors';
 import { FeedbackAnalyzer } from './feedback-analyzer';
+import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { MipBiasController, type MipBiasOptions } from './mip-bias-controller';
 import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from './page-id';
 import { PageTable } from './page-table';
@@ -39,6 +40,12 @@ export interface VirtualTextureStreamerOptions extends ResidencySchedulerOptions
   maxFeedbackPixels?: number;
   /** Oversubscription control options. */
   mipBias?: MipBiasOptions;
+  /**
+   * Window over which the working set is measured for the mip bias, in frames. The feedback pass
+   * samples a different spot of each feedback pixel every frame, so one frame sees only part of
+   * what the view needs; the default is one jitter cycle ({@link FEEDBACK_JITTER_PERIOD}).
+   */
+  workingSetFrames?: number;
   /** Textures registered at construction (a pool too small for their pinned mips throws here). */
   textures?: readonly TextureRegistration[];
 }
@@ -150,6 +157,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly pinnedMissing = new Int32Array(MAX_VIRTUAL_TEXTURES);
   private readonly maxUploads: number;
   private readonly maxUploadBytes: number;
+  private readonly workingSetFrames: number;
   private readonly pageEvent: PageEvent = { vt: 0, pageId: 0, slot: 0, frame: 0 };
   private readonly counters: StreamerStats;
   private frame = 0;
@@ -162,6 +170,10 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.pool = options.pool instanceof PhysicalPool ? options.pool : new PhysicalPool(options.pool);
     this.maxUploads = options.maxUploadsPerFrame ?? 32;
     this.maxUploadBytes = options.maxUploadBytesPerFrame ?? 16 * 1024 * 1024;
+    this.workingSetFrames = options.workingSetFrames ?? FEEDBACK_JITTER_PERIOD;
+    if (!(Number.isInteger(this.workingSetFrames) && this.workingSetFrames >= 1)) {
+      throw new TesseraConfigError('invalid-option', 'workingSetFrames must be an integer >= 1');
+    }
     if (!Number.isInteger(this.maxUploads) || this.maxUploads < 1) {
       throw new TesseraConfigError('invalid-option', `maxUploadsPerFrame must be an integer >= 1`);
     }
@@ -328,10 +340,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.scheduler.update();
     if (this.feedbackSinceUpdate) {
       this.feedbackSinceUpdate = false;
-      this.mipBiasController.update(
-        this.counters.requestedPages,
-        this.pool.slotCount - this.pool.pinnedCount,
-      );
+      this.mipBiasController.update(this.workingSetPages(), this.pool.slotCount - this.pool.pinnedCount);
     }
   }
 
@@ -421,6 +430,20 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.disposed = true;
     this.scheduler.dispose();
     this.clear();
+  }
+
+  /**
+   * Pages the view needs, in pages: the larger of the latest feedback's distinct pages and the
+   * working set over the last {@link workingSetFrames} (unpinned pages used in the window plus the
+   * missing ones queued, loading or waiting for upload). The windowed count sees what successive
+   * jittered feedback frames need together; without it a pool that holds every single frame's
+   * pages but not the cycle's union thrashes with the bias at 0.
+   */
+  private workingSetPages(): number {
+    const s = this.scheduler.stats();
+    const windowed =
+      this.pool.usedSinceCount(this.frame - this.workingSetFrames + 1) + s.queued + s.inFlight + s.ready;
+    return Math.max(this.counters.requestedPages, windowed);
   }
 
   private evicted(victim: number, slot: number): void {

@@ -5,7 +5,7 @@ import type { BackendBridge } from './backend-bridge';
 export const MAX_READBACKS_IN_FLIGHT = 3;
 
 /** Receives one completed readback: `ids` holds `width * height` packed page ids, valid during the call. */
-export type FeedbackConsumer = (ids: Uint32Array, frame: number) => void;
+export type FeedbackConsumer = (ids: Uint32Array, frame: number, width: number, height: number) => void;
 
 interface RingEntry {
   buffer: GPUBuffer | null;
@@ -167,7 +167,7 @@ export class FeedbackReadback {
       buffer.unmap();
       this.release(entry);
       this.counters.delivered++;
-      this.consumer(ids, entry.frame);
+      this.consumer(ids, entry.frame, width, this.height);
       return;
     }
     buffer.unmap();
@@ -204,7 +204,7 @@ export class FeedbackReadback {
         const bytes = pixels as Uint8Array;
         this.ids.set(new Uint32Array(bytes.buffer, bytes.byteOffset, width * height));
         this.counters.delivered++;
-        this.consumer(this.ids, frame);
+        this.consumer(this.ids, frame, width, height);
       },
       () => {
         this.inFlight--;

@@ -2,6 +2,7 @@
 export type { VirtualTextureFiltering } from './sampling-context';
 export * from './streamed/index';
 export { VirtualTexture } from './virtual-texture';
+export type { VirtualTextureDebugOptions } from './virtual-texture-debug';
 export { type SampledVirtualTexture, VirtualTextureNode, virtualTexture } from './virtual-texture-node';
 export {
   type VirtualTextureGpuBytes,

@@ -22,6 +22,7 @@ import {
 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
 import type { SamplingContext } from './sampling-context';
+import { buildDebugGraph, type VirtualTextureDebugOptions } from './virtual-texture-debug';
 
 // TSL's generic node types are not worth fighting here: every value below is a shader expression.
 // biome-ignore lint/suspicious/noExplicitAny: TSL node graph values.
@@ -45,7 +46,7 @@ export interface SampledVirtualTexture {
 }
 
 /** Derivative-based inputs shared by the sampling and feedback graphs (computed before any lookup). */
-interface Footprint {
+export interface Footprint {
   uvc: Expr;
   /** Texel-space (mip 0 payload texels) derivatives per pixel. */
   dx: Expr;
@@ -56,7 +57,7 @@ interface Footprint {
   lambdaAniso: Expr;
 }
 
-function footprint(vt: SampledVirtualTexture, uvNode: Expr, maxAnisotropy: number): Footprint {
+export function footprint(vt: SampledVirtualTexture, uvNode: Expr, maxAnisotropy: number): Footprint {
   const payload = vt.tileSize - 2 * vt.border;
   // Keep uv inside [0, 1) so floor() never names page w (uv = 1 exactly at the far edge).
   const uvc = clamp(uvNode, vec2(0), vec2(1 - 1 / (1 << 24)));
@@ -77,11 +78,33 @@ function footprint(vt: SampledVirtualTexture, uvNode: Expr, maxAnisotropy: numbe
  * shifts, not exp2: an approximate exp2 (SwiftShader's) would scale uv slightly wrong and misplace
  * texels by a fraction at high page counts.
  */
-function pagesAt(vt: SampledVirtualTexture, mipF: Expr): Expr {
+export function pagesAt(vt: SampledVirtualTexture, mipF: Expr): Expr {
   const shift: Expr = uint(mipF);
   const w = (max as Expr)(uint(vt.widthPages).shiftRight(shift), uint(1)).toFloat();
   const h = (max as Expr)(uint(vt.heightPages).shiftRight(shift), uint(1)).toFloat();
   return vec2(w, h);
+}
+
+/** Page-table entry of the page holding `uvc` at integer mip `mipF`, decoded. */
+export interface PageLookup {
+  /** Pool slot (uint). */
+  slot: Expr;
+  /** Mip actually resident for that page (the finest of itself and its ancestors), as a float. */
+  residentF: Expr;
+  /** 1.0 when nothing is resident yet (before the pinned mips load), else 0.0. */
+  empty: Expr;
+}
+
+/** Reads and decodes the page-table entry of the page holding `uvc` at mip `mipF`. */
+export function lookupPage(vt: SampledVirtualTexture, uvc: Expr, mipF: Expr): PageLookup {
+  const pages = pagesAt(vt, mipF);
+  const page = min(floor(uvc.mul(pages)), pages.sub(1));
+  const entry = (textureLoad as Expr)(vt.pageTableTexture, (ivec2 as Expr)(page), int(mipF)).x.toUint();
+  return {
+    slot: entry.bitAnd(uint(0xffff)),
+    residentF: entry.shiftRight(uint(16)).bitAnd(uint(0xf)).toFloat(),
+    empty: entry.shiftRight(uint(31)).toFloat(),
+  };
 }
 
 /**
@@ -98,12 +121,7 @@ function sampleAtMip(
 ): Expr {
   const ctx = vt.context;
   const payload = vt.tileSize - 2 * vt.border;
-  const pages = pagesAt(vt, mipF);
-  const page = min(floor(fp.uvc.mul(pages)), pages.sub(1));
-  const entry = (textureLoad as Expr)(vt.pageTableTexture, (ivec2 as Expr)(page), int(mipF)).x.toUint();
-  const slot = entry.bitAnd(uint(0xffff));
-  const residentF = entry.shiftRight(uint(16)).bitAnd(uint(0xf)).toFloat();
-  const empty = entry.shiftRight(uint(31)).toFloat();
+  const { slot, residentF, empty } = lookupPage(vt, fp.uvc, mipF);
   const shape = ctx.poolShape;
   const perRow = uint(shape.slotsPerRow);
   // Array pools: slot -> (array layer, slot in that layer's grid) with integer division (exact),
@@ -205,22 +223,44 @@ export class VirtualTextureNode extends Node {
   readonly uvNode: Expr;
   /** Layer index sampled. */
   readonly layerIndex: number;
+  /** Debug overlays drawn over the colour, or null. */
+  readonly debugOptions: VirtualTextureDebugOptions | null;
 
-  constructor(vt: SampledVirtualTexture, uvNode: Expr, layerIndex = 0) {
+  constructor(
+    vt: SampledVirtualTexture,
+    uvNode: Expr,
+    layerIndex = 0,
+    debugOptions: VirtualTextureDebugOptions | null = null,
+  ) {
     super('vec4');
     this.vt = vt;
     this.uvNode = uvNode;
     this.layerIndex = layerIndex;
+    this.debugOptions = debugOptions;
   }
 
   /** A node sampling the layer called `name` of the same virtual texture at the same uv. */
   layer(name: string): Expr {
-    return nodeObject(new VirtualTextureNode(this.vt, this.uvNode, this.vt.layerIndex(name)));
+    return nodeObject(
+      new VirtualTextureNode(this.vt, this.uvNode, this.vt.layerIndex(name), this.debugOptions),
+    );
+  }
+
+  /**
+   * The same sampling with debug overlays (resident mip colours, page borders) drawn over it; the
+   * material keeps driving the feedback pass. Assign it and set `material.needsUpdate`.
+   */
+  withDebugViews(options: VirtualTextureDebugOptions): Expr {
+    return nodeObject(new VirtualTextureNode(this.vt, this.uvNode, this.layerIndex, options));
   }
 
   override setup(builder: NodeBuilder): Expr {
     const material = (builder as unknown as { material: import('three').Material | null }).material;
     if (material) this.vt.context.registerMaterial(material, this.vt.id, this.uvNode);
+    const debug = this.debugOptions;
+    if (debug && (debug.mipColours || debug.tileBorders)) {
+      return buildDebugGraph(this.vt, this.layerIndex, this.uvNode, debug);
+    }
     return buildSampleGraph(this.vt, this.layerIndex, this.uvNode);
   }
 }

@@ -141,8 +141,11 @@ export interface VirtualTextureSystemEvents {
   'page-loaded': { vt: number; pageId: number; slot: number };
   /** A page was evicted from the pool to make room (one reused object). */
   'page-evicted': { vt: number; pageId: number; slot: number; frame: number };
-  /** A feedback readback was analysed; `ids` (packed page ids per feedback pixel) is valid during the call. */
-  feedback: { frame: number; ids: Uint32Array };
+  /**
+   * A feedback readback was analysed; `ids` (packed page ids per feedback pixel, row by row, `width`
+   * x `height` feedback pixels) is valid during the call (one reused object).
+   */
+  feedback: { frame: number; ids: Uint32Array; width: number; height: number };
 }
 
 /** Smallest default page-table reserve, in bytes (a 256 x 256-page texture fits). */
@@ -213,6 +216,12 @@ export class VirtualTextureSystem {
   private readonly uploadHandler: (vt: number, slot: number, pageId: number, data: TileData) => boolean;
   private readonly pageEvent = { vt: 0, pageId: 0, slot: 0 };
   private readonly feedbackScratch = { width: 0, height: 0 };
+  private readonly feedbackEvent: VirtualTextureSystemEvents['feedback'] = {
+    frame: 0,
+    ids: new Uint32Array(0),
+    width: 0,
+    height: 0,
+  };
 
   /**
    * @throws TesseraConfigError: 'invalid-option' / 'invalid-layers' for bad options,
@@ -357,8 +366,8 @@ export class VirtualTextureSystem {
     this.streamer.on('error', (event) => this.events.emit('error', event));
     this.streamer.on('page-evicted', (event) => this.events.emit('page-evicted', event));
     this.feedback = new FeedbackPass(renderer, fw, fh);
-    this.readback = new FeedbackReadback(bridge, this.feedback.target, (ids, frame) =>
-      this.onFeedback(ids, frame),
+    this.readback = new FeedbackReadback(bridge, this.feedback.target, (ids, frame, width, height) =>
+      this.onFeedback(ids, frame, width, height),
     );
     if (filtering === 'anisotropic') {
       for (const texture of this.poolTextures.textures) texture.anisotropy = maxAnisotropy;
@@ -559,10 +568,16 @@ export class VirtualTextureSystem {
     }
   }
 
-  private onFeedback(ids: Uint32Array, frame: number): void {
+  private onFeedback(ids: Uint32Array, frame: number, width: number, height: number): void {
     if (this.disposed) return;
     this.streamer.submitFeedback(ids);
-    if (this.events.has('feedback')) this.events.emit('feedback', { frame, ids });
+    if (!this.events.has('feedback')) return;
+    const event = this.feedbackEvent;
+    event.frame = frame;
+    event.ids = ids;
+    event.width = width;
+    event.height = height;
+    this.events.emit('feedback', event);
   }
 
   /** Feedback target size for the current canvas, written into {@link feedbackScratch} (no allocation). */

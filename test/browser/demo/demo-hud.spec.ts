@@ -27,13 +27,14 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
   await page.setViewportSize({ width: 640, height: 360 });
   await openPage(DEMO_PAGE, { hud: 1, budget: 96, seed: 7, size: '320x180' });
   await demoReady(page);
-  // lil-gui panel with its folders; debug views the plugin does not offer are disabled.
+  // lil-gui panel with its folders; the virtual texture offers every debug view.
   const gui = page.locator('.lil-gui.lil-root');
   await expect(gui).toBeVisible();
   for (const folder of ['Live', 'Settings', 'Debug views', 'Scene']) {
     await expect(gui.locator('.lil-title', { hasText: folder }).first()).toBeVisible();
   }
-  await expect(gui.locator('.lil-controller.lil-disabled', { hasText: 'mip colouring' })).toHaveCount(1);
+  await expect(gui.locator('.lil-controller', { hasText: 'mip colouring' })).toHaveCount(1);
+  await expect(gui.locator('.lil-controller.lil-disabled', { hasText: 'mip colouring' })).toHaveCount(0);
   // stats-gl's panel canvases.
   await expect(page.locator('canvas').nth(1)).toBeAttached();
   // The live loop draws frames and the HUD refreshes its figures (every 10 frames).

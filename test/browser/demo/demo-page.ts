@@ -56,21 +56,31 @@ export async function screenshotCanvas(
   page: Page,
   file: string,
 ): Promise<{ stddev: number; distinctColours: number }> {
-  mkdirSync(dirname(file), { recursive: true });
-  const png = await page.locator('canvas[data-engine]').screenshot({ path: file });
-  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  const { data, channels } = await screenshotPixels(page, 'canvas[data-engine]', file);
   let sum = 0;
   let sumSquares = 0;
   const colours = new Set<number>();
-  for (let i = 0; i < data.length; i += info.channels) {
+  for (let i = 0; i < data.length; i += channels) {
     const y = 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2];
     sum += y;
     sumSquares += y * y;
     colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
   }
-  const n = data.length / info.channels;
+  const n = data.length / channels;
   const mean = sum / n;
   return { stddev: Math.sqrt(Math.max(0, sumSquares / n - mean * mean)), distinctColours: colours.size };
+}
+
+/** Screenshots the element matching `selector` to `file` and returns its raw pixels (decoded in Node). */
+export async function screenshotPixels(
+  page: Page,
+  selector: string,
+  file: string,
+): Promise<{ data: Buffer; width: number; height: number; channels: number }> {
+  mkdirSync(dirname(file), { recursive: true });
+  const png = await page.locator(selector).screenshot({ path: file });
+  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels };
 }
 
 /** Writes `value` as pretty JSON to `path` (relative to the repository), creating folders. */
