@@ -228,6 +228,7 @@ export class DemoApp {
   teleport(pose: CameraPose): void {
     this.tour.stop();
     this.camera.teleport(pose);
+    this.surface.markTeleport();
   }
 
   /** The automation API's `stats()` (allocates: for tools and tests, not per frame). */
@@ -256,6 +257,7 @@ export class DemoApp {
         visibleSharp: vt.visibleSharp,
         mipBias: vt.mipBias,
         lastFeedbackFrame: vt.lastFeedbackFrame,
+        teleportLimit: vt.teleportLimit,
         readbacks: { ...vt.readbacks },
       },
       streamed: {

@@ -14,10 +14,12 @@
 
 import type { CameraPose } from './camera/camera-pose';
 import type { TransitionResult } from './scenes/region-scenes';
+import type { TeleportLimit } from './terrain/teleport-latency-probe';
 import type { TerrainDebugView } from './terrain/terrain-surface';
 
 export type { CameraPose } from './camera/camera-pose';
 export type { TransitionResult } from './scenes/region-scenes';
+export type { TeleportLimit } from './terrain/teleport-latency-probe';
 export type { TerrainDebugView } from './terrain/terrain-surface';
 
 /** Virtual-texture figures of the terrain (all zero while the terrain uses the stand-in texture). */
@@ -36,6 +38,12 @@ export interface DemoVtStats {
   mipBias: number;
   /** Virtual-texture frame of the latest feedback analysed (-1: none yet); compare with `readbacks`. */
   lastFeedbackFrame: number;
+  /**
+   * Latency floor of the latest teleport, as the simulator defines its limit: feedback latency +
+   * source latency (both measured, frames) + ceil(pages needed / uploads per frame); null until the
+   * first tile after a teleport arrived. Compare a settle's frame count with `limitFrames`.
+   */
+  teleportLimit: TeleportLimit | null;
   /** Feedback readbacks started / delivered / dropped as stale / skipped. */
   readbacks: { started: number; delivered: number; dropped: number; skipped: number };
 }

@@ -66,6 +66,8 @@ export class StandInTerrainSurface implements TerrainSurface {
 
   setDebugView(_view: TerrainDebugView, _enabled: boolean): void {}
 
+  markTeleport(): void {}
+
   stats(): TerrainSurfaceStats {
     return this.statsView;
   }

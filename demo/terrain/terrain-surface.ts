@@ -5,6 +5,7 @@
  */
 
 import type { Camera, Material, Scene } from 'three';
+import type { TeleportLimit } from './teleport-latency-probe';
 
 /** Texture filtering of the terrain's virtual texture. */
 export type TerrainFiltering = 'bilinear' | 'trilinear' | 'anisotropic';
@@ -51,6 +52,8 @@ export interface TerrainSurfaceStats {
   uploadsLastFrame: number;
   /** Frame (the surface's own count) of the latest feedback analysed, or -1. */
   lastFeedbackFrame: number;
+  /** Latency floor of the latest teleport (null before one completes; see TeleportLatencyProbe). */
+  teleportLimit: TeleportLimit | null;
   /** Feedback readbacks started / delivered / dropped as stale / skipped. */
   readbacks: { started: number; delivered: number; dropped: number; skipped: number };
   /** Bytes the terrain's texturing holds on the GPU, by budget category. */
@@ -68,6 +71,7 @@ export function emptySurfaceStats(): TerrainSurfaceStats {
     mipBias: 0,
     uploadsLastFrame: 0,
     lastFeedbackFrame: -1,
+    teleportLimit: null,
     readbacks: { started: 0, delivered: 0, dropped: 0, skipped: 0 },
     bytesByCategory: {},
   };
@@ -90,6 +94,8 @@ export interface TerrainSurface {
   /** Applies HUD settings (a surface ignores what it cannot change). */
   applySettings(settings: TerrainSurfaceSettings): void;
   setDebugView(view: TerrainDebugView, enabled: boolean): void;
+  /** The camera jumped: measure the new place's latency floor. */
+  markTeleport(): void;
   stats(): TerrainSurfaceStats;
   dispose(): void;
 }

@@ -22,6 +22,7 @@ import type { VirtualTexture } from '../../src/three/virtual-texture';
 import { type VirtualTextureNode, virtualTexture } from '../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
 import { DebugImageOverlay } from './debug-image-overlay';
+import { TeleportLatencyProbe } from './teleport-latency-probe';
 import {
   emptySurfaceStats,
   TERRAIN_DEBUG_VIEWS,
@@ -57,6 +58,7 @@ export class VirtualTextureSurface implements TerrainSurface {
   private readonly feedbackOverlay = new DebugImageOverlay('feedback buffer', 'left', 240);
   private readonly residencyOverlay = new DebugImageOverlay('residency map', 'right', 256);
   private frame = 0;
+  private readonly teleportProbe = new TeleportLatencyProbe();
 
   /**
    * `settings.budgetBytes` is the demo's whole budget (`budget`'s); the virtual texture gets it
@@ -114,6 +116,10 @@ export class VirtualTextureSurface implements TerrainSurface {
     }
   }
 
+  markTeleport(): void {
+    this.teleportProbe.start(this.system.stats().frame);
+  }
+
   stats(): TerrainSurfaceStats {
     const system = this.system.stats();
     const streamer = this.system.streamer.stats();
@@ -126,6 +132,7 @@ export class VirtualTextureSurface implements TerrainSurface {
     out.mipBias = system.mipBias;
     out.uploadsLastFrame = system.uploadsLastFrame;
     out.readbacks = system.readbacks;
+    out.teleportLimit = this.teleportProbe.result;
     const bytes = system.gpuBytes;
     out.bytesByCategory['vt-pool'] = bytes.poolLayers.reduce((a, b) => a + b, 0);
     out.bytesByCategory['page-table'] = bytes.pageTables;
@@ -155,12 +162,18 @@ export class VirtualTextureSurface implements TerrainSurface {
       pageTableBytes: pageTableBytes(this.source.info.widthPages, this.source.info.heightPages),
     });
     this.texture = this.system.add(this.source, { name: 'terrain' });
+    this.system.events.on('page-loaded', () =>
+      this.teleportProbe.tileUploaded(this.system.stats().frame, this.settings.maxUploadsPerFrame),
+    );
     this.system.events.on('error', (event) =>
       this.errors.push(`${event.error.code}: ${event.error.message}`),
     );
     this.system.events.on('feedback', (event) => {
       this.statsView.lastFeedbackFrame = event.frame;
       this.onFeedback(event.ids);
+      if (this.teleportProbe.wantsFeedback(event.frame)) {
+        this.teleportProbe.feedback(this.system.stats().frame, this.countMissing());
+      }
       if (this.feedbackOverlay.visible) {
         this.feedbackOverlay.draw(event.width, event.height, (pixels) =>
           paintFeedbackImage(event.ids, event.width, event.height, pixels),
@@ -207,6 +220,11 @@ export class VirtualTextureSurface implements TerrainSurface {
       this.requested.add(id);
     }
     this.visibleRequested = this.requested.size;
+  }
+
+  /** Requested pages not resident at their mip (pinned mips always are). */
+  private countMissing(): number {
+    return this.requested.size - this.countSharp();
   }
 
   /** Requested pages resident at exactly the requested mip. */

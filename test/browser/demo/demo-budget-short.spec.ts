@@ -87,6 +87,13 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   expect(settledValley.settled, JSON.stringify(await demoStats(page))).toBe(true);
   const valley = await checkpoint('valley-teleport', { settle: settledValley });
   expect(valley.vt.visibleSharp).toBeGreaterThanOrEqual(valley.vt.visibleRequested * 0.99);
+  // The teleport's latency floor was measured: pages were missing, a feedback and a tile arrived,
+  // and settling cannot beat the floor.
+  const limit = valley.vt.teleportLimit;
+  expect(limit, 'teleport latency floor measured').not.toBeNull();
+  expect(limit!.pagesNeeded).toBeGreaterThan(0);
+  expect(limit!.feedbackLatencyFrames).toBeGreaterThanOrEqual(1);
+  expect(limit!.limitFrames).toBeLessThanOrEqual(settledValley.frames + 1);
 
   const before = await demoStats(page);
   const toDesert = await transition(page, 'desert');
