@@ -6,10 +6,11 @@ import { PhysicalPool } from '../../../src/core/physical-pool';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 
-/** Plays a trace of per-frame request sets; returns the loads (misses) the pool needed. */
-function playTrace(pool: PhysicalPool, frames: number[][]): number {
+/** Plays a trace of per-frame request sets from `firstFrame` on; returns the loads (misses) needed. */
+function playTrace(pool: PhysicalPool, frames: number[][], firstFrame = 0): number {
   let loads = 0;
-  frames.forEach((requests, f) => {
+  frames.forEach((requests, i) => {
+    const f = firstFrame + i;
     for (const p of requests) {
       const s = pool.slotOf(page(p));
       if (s >= 0) pool.touch(s, f);
@@ -152,6 +153,29 @@ describe('PhysicalPool', () => {
     return { pool, b, e };
   }
 
+  it('learns a flicker that ended while the page was evicted', () => {
+    const pool = new PhysicalPool({ slotCount: 3 });
+    const p = page(1);
+    const q = page(2);
+    pool.allocate(p, 0);
+    pool.allocate(q, 0);
+    for (let f = 1; f <= 36; f++) {
+      if (f <= 10 || (f >= 19 && f <= 30)) pool.touch(pool.slotOf(p), f);
+      if (f <= 31) pool.touch(pool.slotOf(q), f);
+      if (f > 16) pool.touch(pool.slotOf(page(4)), f); // in view from 16 on
+      if (f === 15) pool.allocate(page(3), f); // takes the free slot
+      if (f === 16) {
+        // P, idle 6 with no flicker on record, counted as departed and made room.
+        pool.allocate(page(4), f);
+        expect(pool.lastEvictedPage).toBe(p);
+      }
+      if (f === 18) pool.allocate(p, f); // back after 8 frames (evicting page 3): a flicker
+    }
+    // P (idle 6) may be flickering again; Q (idle 5, never flickered) has left: Q goes.
+    pool.allocate(page(5), 36);
+    expect(pool.lastEvictedPage).toBe(q);
+  });
+
   it('evicts a page that has left with a known far return before a merely longer idle one', () => {
     // At 65, B (idle 5, never flickered) has left and returns around 100; E is idle 8 but
     // nothing says it is gone for long. LRU-like ranking would evict E.
@@ -194,6 +218,49 @@ describe('PhysicalPool', () => {
       const victim = pool.allocate(packPageId(0, 0, 10 + k, 2), 135 + k);
       expect(stale).toContain(victim);
     }
+  });
+
+  it('lets a prediction that came due long ago expire instead of protecting the page', () => {
+    // S showed a 20-frame gap and is predicted back at 960; it never comes. A few typical gaps
+    // later it must go before C and R, which are due back soon (the demo thrashed on such pages).
+    const pool = new PhysicalPool({ slotCount: 4 });
+    const r = pool.allocate(packPageId(0, 0, 1, 0), 890);
+    const s = pool.allocate(packPageId(0, 5, 0, 0), 900);
+    const q = pool.allocate(packPageId(0, 0, 2, 0), 900);
+    const q2 = pool.allocate(packPageId(0, 0, 3, 0), 900);
+    let x = -1;
+    let c = -1;
+    for (let f = 901; f <= 1035; f++) {
+      if (f <= 945) pool.touch(q, f);
+      if (f <= 950) pool.touch(q2, f);
+      if (f === 910 || f === 920 || f === 940) pool.touch(s, f); // 920 -> 940: a 20-frame gap
+      if (f % 20 === 10) pool.touch(r, f); // a steady 20-frame rhythm
+      if (x >= 0) pool.touch(x, f);
+      if (f > 950 && f <= 960) pool.touch(pool.slotOf(packPageId(0, 0, 4, 0)), f);
+      if (f === 950) pool.allocate(packPageId(0, 0, 4, 0), f); // evicts Q, gone since 945
+      if (f === 955) {
+        // S has left and is due back at 960: Q2, which just left with no history, goes first.
+        x = pool.allocate(packPageId(0, 0, 5, 0), f);
+        expect(pool.lastEvictedPage).toBe(packPageId(0, 0, 3, 0));
+      }
+      if (f === 1000) c = pool.allocate(packPageId(0, 0, 6, 0), f);
+      if (f === 1025) pool.touch(c, f); // back after 25 frames: predicted back around 1050
+    }
+    expect(pool.allocate(packPageId(0, 0, 7, 0), 1035)).toBe(s);
+    expect(pool.slotOf(packPageId(0, 0, 6, 0))).toBe(c);
+    expect(pool.slotOf(packPageId(0, 0, 1, 0))).toBe(r);
+  });
+
+  it('gives up newly departed pages without history before those that stayed, once pages return', () => {
+    // A loop twice the pool, plus a page seen every 40 frames (say a coarse one): it shows that
+    // pages do return. Loop pages have no reuse gap during the first lap, so each one that leaves
+    // is predicted back soon; as Belady does on loops, the pool gives up the newest departures
+    // and keeps those that stayed, which the second lap finds resident (LRU reloads all 64).
+    const pool = new PhysicalPool({ slotCount: 32 });
+    const lap = (first: number) =>
+      sweep(64, 4, 1, false).map((req, i) => ((first + i) % 40 === 0 ? [...req, 4095] : req));
+    playTrace(pool, lap(0));
+    expect(playTrace(pool, lap(64), 64)).toBeLessThanOrEqual(48);
   });
 
   it('prefers evicting a fine page over an equally idle coarse one', () => {
