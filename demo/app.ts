@@ -299,8 +299,11 @@ export class DemoApp {
 
   private async yieldToBrowser(): Promise<void> {
     // Let loads, readbacks and GPU work progress between stepped frames, as a real frame would.
+    // WebGL2 readbacks poll their fence once per animation frame (three's clientWaitAsync): without
+    // an animation frame between stepped frames the feedback fell ~30 frames behind.
     const device = (this.renderer.backend as { device?: GPUDevice }).device;
     if (device) await device.queue.onSubmittedWorkDone();
+    else await new Promise((resolve) => requestAnimationFrame(resolve));
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
