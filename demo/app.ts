@@ -293,14 +293,16 @@ export class DemoApp {
   private isSettled(): boolean {
     if (this.terrain.pendingBuilds > 0 || this.regions.busy || this.streaming.planner.loadsInFlight > 0)
       return false;
+    // Requests from before the latest teleport say nothing about the new view.
+    if (!this.surface.feedbackCaughtUp) return false;
     const vt = this.surface.stats();
     return vt.pending === 0 && vt.visibleSharp >= vt.visibleRequested;
   }
 
   private async yieldToBrowser(): Promise<void> {
     // Let loads, readbacks and GPU work progress between stepped frames, as a real frame would.
-    // WebGL2 readbacks poll their fence once per animation frame (three's clientWaitAsync): without
-    // an animation frame between stepped frames the feedback fell ~30 frames behind.
+    // Chromium signals WebGL2 fences (the feedback readback's) only across animation frames:
+    // without one between stepped frames the feedback fell ~30 frames behind.
     const device = (this.renderer.backend as { device?: GPUDevice }).device;
     if (device) await device.queue.onSubmittedWorkDone();
     else await new Promise((resolve) => requestAnimationFrame(resolve));

@@ -113,7 +113,10 @@ export interface DemoAutomation {
   teleport(pose: CameraPose): void;
   /** Switches region; resolves after the old scene's textures are released. */
   transition(name: string): Promise<TransitionResult>;
-  /** Renders until no visible page or terrain chunk is pending, at most `maxFrames` frames. */
+  /**
+   * Renders until no visible page or terrain chunk is pending, judged on a feedback rendered after
+   * the latest teleport, at most `maxFrames` frames.
+   */
   settle(options?: { maxFrames?: number }): Promise<SettleResult>;
   stats(): DemoStats;
   /**

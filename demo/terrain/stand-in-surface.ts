@@ -68,6 +68,9 @@ export class StandInTerrainSurface implements TerrainSurface {
 
   markTeleport(): void {}
 
+  /** No feedback: always current. */
+  readonly feedbackCaughtUp = true;
+
   stats(): TerrainSurfaceStats {
     return this.statsView;
   }

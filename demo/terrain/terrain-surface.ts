@@ -96,6 +96,8 @@ export interface TerrainSurface {
   setDebugView(view: TerrainDebugView, enabled: boolean): void;
   /** The camera jumped: measure the new place's latency floor. */
   markTeleport(): void;
+  /** False until a feedback rendered after the latest teleport has arrived (stale requests otherwise). */
+  readonly feedbackCaughtUp: boolean;
   stats(): TerrainSurfaceStats;
   dispose(): void;
 }

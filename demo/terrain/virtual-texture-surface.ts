@@ -59,6 +59,8 @@ export class VirtualTextureSurface implements TerrainSurface {
   private readonly residencyOverlay = new DebugImageOverlay('residency map', 'right', 256);
   private frame = 0;
   private readonly teleportProbe = new TeleportLatencyProbe();
+  /** System frame of the latest teleport (-1: none), in frames. */
+  private teleportFrame = -1;
 
   /**
    * `settings.budgetBytes` is the demo's whole budget (`budget`'s); the virtual texture gets it
@@ -117,7 +119,12 @@ export class VirtualTextureSurface implements TerrainSurface {
   }
 
   markTeleport(): void {
-    this.teleportProbe.start(this.system.stats().frame);
+    this.teleportFrame = this.system.stats().frame;
+    this.teleportProbe.start(this.teleportFrame);
+  }
+
+  get feedbackCaughtUp(): boolean {
+    return this.statsView.lastFeedbackFrame > this.teleportFrame;
   }
 
   stats(): TerrainSurfaceStats {
@@ -189,6 +196,7 @@ export class VirtualTextureSurface implements TerrainSurface {
     this.material = material;
     this.requested.clear();
     this.visibleRequested = 0;
+    this.teleportFrame = -1; // the new system counts frames from 0
   }
 
   /** Paints the residency map overlay from the pool's pages of the terrain texture. */

@@ -15,6 +15,7 @@ interface WebGLBackendSlice {
   gl: WebGL2RenderingContext;
   state: {
     bindTexture(target: number, texture: WebGLTexture | null): void;
+    bindFramebuffer(target: number, framebuffer: WebGLFramebuffer | null): boolean;
     pixelStorei(name: number, value: number | boolean): void;
   };
   get(object: object): { textureGPU?: WebGLTexture };
@@ -93,6 +94,18 @@ export class BackendBridge {
   /** The WebGL texture three created for `texture`, WebGL2 only. */
   glTexture(texture: Texture): WebGLTexture | undefined {
     return this.glBackend?.get(texture).textureGPU;
+  }
+
+  /** Binds `framebuffer` as the WebGL2 read framebuffer through three's state cache (WebGL2 only). */
+  bindReadFramebuffer(framebuffer: WebGLFramebuffer | null): void {
+    const backend = this.glBackend!;
+    backend.state.bindFramebuffer(backend.gl.READ_FRAMEBUFFER, framebuffer);
+  }
+
+  /** Sets the WebGL2 pack alignment through three's state cache (WebGL2 only). */
+  setPackAlignment(bytes: number): void {
+    const backend = this.glBackend!;
+    backend.state.pixelStorei(backend.gl.PACK_ALIGNMENT, bytes);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { RenderTarget } from 'three/webgpu';
 import type { BackendBridge } from './backend-bridge';
+import { GL_READBACK_PENDING, GL_READBACK_READY, GLReadbackRing } from './gl-readback-ring';
 
 /** Most readbacks in flight at once (Unreal's feedback latency). */
 export const MAX_READBACKS_IN_FLIGHT = 3;
@@ -12,6 +13,9 @@ interface RingEntry {
   busy: boolean;
   frame: number;
   sequence: number;
+  /** Size read, in feedback pixels (WebGL2: a read of an old size is dropped). */
+  width: number;
+  height: number;
   onMapped: () => void;
   onFailed: () => void;
 }
@@ -30,7 +34,8 @@ const bufferDescriptor = { label: '', size: 0, usage: 0 };
  *
  * WebGPU: a ring of mappable buffers (`tessera:feedback-readback:<i>`), filled with
  * `copyTextureToBuffer` after three submitted the feedback pass and read with `mapAsync`.
- * WebGL2: three's asynchronous `readRenderTargetPixelsAsync` (a fenced pixel-pack buffer).
+ * WebGL2: a ring of fenced pixel-pack buffers ({@link GLReadbackRing}), polled at each request and
+ * on a 1 ms timer while any is in flight, delivered oldest first.
  */
 export class FeedbackReadback {
   /** Readbacks started, delivered and dropped as stale or skipped as busy, since creation. */
@@ -48,6 +53,14 @@ export class FeedbackReadback {
   private inFlight = 0;
   private disposed = false;
   private readonly commandBuffers: GPUCommandBuffer[] = [];
+  private readonly glRing: GLReadbackRing | null;
+  private idsBytes = new Uint8Array(0);
+  private pollTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly pollLater = (): void => {
+    this.pollTimer = null;
+    this.pollWebGL();
+    if (this.inFlight > 0 && !this.disposed) this.schedulePoll();
+  };
 
   constructor(bridge: BackendBridge, target: RenderTarget, consumer: FeedbackConsumer) {
     this.bridge = bridge;
@@ -59,15 +72,19 @@ export class FeedbackReadback {
         busy: false,
         frame: 0,
         sequence: 0,
+        width: 0,
+        height: 0,
         onMapped: () => this.mapped(entry),
         onFailed: () => this.failed(entry),
       };
       this.ring.push(entry);
     }
+    this.glRing = bridge.isWebGPU ? null : new GLReadbackRing(bridge, MAX_READBACKS_IN_FLIGHT);
   }
 
-  /** Bytes of the WebGPU readback ring (0 on WebGL2, where three owns the transient buffer). */
+  /** Bytes of the readback ring's buffers. */
   get bytes(): number {
+    if (this.glRing !== null) return this.glRing.bytes;
     let total = 0;
     for (const entry of this.ring) total += entry.buffer?.size ?? 0;
     return total;
@@ -79,6 +96,7 @@ export class FeedbackReadback {
     const width = this.target.width;
     const height = this.target.height;
     if (width !== this.width || height !== this.height) this.resize(width, height);
+    if (this.glRing !== null) this.pollWebGL();
     if (this.inFlight >= MAX_READBACKS_IN_FLIGHT) {
       this.counters.skipped++;
       return;
@@ -96,6 +114,7 @@ export class FeedbackReadback {
     this.height = height;
     this.paddedRowBytes = Math.ceil((width * 4) / 256) * 256;
     this.ids = new Uint32Array(width * height);
+    this.idsBytes = new Uint8Array(this.ids.buffer);
     // Buffers of the old size are replaced lazily once idle.
     for (const entry of this.ring) {
       if (!entry.busy && entry.buffer !== null) {
@@ -189,32 +208,67 @@ export class FeedbackReadback {
   }
 
   private requestWebGL(frame: number, sequence: number): void {
-    this.inFlight++;
-    this.counters.started++;
-    const width = this.width;
-    const height = this.height;
-    this.bridge.renderer.readRenderTargetPixelsAsync(this.target, 0, 0, width, height).then(
-      (pixels) => {
-        this.inFlight--;
-        if (this.disposed || sequence <= this.delivered || width !== this.width || height !== this.height) {
-          this.counters.dropped++;
-          return;
-        }
-        this.delivered = sequence;
-        const bytes = pixels as Uint8Array;
-        this.ids.set(new Uint32Array(bytes.buffer, bytes.byteOffset, width * height));
-        this.counters.delivered++;
-        this.consumer(this.ids, frame, width, height);
-      },
-      () => {
-        this.inFlight--;
-      },
-    );
+    const ring = this.ring;
+    for (let i = 0; i < ring.length; i++) {
+      const entry = ring[i];
+      if (entry.busy) continue;
+      if (!this.glRing!.start(i, this.target.texture, this.width, this.height)) return;
+      entry.busy = true;
+      entry.frame = frame;
+      entry.sequence = sequence;
+      entry.width = this.width;
+      entry.height = this.height;
+      this.inFlight++;
+      this.counters.started++;
+      this.schedulePoll();
+      return;
+    }
+  }
+
+  /**
+   * Polls again soon: fences are also checked at every request, but between frames (a paused or
+   * stepped loop) a timer keeps results arriving, as WebGPU's `mapAsync` does.
+   */
+  private schedulePoll(): void {
+    if (this.pollTimer === null) this.pollTimer = setTimeout(this.pollLater, 1);
+  }
+
+  /** Delivers completed WebGL2 reads, oldest first; stops at the first still running. */
+  private pollWebGL(): void {
+    const glRing = this.glRing!;
+    const ring = this.ring;
+    for (;;) {
+      let oldest = -1;
+      for (let i = 0; i < ring.length; i++) {
+        if (ring[i].busy && (oldest < 0 || ring[i].sequence < ring[oldest].sequence)) oldest = i;
+      }
+      if (oldest < 0) return;
+      const status = glRing.poll(oldest);
+      if (status === GL_READBACK_PENDING) return;
+      const entry = ring[oldest];
+      if (status !== GL_READBACK_READY || this.disposed) {
+        this.release(entry);
+        continue;
+      }
+      if (entry.sequence <= this.delivered || entry.width !== this.width || entry.height !== this.height) {
+        this.counters.dropped++;
+        this.release(entry);
+        continue;
+      }
+      glRing.read(oldest, this.idsBytes);
+      this.delivered = entry.sequence;
+      this.release(entry);
+      this.counters.delivered++;
+      this.consumer(this.ids, entry.frame, this.width, this.height);
+    }
   }
 
   /** Destroys the ring; a map still pending is rejected by the destroy and settles as a failure. */
   dispose(): void {
     this.disposed = true;
+    if (this.pollTimer !== null) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+    this.glRing?.dispose();
     for (const entry of this.ring) {
       if (entry.buffer !== null) {
         entry.buffer.destroy();

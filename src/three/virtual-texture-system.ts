@@ -296,9 +296,9 @@ export class VirtualTextureSystem {
     const { width: fw, height: fh } = this.feedbackSize();
     this.feedbackPixels = fw * fh;
     const feedbackBytes = fw * fh * 8;
-    const readbackBytes = bridge.isWebGPU
-      ? Math.ceil((fw * 4) / 256) * 256 * fh * MAX_READBACKS_IN_FLIGHT
-      : 0;
+    // WebGPU rows are padded to 256 bytes for copyTextureToBuffer; WebGL2 pixel-pack rows are not.
+    const readbackRowBytes = bridge.isWebGPU ? Math.ceil((fw * 4) / 256) * 256 : fw * 4;
+    const readbackBytes = readbackRowBytes * fh * MAX_READBACKS_IN_FLIGHT;
     const layerCount = this.poolLayers.length;
     const slotBytes = this.tileSize * this.tileSize * 4 * layerCount;
     const fixedBytes = feedbackBytes + readbackBytes + this.pageTableReserve;

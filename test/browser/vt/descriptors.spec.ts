@@ -98,3 +98,71 @@ test('steady frames reuse every WebGPU descriptor object', async ({ page, openPa
   // Readback buffers are created once (a ring of at most 3), never per frame.
   expect(result.calls['createBuffer.descriptor'] ?? 0, detail).toBeLessThanOrEqual(3);
 });
+
+/**
+ * The WebGL2 counterpart: across 100 or more steady streaming frames Tessera creates no GL object
+ * (its feedback readback reuses one framebuffer and a ring of pixel-pack buffers; only the fence is
+ * per readback), and feedback is read back nearly every frame (fences polled each frame, not once
+ * per animation frame).
+ */
+test('steady WebGL2 frames create no GL objects and read the feedback back every frame', async ({
+  page,
+  openPage,
+  backend,
+}) => {
+  test.skip(backend === 'webgpu', 'the WebGL2 readback path');
+  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024 });
+  await waitForScene(page);
+  const result = await page.evaluate(async () => {
+    vtScene.setOrthoView(0.1, 0.1, 0.5);
+    await vtScene.waitReady();
+    await vtScene.settle(60);
+    const gl = WebGL2RenderingContext.prototype;
+    const counted = [
+      'createBuffer',
+      'createFramebuffer',
+      'createTexture',
+      'createRenderbuffer',
+      'readPixels',
+      'fenceSync',
+    ] as const;
+    const calls: Record<string, number> = {};
+    const originals = new Map<string, unknown>();
+    for (const name of counted) {
+      const original = gl[name] as (...args: unknown[]) => unknown;
+      originals.set(name, original);
+      calls[name] = 0;
+      Object.assign(gl, {
+        [name](this: WebGL2RenderingContext, ...args: unknown[]) {
+          calls[name]++;
+          return original.apply(this, args);
+        },
+      });
+    }
+    const before = vtScene.stats();
+    const frames = 120;
+    try {
+      for (let i = 0; i < frames; i++) {
+        vtScene.setOrthoView(0.1 + (i % 200) * 0.004, 0.1 + (i % 200) * 0.002, 0.5);
+        vtScene.step();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    } finally {
+      for (const name of counted) Object.assign(gl, { [name]: originals.get(name) });
+    }
+    const after = vtScene.stats();
+    return {
+      calls,
+      frames,
+      uploads: after.uploadsTotal - before.uploadsTotal,
+      delivered: after.readbacks.delivered - before.readbacks.delivered,
+    };
+  });
+  const detail = JSON.stringify(result);
+  expect(result.uploads, detail).toBeGreaterThan(20);
+  for (const name of ['createBuffer', 'createFramebuffer', 'createTexture', 'createRenderbuffer']) {
+    expect(result.calls[name], `${name}: ${detail}`).toBe(0);
+  }
+  expect(result.calls.readPixels, detail).toBe(result.calls.fenceSync);
+  expect(result.delivered, detail).toBeGreaterThanOrEqual(result.frames * 0.8);
+});

@@ -35,6 +35,7 @@ export interface VtSceneApi {
     residentPages: number;
     uploadsTotal: number;
     mipBias: number;
+    readbacks: { started: number; delivered: number; dropped: number; skipped: number };
   };
   stepAndCompareFeedback(): Promise<{ gpu: number[]; sim: number[]; pixelAgreement: number } | null>;
   /** Virtual-texture ids seen in any feedback so far. */
