@@ -35,7 +35,7 @@ const bufferDescriptor = { label: '', size: 0, usage: 0 };
  * WebGPU: a ring of mappable buffers (`tessera:feedback-readback:<i>`), filled with
  * `copyTextureToBuffer` after three submitted the feedback pass and read with `mapAsync`.
  * WebGL2: a ring of fenced pixel-pack buffers ({@link GLReadbackRing}), polled at each request and
- * on a 1 ms timer while any is in flight, delivered oldest first.
+ * at each animation frame while any is in flight, delivered oldest first.
  */
 export class FeedbackReadback {
   /** Readbacks started, delivered and dropped as stale or skipped as busy, since creation. */
@@ -55,9 +55,11 @@ export class FeedbackReadback {
   private readonly commandBuffers: GPUCommandBuffer[] = [];
   private readonly glRing: GLReadbackRing | null;
   private idsBytes = new Uint8Array(0);
-  private pollTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Pending poll: an animation-frame id, or a timer id where there are no animation frames; 0 for none. */
+  private pollHandle = 0;
+  private readonly pollByFrame = typeof requestAnimationFrame === 'function';
   private readonly pollLater = (): void => {
-    this.pollTimer = null;
+    this.pollHandle = 0;
     this.pollWebGL();
     if (this.inFlight > 0 && !this.disposed) this.schedulePoll();
   };
@@ -226,11 +228,16 @@ export class FeedbackReadback {
   }
 
   /**
-   * Polls again soon: fences are also checked at every request, but between frames (a paused or
-   * stepped loop) a timer keeps results arriving, as WebGPU's `mapAsync` does.
+   * Polls again at the next animation frame (Chromium updates WebGL2 fence status across animation
+   * frames, so polling more often finds nothing new): fences are also checked at every request,
+   * but when no frame is rendered (a paused or stepped loop) this keeps results arriving, as
+   * WebGPU's `mapAsync` does.
    */
   private schedulePoll(): void {
-    if (this.pollTimer === null) this.pollTimer = setTimeout(this.pollLater, 1);
+    if (this.pollHandle !== 0) return;
+    this.pollHandle = this.pollByFrame
+      ? requestAnimationFrame(this.pollLater)
+      : (setTimeout(this.pollLater, 1) as unknown as number);
   }
 
   /** Delivers completed WebGL2 reads, oldest first; stops at the first still running. */
@@ -266,8 +273,11 @@ export class FeedbackReadback {
   /** Destroys the ring; a map still pending is rejected by the destroy and settles as a failure. */
   dispose(): void {
     this.disposed = true;
-    if (this.pollTimer !== null) clearTimeout(this.pollTimer);
-    this.pollTimer = null;
+    if (this.pollHandle !== 0) {
+      if (this.pollByFrame) cancelAnimationFrame(this.pollHandle);
+      else clearTimeout(this.pollHandle);
+      this.pollHandle = 0;
+    }
     this.glRing?.dispose();
     for (const entry of this.ring) {
       if (entry.buffer !== null) {
