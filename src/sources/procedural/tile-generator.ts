@@ -8,6 +8,7 @@
  * samples). Everything is preallocated: generating a tile allocates nothing.
  */
 
+import { halveBetweenLines, halveLine } from './halve-lines';
 import { PACKED_STRIDE, packOctave } from './octave-accumulator';
 import { addOctaveRow } from './octave-rows';
 import { TileGrid } from './tile-grid';
@@ -57,6 +58,8 @@ export class TileGenerator {
   /** Vertical interpolation of the finest grid at the current row, channel-major. */
   private readonly gridRow: Float64Array;
   private readonly columnX: Float64Array;
+  /** Mip-0 texel coordinate of each row of the current tile. */
+  private readonly rowY: Float64Array;
   private readonly columnCell: Int32Array;
   private readonly columnFraction: Float64Array;
   private readonly scratchCell: Int32Array;
@@ -85,6 +88,7 @@ export class TileGenerator {
     const maxSide = Math.max(T, ...this.grids.map((g) => g.side));
     this.gridRow = new Float64Array(maxSide * CHANNEL_COUNT);
     this.columnX = new Float64Array(T);
+    this.rowY = new Float64Array(T);
     this.columnCell = new Int32Array(T);
     this.columnFraction = new Float64Array(T);
     this.scratchCell = new Int32Array(maxSide);
@@ -98,7 +102,9 @@ export class TileGenerator {
     const texH = Math.max(1, this.heightPages >> mip) * this.payload;
     const spanX = (this.widthPages * this.payload) / texW;
     const spanY = (this.heightPages * this.payload) / texH;
-    const span = Math.max(spanX, spanY);
+    // Spans are whole powers of two; `| 0` keeps the value and lets V8 pass it to the per-row
+    // calls as a small integer instead of boxing a double for each call.
+    const span = Math.max(spanX, spanY) | 0;
     const x0 = x * this.payload - this.border;
     const y0 = y * this.payload - this.border;
     this.assignOctaves(span);
@@ -111,7 +117,7 @@ export class TileGenerator {
       if (grid.count === 0) continue;
       grid.place(x0, y0, spanX, spanY);
       if (source === undefined) grid.values.fill(0);
-      else grid.interpolateFrom(source, this.gridRow, this.scratchCell, this.scratchFraction);
+      else grid.interpolateFrom(source, this.scratchCell, this.scratchFraction);
       grid.addOctaves();
       source = grid;
     }
@@ -126,19 +132,57 @@ export class TileGenerator {
         this.columnFraction[i] = (local - cell * source.stride) / source.stride;
       }
     }
-    // Column i sits at local texel i (no clamping) and the grid stride is 2: see interpolateRow.
-    this.columnsHalve =
-      source !== undefined && source.stride === 2 && T % 2 === 0 && x0 >= 0 && x0 + T <= texW;
+    // Texels past the texture edge repeat the edge texel: the same inputs give the same bits, so
+    // only the columns [colLo, colHi) and rows [rowLo, rowHi) inside the texture are computed and
+    // the rest copied. With the grid at stride 2, every computed column sits at grid-local texel i.
+    const colLo = Math.min(Math.max(-x0, 0), T);
+    const colHi = Math.max(Math.min(texW - x0, T), colLo);
+    const rowLo = Math.min(Math.max(-y0, 0), T);
+    const rowHi = Math.max(Math.min(texH - y0, T), rowLo);
+    this.columnsHalve = source !== undefined && source.stride === 2 && T % 2 === 0;
     const rows = this.rows;
-    for (let j = 0; j < T; j++) {
-      const ty = Math.min(Math.max(y0 + j, 0), texH - 1);
+    for (let j = rowLo; j < rowHi; j++) {
       if (source === undefined) rows.fill(0);
-      else this.interpolateRow(source, ty - y0);
-      const py = (ty + 0.5) * spanY;
+      else this.interpolateRow(source, j);
+      this.rowY[j] = (y0 + j + 0.5) * spanY;
       for (let k = 0; k < this.texelCount; k++)
-        addOctaveRow(this.texelPacked, k, this.columnX, T, py, rows, 0, T);
+        addOctaveRow(this.texelPacked, k, this.columnX, colLo, colHi, this.rowY, j, rows, 0, T);
       terrainRow(rows, T, this.style, span, this.terrain);
       shadeRow(rows, this.terrain, T, span, this.style, albedo, normal, j * T * 4);
+      if (colLo > 0 || colHi < T) this.repeatEdgeTexels(albedo, normal, j * T * 4, colLo, colHi);
+    }
+    const rowBytes = T * 4;
+    for (let j = 0; j < rowLo; j++) {
+      albedo.copyWithin(j * rowBytes, rowLo * rowBytes, (rowLo + 1) * rowBytes);
+      normal.copyWithin(j * rowBytes, rowLo * rowBytes, (rowLo + 1) * rowBytes);
+    }
+    for (let j = rowHi; j < T; j++) {
+      albedo.copyWithin(j * rowBytes, (rowHi - 1) * rowBytes, rowHi * rowBytes);
+      normal.copyWithin(j * rowBytes, (rowHi - 1) * rowBytes, rowHi * rowBytes);
+    }
+  }
+
+  /**
+   * Copies the texels of columns `colLo` and `colHi - 1` of the row at byte `rowAt` to the columns
+   * beyond (whose fields, never read, hold unclamped interpolations). Copying the channel doubles
+   * instead would box them in V8's lower tiers.
+   */
+  private repeatEdgeTexels(
+    albedo: Uint8Array,
+    normal: Uint8Array,
+    rowAt: number,
+    colLo: number,
+    colHi: number,
+  ): void {
+    const first = rowAt + 4 * colLo;
+    const last = rowAt + 4 * (colHi - 1);
+    for (let to = rowAt; to < first; to++) {
+      albedo[to] = albedo[first + (to & 3)];
+      normal[to] = normal[first + (to & 3)];
+    }
+    for (let to = last + 4, end = rowAt + 4 * this.tileSize; to < end; to++) {
+      albedo[to] = albedo[last + (to & 3)];
+      normal[to] = normal[last + (to & 3)];
     }
   }
 
@@ -166,16 +210,25 @@ export class TileGenerator {
 
   /**
    * Fills {@link rows} by interpolating `grid` at tile-local row `localY`, then along the row.
-   * Rows on a grid row skip the vertical step; with a stride-2 grid and no clamped column, the
-   * horizontal step alternates copies and midpoints (the same values the general formula gives).
+   * Rows on a grid row skip the vertical step; with a stride-2 grid the row alternates copies and
+   * midpoints (the same values the general formula gives; columns past the texture edge get
+   * unclamped values there, which generate() overwrites with the edge texel).
    */
   private interpolateRow(grid: TileGrid, localY: number): void {
-    const T = this.tileSize;
     const side = grid.side;
     const cellY = Math.min((localY / grid.stride) | 0, side - 2);
     const fy = (localY - cellY * grid.stride) / grid.stride;
     const src = grid.values;
-    const rows = this.rows;
+    if (this.columnsHalve) {
+      // Stride 2: fy is 0 or 0.5, and `a * 0.5 + b * 0.5` is what the general formula computes.
+      const T = this.tileSize;
+      for (let c = 0; c < CHANNEL_COUNT; c++) {
+        const at = c * grid.points + cellY * side;
+        if (fy === 0) halveLine(src, at, this.rows, c * T, T >> 1, false);
+        else halveBetweenLines(src, at, side, this.rows, c * T, T >> 1, false);
+      }
+      return;
+    }
     let line = src;
     let lineAt = cellY * side;
     let channelStride = grid.points;
@@ -192,19 +245,8 @@ export class TileGenerator {
       lineAt = 0;
       channelStride = side;
     }
-    if (this.columnsHalve) {
-      const pairs = T >> 1;
-      for (let c = 0; c < CHANNEL_COUNT; c++) {
-        const from = lineAt + c * channelStride;
-        const out = c * T;
-        for (let m = 0; m < pairs; m++) {
-          const a = line[from + m];
-          rows[out + 2 * m] = a;
-          rows[out + 2 * m + 1] = a * 0.5 + line[from + m + 1] * 0.5;
-        }
-      }
-      return;
-    }
+    const T = this.tileSize;
+    const rows = this.rows;
     const columnCell = this.columnCell;
     const columnFraction = this.columnFraction;
     for (let c = 0; c < CHANNEL_COUNT; c++) {

@@ -5,6 +5,7 @@
  * payload is a multiple of `stride`), which keeps interpolated values, and so seams, bit-exact.
  */
 
+import { halveBetweenLines, halveLine } from './halve-lines';
 import { addOctaveRow } from './octave-rows';
 import { CHANNEL_COUNT } from './world-octaves';
 
@@ -56,9 +57,8 @@ export class TileGrid {
   addOctaves(): void {
     const side = this.side;
     for (let j = 0; j < side; j++) {
-      const y = this.ys[j];
       for (let k = 0; k < this.count; k++) {
-        addOctaveRow(this.packed, k, this.xs, side, y, this.values, j * side, this.points);
+        addOctaveRow(this.packed, k, this.xs, 0, side, this.ys, j, this.values, j * side, this.points);
       }
     }
   }
@@ -66,17 +66,12 @@ export class TileGrid {
   /**
    * Fills {@link values} by bilinear interpolation of the coarser grid `from` (whose stride is a
    * multiple of this one's). Interpolating a piecewise-bilinear function at a superset of its
-   * knots reproduces it, so cascading levels costs no accuracy. `scratchRow` holds at least
-   * `from.side * CHANNEL_COUNT` values; the cell / fraction scratch at least `side` entries.
+   * knots reproduces it, so cascading levels costs no accuracy. The cell / fraction scratch
+   * holds at least `side` entries.
    */
-  interpolateFrom(
-    from: TileGrid,
-    scratchRow: Float64Array,
-    scratchCell: Int32Array,
-    scratchFraction: Float64Array,
-  ): void {
+  interpolateFrom(from: TileGrid, scratchCell: Int32Array, scratchFraction: Float64Array): void {
     if (from.stride === 2 * this.stride) {
-      this.halveFrom(from, scratchRow);
+      this.halveFrom(from);
       return;
     }
     const side = this.side;
@@ -109,35 +104,22 @@ export class TileGrid {
     }
   }
 
-  /** {@link interpolateFrom} for a grid of twice this stride: copies and midpoints only. */
-  private halveFrom(from: TileGrid, scratchRow: Float64Array): void {
+  /**
+   * {@link interpolateFrom} for a grid of twice this stride: copies and midpoints only. Rows
+   * between two coarser rows make their vertical midpoints on the fly, each once.
+   */
+  private halveFrom(from: TileGrid): void {
     const side = this.side;
     const fromSide = from.side;
-    const src = from.values;
-    const dst = this.values;
+    // side is 2·fromSide - 1 (ends on a copy) or 2·fromSide - 2 (ends on a midpoint).
+    const pairs = side >> 1;
+    const endsOnCopy = (side & 1) !== 0;
     for (let j = 0; j < side; j++) {
-      const r = j >> 1;
-      let line = src;
-      let lineAt = r * fromSide;
-      let channelStride = from.points;
-      if ((j & 1) !== 0) {
-        for (let c = 0; c < CHANNEL_COUNT; c++) {
-          const row0 = c * from.points + r * fromSide;
-          const out = c * fromSide;
-          for (let i = 0; i < fromSide; i++)
-            scratchRow[out + i] = src[row0 + i] * 0.5 + src[row0 + fromSide + i] * 0.5;
-        }
-        line = scratchRow;
-        lineAt = 0;
-        channelStride = fromSide;
-      }
       for (let c = 0; c < CHANNEL_COUNT; c++) {
-        const at = lineAt + c * channelStride;
+        const at = c * from.points + (j >> 1) * fromSide;
         const out = c * this.points + j * side;
-        for (let i = 0; i < side; i++) {
-          const m = at + (i >> 1);
-          dst[out + i] = (i & 1) === 0 ? line[m] : line[m] * 0.5 + line[m + 1] * 0.5;
-        }
+        if ((j & 1) === 0) halveLine(from.values, at, this.values, out, pairs, endsOnCopy);
+        else halveBetweenLines(from.values, at, fromSide, this.values, out, pairs, endsOnCopy);
       }
     }
   }

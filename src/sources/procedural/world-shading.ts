@@ -6,7 +6,7 @@
  * of mip N-1.
  */
 
-import { linearToSrgbByte, srgbToLinear } from '../color/srgb';
+import { LINEAR_TABLE_STEPS, LINEAR_TO_SRGB_BYTE, srgbToLinear } from '../color/srgb';
 import {
   CH_DETAIL,
   CH_HEIGHT,
@@ -126,14 +126,18 @@ export function terrainRow(
       const rgy = fields[riverDyAt + i];
       const rgl = Math.sqrt(rgx * rgx + rgy * rgy) + 1e-12;
       riverDistance = fields[riverAt + i] / rgl;
-      const q = riverDistance / width;
-      if (q > -1 && q < 1) {
-        const one = 1 - q * q;
-        const depth = depthScale * riverMask;
-        h -= depth * one * one;
-        const slope = (depth * 4 * q * one) / width / rgl;
-        dx += slope * rgx;
-        dy += slope * rgy;
+      // Outside the valley |distance| >= width, so |q| >= 1 after rounding too: the division
+      // waits until the distance says it can matter (most lowland texels lie far from a river).
+      if (riverDistance > -width && riverDistance < width) {
+        const q = riverDistance / width;
+        if (q > -1 && q < 1) {
+          const one = 1 - q * q;
+          const depth = depthScale * riverMask;
+          h -= depth * one * one;
+          const slope = (depth * 4 * q * one) / width / rgl;
+          dx += slope * rgx;
+          dy += slope * rgy;
+        }
       }
     }
     terrain[i] = h < 0 ? 0 : Math.min(h, 1);
@@ -145,6 +149,17 @@ export function terrainRow(
 }
 
 const lin = (r: number) => srgbToLinear(r / 255);
+const SRGB_BYTE = LINEAR_TO_SRGB_BYTE;
+const STEPS = LINEAR_TABLE_STEPS;
+
+/**
+ * The byte linearToSrgbByte gives for a linear value `l` (finite, well inside the int32 range),
+ * with the clamp done on `l`: V8 then truncates an in-range double instead of calling its generic
+ * double-to-int32 path. Out-of-range and NaN inputs land on the same table ends as there.
+ */
+function srgbByte(l: number): number {
+  return l <= 0 ? SRGB_BYTE[0] : l >= 1 ? SRGB_BYTE[STEPS] : SRGB_BYTE[(l * STEPS + 0.5) | 0];
+}
 // Linear-light palette, one constant per channel so the shading loop reads no arrays.
 const GRASS_R = lin(88);
 const GRASS_G = lin(118);
@@ -203,7 +218,10 @@ export function shadeRow(
     const h = terrain[i];
     const sx = terrain[count + i] * relief;
     const sy = terrain[2 * count + i] * relief;
-    const slope = Math.sqrt(sx * sx + sy * sy);
+    // Slope only feeds smoothsteps that start at 0.45 or higher, all exactly 0 below that: under
+    // slope² = 0.2 (slope < 0.448) a 0 stands in for the square root and changes no bit.
+    const slope2 = sx * sx + sy * sy;
+    const slope = slope2 < 0.2 ? 0 : Math.sqrt(slope2);
 
     const temperature = 0.5 + 0.9 * fields[temperatureAt + i] - (h - 0.5) * 0.7;
     const moisture = 0.5 + 0.9 * fields[moistureAt + i];
@@ -211,21 +229,33 @@ export function shadeRow(
     let r = GRASS_R + (LUSH_R - GRASS_R) * lush;
     let g = GRASS_G + (LUSH_G - GRASS_G) * lush;
     let b = GRASS_B + (LUSH_B - GRASS_B) * lush;
-    const desert =
-      smoothstep(0.52, 1 / (0.64 - 0.52), temperature) * smoothstep(0.5, 1 / (0.36 - 0.5), moisture);
-    r += (DESERT_R - r) * desert;
-    g += (DESERT_G - g) * desert;
-    b += (DESERT_B - b) * desert;
+    // Most texels get none of a blend below: a zero weight leaves r, g, b as they are (adding
+    // ±0 to a positive value), so skipping the blend changes no bit and saves its arithmetic.
+    const hot = smoothstep(0.52, 1 / (0.64 - 0.52), temperature);
+    if (hot > 0) {
+      const desert = hot * smoothstep(0.5, 1 / (0.36 - 0.5), moisture);
+      r += (DESERT_R - r) * desert;
+      g += (DESERT_G - g) * desert;
+      b += (DESERT_B - b) * desert;
+    }
     const rock = Math.max(smoothstep(0.45, 1 / (0.9 - 0.45), slope), smoothstep(0.66, 1 / (0.74 - 0.66), h));
-    r += (ROCK_R - r) * rock;
-    g += (ROCK_G - g) * rock;
-    b += (ROCK_B - b) * rock;
-    const snow =
-      Math.max(smoothstep(0.28, 1 / (0.18 - 0.28), temperature), smoothstep(0.76, 1 / (0.84 - 0.76), h)) *
-      (1 - 0.6 * smoothstep(0.7, 1 / (1.2 - 0.7), slope));
-    r += (SNOW_R - r) * snow;
-    g += (SNOW_G - g) * snow;
-    b += (SNOW_B - b) * snow;
+    if (rock > 0) {
+      r += (ROCK_R - r) * rock;
+      g += (ROCK_G - g) * rock;
+      b += (ROCK_B - b) * rock;
+    }
+    // snow = cold · (1 - 0.6·steep): zero wherever cold is, without the slope's smoothstep.
+    const cold = Math.max(
+      smoothstep(0.28, 1 / (0.18 - 0.28), temperature),
+      smoothstep(0.76, 1 / (0.84 - 0.76), h),
+    );
+    let snow = 0;
+    if (cold > 0) {
+      snow = cold * (1 - 0.6 * smoothstep(0.7, 1 / (1.2 - 0.7), slope));
+      r += (SNOW_R - r) * snow;
+      g += (SNOW_G - g) * snow;
+      b += (SNOW_B - b) * snow;
+    }
     const detail = 1 + detailGain * fields[detailAt + i];
     r *= detail;
     g *= detail;
@@ -238,31 +268,36 @@ export function shadeRow(
         : 0;
     const sea = smoothstep(SEA_LEVEL, -1 / 0.02, h);
     const water = Math.max(riverCover, sea);
-    r += (WATER_R - r) * water;
-    g += (WATER_G - g) * water;
-    b += (WATER_B - b) * water;
+    if (water > 0) {
+      r += (WATER_R - r) * water;
+      g += (WATER_G - g) * water;
+      b += (WATER_B - b) * water;
+    }
 
-    const roadMask =
-      (1 - snow) *
-      (1 - water) *
-      smoothstep(0.7, 1 / (0.62 - 0.7), h) *
-      (1 - smoothstep(0.5, 1 / (0.8 - 0.5), slope));
-    // Most texels allow no road or lie far from one: skip the distance (a square root and a
-    // division) where the coverage is surely 0 (|field| well past the band times |gradient|).
+    // Most texels lie far from a road: the band test (|field| well past the band times
+    // |gradient|: coverage surely 0) comes first and skips the road mask's smoothsteps and the
+    // distance's square root and division.
     const rgx = fields[roadDxAt + i];
     const rgy = fields[roadDyAt + i];
     const roadField = fields[roadAt + i];
-    if (roadMask > 0 && roadField * roadField <= roadBand2 * (rgx * rgx + rgy * rgy)) {
-      const roadDistance = roadField / (Math.sqrt(rgx * rgx + rgy * rgy) + 1e-12);
-      const road = stripCoverage(roadDistance, roadHalfWidth, halfFootprint, invFootprint) * roadMask;
-      r += (ROAD_R - r) * road;
-      g += (ROAD_G - g) * road;
-      b += (ROAD_B - b) * road;
+    if (roadField * roadField <= roadBand2 * (rgx * rgx + rgy * rgy)) {
+      const roadMask =
+        (1 - snow) *
+        (1 - water) *
+        smoothstep(0.7, 1 / (0.62 - 0.7), h) *
+        (1 - smoothstep(0.5, 1 / (0.8 - 0.5), slope));
+      if (roadMask > 0) {
+        const roadDistance = roadField / (Math.sqrt(rgx * rgx + rgy * rgy) + 1e-12);
+        const road = stripCoverage(roadDistance, roadHalfWidth, halfFootprint, invFootprint) * roadMask;
+        r += (ROAD_R - r) * road;
+        g += (ROAD_G - g) * road;
+        b += (ROAD_B - b) * road;
+      }
     }
 
-    albedo[o] = linearToSrgbByte(r);
-    albedo[o + 1] = linearToSrgbByte(g);
-    albedo[o + 2] = linearToSrgbByte(b);
+    albedo[o] = srgbByte(r);
+    albedo[o + 1] = srgbByte(g);
+    albedo[o + 2] = srgbByte(b);
     albedo[o + 3] = 255;
 
     const flat = water * 0.8;
