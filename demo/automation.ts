@@ -14,39 +14,19 @@
 
 import type { CameraPose } from './camera/camera-pose';
 import type { TransitionResult } from './scenes/region-scenes';
-import type { TeleportLimit } from './terrain/teleport-latency-probe';
-import type { TerrainDebugView } from './terrain/terrain-surface';
+import type { TerrainDebugView, TerrainSurfaceStats } from './terrain/terrain-surface';
 
 export type { CameraPose } from './camera/camera-pose';
 export type { TransitionResult } from './scenes/region-scenes';
 export type { TeleportLimit } from './terrain/teleport-latency-probe';
 export type { TerrainDebugView } from './terrain/terrain-surface';
 
-/** Virtual-texture figures of the terrain (all zero while the terrain uses the stand-in texture). */
-export interface DemoVtStats {
-  /** Physical pool slots, pages. */
-  poolSlots: number;
-  /** Pages resident in the pool. */
-  resident: number;
-  /** Page loads in flight. */
-  pending: number;
-  /** Distinct pages the last feedback requested. */
-  visibleRequested: number;
-  /** Requested pages resident at the requested mip. */
-  visibleSharp: number;
-  /** Mip bias applied because the pool is oversubscribed, mips (0 = none). */
-  mipBias: number;
-  /** Virtual-texture frame of the latest feedback analysed (-1: none yet); compare with `readbacks`. */
-  lastFeedbackFrame: number;
-  /**
-   * Latency floor of the latest teleport, as the simulator defines its limit: feedback latency +
-   * source latency (both measured, frames) + ceil(pages needed / uploads per frame); null until the
-   * first tile after a teleport arrived. Compare a settle's frame count with `limitFrames`.
-   */
-  teleportLimit: TeleportLimit | null;
-  /** Feedback readbacks started / delivered / dropped as stale / skipped. */
-  readbacks: { started: number; delivered: number; dropped: number; skipped: number };
-}
+/**
+ * Virtual-texture figures of the terrain (all zero while the terrain uses the stand-in texture):
+ * the terrain surface's figures less its per-frame upload count and byte split (see
+ * {@link TerrainSurfaceStats} for each field).
+ */
+export type DemoVtStats = Omit<TerrainSurfaceStats, 'uploadsLastFrame' | 'bytesByCategory'>;
 
 /** Ordinary (streamed) prop textures, managed by Tessera's TextureStreamingSystem. */
 export interface DemoStreamedStats {

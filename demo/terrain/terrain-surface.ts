@@ -50,9 +50,13 @@ export interface TerrainSurfaceStats {
   mipBias: number;
   /** Tiles uploaded in the last frame. */
   uploadsLastFrame: number;
-  /** Frame (the surface's own count) of the latest feedback analysed, or -1. */
+  /** Virtual-texture frame of the latest feedback analysed (-1: none yet); compare with `readbacks`. */
   lastFeedbackFrame: number;
-  /** Latency floor of the latest teleport (null before one completes; see TeleportLatencyProbe). */
+  /**
+   * Latency floor of the latest teleport, as the simulator defines its limit: feedback latency +
+   * source latency (both measured, frames) + ceil(pages needed / uploads per frame); null until the
+   * first tile after a teleport arrived. Compare a settle's frame count with `limitFrames`.
+   */
   teleportLimit: TeleportLimit | null;
   /** Feedback readbacks started / delivered / dropped as stale / skipped. */
   readbacks: { started: number; delivered: number; dropped: number; skipped: number };

@@ -119,7 +119,7 @@ export class VirtualTextureSurface implements TerrainSurface {
   }
 
   markTeleport(): void {
-    this.teleportFrame = this.system.stats().frame;
+    this.teleportFrame = this.system.currentFrame;
     this.teleportProbe.start(this.teleportFrame);
   }
 
@@ -170,7 +170,7 @@ export class VirtualTextureSurface implements TerrainSurface {
     });
     this.texture = this.system.add(this.source, { name: 'terrain' });
     this.system.events.on('page-loaded', () =>
-      this.teleportProbe.tileUploaded(this.system.stats().frame, this.settings.maxUploadsPerFrame),
+      this.teleportProbe.tileUploaded(this.system.currentFrame, this.settings.maxUploadsPerFrame),
     );
     this.system.events.on('error', (event) =>
       this.errors.push(`${event.error.code}: ${event.error.message}`),
@@ -179,7 +179,7 @@ export class VirtualTextureSurface implements TerrainSurface {
       this.statsView.lastFeedbackFrame = event.frame;
       this.onFeedback(event.ids);
       if (this.teleportProbe.wantsFeedback(event.frame)) {
-        this.teleportProbe.feedback(this.system.stats().frame, this.countMissing());
+        this.teleportProbe.feedback(this.system.currentFrame, this.countMissing());
       }
       if (this.feedbackOverlay.visible) {
         this.feedbackOverlay.draw(event.width, event.height, (pixels) =>

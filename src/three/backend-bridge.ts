@@ -173,20 +173,9 @@ export class BackendBridge {
         data,
         offsetTexels * 4,
       );
-    } else if (format === 'rgba8') {
-      gl.texSubImage2D(
-        gl.TEXTURE_2D,
-        mipLevel,
-        x,
-        y,
-        width,
-        height,
-        gl.RGBA,
-        gl.UNSIGNED_BYTE,
-        data,
-        offsetTexels * 4,
-      );
     } else {
+      // rgba8 data is bytes (offset in bytes), r32uint data is words (offset in words).
+      const rgba = format === 'rgba8';
       gl.texSubImage2D(
         gl.TEXTURE_2D,
         mipLevel,
@@ -194,10 +183,10 @@ export class BackendBridge {
         y,
         width,
         height,
-        gl.RED_INTEGER,
-        gl.UNSIGNED_INT,
+        rgba ? gl.RGBA : gl.RED_INTEGER,
+        rgba ? gl.UNSIGNED_BYTE : gl.UNSIGNED_INT,
         data,
-        offsetTexels,
+        rgba ? offsetTexels * 4 : offsetTexels,
       );
     }
     state.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);

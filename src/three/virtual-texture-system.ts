@@ -487,7 +487,12 @@ export class VirtualTextureSystem {
     return true;
   }
 
-  /** Exact GPU bytes by category and streaming counters. */
+  /** Frames started by {@link update} so far (the frame number recency and feedback use). */
+  get currentFrame(): number {
+    return this.frame;
+  }
+
+  /** Exact GPU bytes by category and streaming counters (allocates: for HUDs and tests). */
   stats(): VirtualTextureSystemStats {
     const poolLayers = this.poolTextures.textures.map(() => this.poolTextures.bytesPerLayer);
     const pageTables = this.pageTableUsed;

@@ -238,6 +238,15 @@ interface Comparison {
  * PSNR against the exactly expected filtered colour; per pixel, the best match among mips from the
  * wanted mip to the coarsest (what streaming may show) counts as garbage when above `tolerance`.
  */
+/** Largest absolute RGB difference between the pixel at byte `o` and `expected`. */
+function maxChannelError(pixels: Uint8Array, o: number, expected: Float64Array): number {
+  return Math.max(
+    Math.abs(pixels[o] - expected[0]),
+    Math.abs(pixels[o + 1] - expected[1]),
+    Math.abs(pixels[o + 2] - expected[2]),
+  );
+}
+
 async function compare(lod: number, tolerance = 10): Promise<Comparison> {
   const pixels = await read();
   const maxMip = vt.mipCount - 1;
@@ -263,22 +272,14 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
         let bestMip = -1;
         for (let m = mip; m <= maxMip; m++) {
           expectedAt(u, v, m, m, 0, best);
-          const e = Math.max(
-            Math.abs(pixels[o] - best[0]),
-            Math.abs(pixels[o + 1] - best[1]),
-            Math.abs(pixels[o + 2] - best[2]),
-          );
+          const e = maxChannelError(pixels, o, best);
           if (e < bestError) {
             bestError = e;
             bestMip = m;
           }
           if (filtering !== 'bilinear' && m < maxMip) {
             expectedAt(u, v, m, m + 1, t, best);
-            const e2 = Math.max(
-              Math.abs(pixels[o] - best[0]),
-              Math.abs(pixels[o + 1] - best[1]),
-              Math.abs(pixels[o + 2] - best[2]),
-            );
+            const e2 = maxChannelError(pixels, o, best);
             if (e2 < bestError) {
               bestError = e2;
               bestMip = m;
@@ -340,11 +341,7 @@ async function comparePerspective(
         const texel = 1 / (Math.max(1, pages >> m) * payload);
         for (let k = 0; k < SUBTEXEL_OFFSETS.length; k += 2) {
           expectedAt(u + SUBTEXEL_OFFSETS[k] * texel, v + SUBTEXEL_OFFSETS[k + 1] * texel, m, m, 0, best);
-          const e = Math.max(
-            Math.abs(pixels[o] - best[0]),
-            Math.abs(pixels[o + 1] - best[1]),
-            Math.abs(pixels[o + 2] - best[2]),
-          );
+          const e = maxChannelError(pixels, o, best);
           if (e < bestError) bestError = e;
         }
       }
