@@ -6,7 +6,7 @@ import {
   TextureBudget,
   type TextureFormatName,
   type TransitionOrder,
-} from '../src/core/budget';
+} from '../src/core/index';
 import { FakeBackend } from '../test/unit/budget/fake-backend';
 
 /** Figures of one simulated transition, bytes. */

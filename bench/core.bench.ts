@@ -1,7 +1,7 @@
-import { FeedbackAnalyzer } from '../src/core/feedback-analyzer';
-import { NO_REQUEST, packPageId } from '../src/core/page-id';
-import { PageTable } from '../src/core/page-table';
-import { VirtualTextureLayout } from '../src/core/vt-layout';
+import { FeedbackAnalyzer } from '../src/core/vt/feedback-analyzer';
+import { NO_REQUEST, packPageId } from '../src/core/vt/page-id';
+import { PageTable } from '../src/core/vt/page-table';
+import { VirtualTextureLayout } from '../src/core/vt/vt-layout';
 
 function median(xs: number[]): number {
   const s = xs.slice().sort((a, b) => a - b);

@@ -11,7 +11,7 @@
  * `globalThis.benchError`).
  */
 
-import type { TileData } from '../../src/core/tile-source';
+import type { TileData } from '../../src/core/vt/tile-source';
 import type { PayloadEncodingName } from '../../src/sources/archive/archive-format';
 import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
 import { InlineTileDecoder, type TileDecoder } from '../../src/sources/archive/tile-decoder';

@@ -4,7 +4,7 @@
  * attached to the region's need proxies so their mips follow the screen.
  */
 
-import { LevelListSource } from '../../src/three/streamed/mip-source';
+import { LevelListSource } from '../../src/sources/mips/level-list-source';
 import type { StreamedTexture } from '../../src/three/streamed/streamed-texture';
 import type { TextureStreamingSystem } from '../../src/three/streamed/texture-streaming-system';
 import {

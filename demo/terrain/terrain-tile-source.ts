@@ -4,7 +4,7 @@
  * `assets/world-seed7-64p.tsva` streamed over HTTP Range requests and decoded (WebP) in workers.
  */
 
-import type { TileSource } from '../../src/core/tile-source';
+import type { TileSource } from '../../src/core/vt/tile-source';
 import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
 import { WorkerDecoderPool } from '../../src/sources/archive/worker/worker-decoder-pool';
 import { ProceduralWorld } from '../../src/sources/procedural/procedural-world';

@@ -1,11 +1,14 @@
 import { TesseraConfigError } from '../core/errors';
-import { FeedbackAnalyzer } from '../core/feedback-analyzer';
-import { feedbackJitterX, feedbackJitterY } from '../core/feedback-jitter';
-import { NO_REQUEST } from '../core/page-id';
-import type { PageTable } from '../core/page-table';
-import { EMPTY_ENTRY } from '../core/page-table-entry';
-import type { TileData } from '../core/tile-source';
-import { VirtualTextureStreamer, type VirtualTextureStreamerOptions } from '../core/virtual-texture-streamer';
+import { FeedbackAnalyzer } from '../core/vt/feedback-analyzer';
+import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
+import { NO_REQUEST } from '../core/vt/page-id';
+import type { PageTable } from '../core/vt/page-table';
+import { EMPTY_ENTRY } from '../core/vt/page-table-entry';
+import type { TileData } from '../core/vt/tile-source';
+import {
+  VirtualTextureStreamer,
+  type VirtualTextureStreamerOptions,
+} from '../core/vt/virtual-texture-streamer';
 import type { CameraPath } from './camera-paths';
 import { createCameraPose } from './camera-pose';
 import { flushTasks } from './flush-tasks';

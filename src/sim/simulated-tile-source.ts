@@ -1,5 +1,5 @@
 import { TesseraConfigError, TesseraError, TileSourceError } from '../core/errors';
-import type { TileData, TileLayerInfo, TileSource, TileSourceInfo } from '../core/tile-source';
+import type { TileData, TileLayerInfo, TileSource, TileSourceInfo } from '../core/vt/tile-source';
 import { SeededRandom } from './seeded-random';
 
 /** Options of a {@link SimulatedTileSource}. */

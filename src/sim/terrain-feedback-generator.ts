@@ -1,5 +1,5 @@
 import { TesseraConfigError } from '../core/errors';
-import { MAX_PAGES_PER_SIDE, MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId } from '../core/page-id';
+import { MAX_PAGES_PER_SIDE, MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId } from '../core/vt/page-id';
 import type { CameraPose } from './camera-pose';
 
 // One double and its two 32-bit words; HIGH_WORD indexes the one holding the exponent (1 on

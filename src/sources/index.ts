@@ -19,6 +19,8 @@ export {
   type WorkerDecoderPoolOptions,
   type WorkerLike,
 } from './archive/worker/worker-decoder-pool';
+export { Ktx2Source } from './mips/ktx2-source';
+export { LevelListSource, type MipLevelInput } from './mips/level-list-source';
 export { ProceduralTileSource } from './procedural/procedural-tile-source';
 export { ProceduralWorld, type ProceduralWorldOptions } from './procedural/procedural-world';
 export {

@@ -16,7 +16,7 @@ import {
 } from 'three';
 import { abs, float, min, mod, uniform, vec4 } from 'three/tsl';
 import { NodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
-import { feedbackJitterX, feedbackJitterY } from '../core/feedback-jitter';
+import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
 import { buildFeedbackGraph, type SampledVirtualTexture } from './virtual-texture-node';
 
 /** Signature of three's `renderObject` (and of a render-object function). */

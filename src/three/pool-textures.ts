@@ -11,8 +11,8 @@ import {
   UnsignedByteType,
   UnsignedIntType,
 } from 'three';
-import { MAX_SLOTS } from '../core/page-table-entry';
-import type { TileEncoding } from '../core/tile-source';
+import { MAX_SLOTS } from '../core/vt/page-table-entry';
+import type { TileEncoding } from '../core/vt/tile-source';
 import { createAllocatedTexture, textureBytes } from './allocated-texture';
 import type { BackendBridge } from './backend-bridge';
 

@@ -1,5 +1,5 @@
 import { abs, clamp, dFdx, dFdy, floor, fract, max, mix, step, vec3, vec4 } from 'three/tsl';
-import { MIP_HUE_STEP, MIP_PALETTE_SATURATION } from '../core/debug/mip-palette';
+import { MIP_HUE_STEP, MIP_PALETTE_SATURATION } from '../core/vt/debug/mip-palette';
 import {
   buildSampleGraph,
   footprint,

@@ -1,8 +1,8 @@
 import type { DataTexture } from 'three';
 import { TesseraConfigError, TesseraError } from '../core/errors';
-import type { PageTable } from '../core/page-table';
-import type { TileEncoding, TileLayerInfo, TileSource } from '../core/tile-source';
-import type { VirtualTextureLayout } from '../core/vt-layout';
+import type { PageTable } from '../core/vt/page-table';
+import type { TileEncoding, TileLayerInfo, TileSource } from '../core/vt/tile-source';
+import type { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { PageTableTexture } from './pool-textures';
 import type { SamplingContext } from './sampling-context';
 import type { SampledVirtualTexture } from './virtual-texture-node';

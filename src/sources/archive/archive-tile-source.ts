@@ -5,7 +5,7 @@
  */
 
 import { isAbortError, TileSourceError } from '../../core/errors';
-import type { TileData, TileSource, TileSourceInfo } from '../../core/tile-source';
+import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
 import {
   type ArchiveHeader,
   FIXED_HEADER_BYTES,

@@ -1,7 +1,7 @@
 /** A {@link TileSource} that generates the procedural world on demand (no network, no decode). */
 
 import { TileSourceError } from '../../core/errors';
-import type { TileData, TileSource, TileSourceInfo } from '../../core/tile-source';
+import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
 import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world';
 
 /**

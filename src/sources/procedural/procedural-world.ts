@@ -6,7 +6,7 @@
  */
 
 import { TesseraConfigError } from '../../core/errors';
-import type { TileSourceInfo } from '../../core/tile-source';
+import type { TileSourceInfo } from '../../core/vt/tile-source';
 import { accumulatePacked, PACKED_STRIDE, packOctaves } from './octave-accumulator';
 import { TileGenerator } from './tile-generator';
 import { buildOctaveTable, CHANNEL_COUNT, type OctaveTable, octaveWeight } from './world-octaves';

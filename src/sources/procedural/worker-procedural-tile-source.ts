@@ -5,7 +5,7 @@
  */
 
 import { TileSourceError } from '../../core/errors';
-import type { TileData, TileSource, TileSourceInfo } from '../../core/tile-source';
+import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
 import { WorkerJobPool } from '../worker-job-pool';
 import type { GenerateReply, GenerateRequest } from './procedural-worker-protocol';
 import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world';

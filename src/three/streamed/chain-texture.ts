@@ -6,9 +6,9 @@ import {
   UnsignedByteType,
   type Wrapping,
 } from 'three';
+import { levelWidth, type StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
 import { createAllocatedTexture } from '../allocated-texture';
 import type { BackendBridge } from '../backend-bridge';
-import { levelWidth, type StreamedTextureFormat } from './mip-source';
 
 /** Sampler settings every chain of one streamed texture shares. */
 export interface ChainSampling {

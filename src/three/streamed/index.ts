@@ -1,8 +1,6 @@
 /** Mip streaming of ordinary three.js textures under one VRAM budget. */
 export * from './chain-texture';
-export * from './ktx2-source';
 export * from './material-bindings';
-export * from './mip-source';
 export * from './screen-need';
 export * from './streamed-texture';
 export * from './streaming-transition';

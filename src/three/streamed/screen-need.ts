@@ -1,5 +1,5 @@
 import { type BufferGeometry, type Camera, Frustum, Matrix4, type Object3D, Sphere, Vector3 } from 'three';
-import { computeUvDensity } from '../../core/budget/wanted-mip';
+import { computeUvDensity } from '../../core/streaming/wanted-mip';
 
 /** UV density of each geometry (UV units per object-space unit), computed once per geometry. */
 const uvDensityCache = new WeakMap<BufferGeometry, number>();

@@ -1,9 +1,9 @@
 import type { Material, Texture, Wrapping } from 'three';
 import { texture as textureNode } from 'three/tsl';
 import type { Node, TextureNode } from 'three/webgpu';
+import type { MipPyramidSource } from '../../core/streaming/mip-pyramid-source';
 import type { ChainSampling, ChainTexture } from './chain-texture';
 import { MaterialBindings } from './material-bindings';
-import type { MipPyramidSource } from './mip-source';
 
 /** Options of `TextureStreamingSystem.createTexture`. */
 export interface StreamedTextureOptions {

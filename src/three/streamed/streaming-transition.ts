@@ -1,5 +1,9 @@
-import type { SceneTransition, TransitionOrder, TransitionPhase } from '../../core/budget/scene-transition';
 import type { TextureBudget } from '../../core/budget/texture-budget';
+import type {
+  SceneTransition,
+  TransitionOrder,
+  TransitionPhase,
+} from '../../core/streaming/scene-transition';
 import type { StreamedTexture } from './streamed-texture';
 
 /** One side of a transition: a scene's streamed textures, and optionally its virtual textures. */

@@ -10,27 +10,27 @@ import {
 } from 'three';
 import type { TextureNode, WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../../core/budget/budget-priority';
-import {
-  MipStreamingPlanner,
-  type MipStreamingPlannerOptions,
-  PINNED_MAX_EDGE,
-} from '../../core/budget/mip-streaming-planner';
-import { SceneTransition } from '../../core/budget/scene-transition';
-import { StaleSweep, type StaleSweepOptions } from '../../core/budget/stale-sweep';
-import type { StreamingBackend } from '../../core/budget/streaming-backend';
 import { TextureBudget, type TextureBudgetStats } from '../../core/budget/texture-budget';
 import { textureLevelRangeBytes } from '../../core/budget/texture-bytes';
-import { ManagedTextureRegistry, textureSlot } from '../../core/budget/texture-registry';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
-import { TypedEmitter } from '../../core/typed-emitter';
-import { BackendBridge } from '../backend-bridge';
-import { ChainTexture } from './chain-texture';
 import {
   checkPyramidShape,
   levelWidth,
   type MipPyramidSource,
   type StreamedTextureFormat,
-} from './mip-source';
+} from '../../core/streaming/mip-pyramid-source';
+import {
+  MipStreamingPlanner,
+  type MipStreamingPlannerOptions,
+  PINNED_MAX_EDGE,
+} from '../../core/streaming/mip-streaming-planner';
+import { SceneTransition } from '../../core/streaming/scene-transition';
+import { StaleSweep, type StaleSweepOptions } from '../../core/streaming/stale-sweep';
+import type { StreamingBackend } from '../../core/streaming/streaming-backend';
+import { ManagedTextureRegistry, textureSlot } from '../../core/streaming/texture-registry';
+import { TypedEmitter } from '../../core/structures/typed-emitter';
+import { BackendBridge } from '../backend-bridge';
+import { ChainTexture } from './chain-texture';
 import { ScreenNeedProjector } from './screen-need';
 import { StreamedTexture, type StreamedTextureOptions } from './streamed-texture';
 import {

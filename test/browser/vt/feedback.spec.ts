@@ -1,4 +1,4 @@
-import { pageMip, pageX, pageY } from '../../../src/core/page-id';
+import { pageMip, pageX, pageY } from '../../../src/core/vt/page-id';
 import { expect, test } from '../fixtures';
 import { VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 

@@ -1,4 +1,4 @@
-import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/tile-source';
+import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
 
 /**
  * Deterministic test content of a virtual texture: the colour of every texel of every mip is a

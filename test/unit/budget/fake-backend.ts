@@ -1,4 +1,4 @@
-import type { MipStreamingPlanner, StreamingBackend } from '../../../src/core/budget';
+import type { MipStreamingPlanner, StreamingBackend } from '../../../src/core/index';
 
 /** Records allocations and frees; completes loads after `latencyFrames` ticks; can fail chosen loads. */
 export class FakeBackend implements StreamingBackend {

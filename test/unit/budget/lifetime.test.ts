@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManagedTextureRegistry, StaleSweep } from '../../../src/core/budget';
+import { ManagedTextureRegistry, StaleSweep } from '../../../src/core/index';
 
 describe('lifetimes and the stale sweep', () => {
   it('applies tag policies: transient by time, scene when ended, persistent never, custom by frames', () => {

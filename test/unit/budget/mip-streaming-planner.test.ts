@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { textureLevelRangeBytes } from '../../../src/core/budget';
 import type { TesseraError } from '../../../src/core/errors';
+import { textureLevelRangeBytes } from '../../../src/core/index';
 import { addTexture, makeSystem } from './setup';
 
 const chain = (size: number, level: number) => {

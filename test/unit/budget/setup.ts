@@ -3,7 +3,7 @@ import {
   MipStreamingPlanner,
   type MipStreamingPlannerOptions,
   TextureBudget,
-} from '../../../src/core/budget';
+} from '../../../src/core/index';
 import { FakeBackend } from './fake-backend';
 
 /** A budget, registry, fake backend and planner wired together. */

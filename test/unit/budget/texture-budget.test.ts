@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BudgetPriority, NO_RESERVATION, TextureBudget } from '../../../src/core/budget';
 import { TesseraConfigError, type TesseraError } from '../../../src/core/errors';
+import { BudgetPriority, NO_RESERVATION, TextureBudget } from '../../../src/core/index';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

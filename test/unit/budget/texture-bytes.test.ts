@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TesseraConfigError } from '../../../src/core/errors';
 import {
   bufferBytes,
   fullMipCount,
@@ -7,8 +8,7 @@ import {
   textureBytes,
   textureFormatInfo,
   textureLevelRangeBytes,
-} from '../../../src/core/budget';
-import { TesseraConfigError } from '../../../src/core/errors';
+} from '../../../src/core/index';
 
 describe('texture byte accounting', () => {
   it('matches the reference figures', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ALTERNATE_PAGE_BRIGHTNESS, paintFeedbackImage } from '../../../src/core/debug/feedback-image';
-import { MIP_COLOURS, writeMipColour } from '../../../src/core/debug/mip-palette';
-import { paintResidencyImage } from '../../../src/core/debug/residency-image';
-import { NO_REQUEST, packPageId } from '../../../src/core/page-id';
-import { VirtualTextureLayout } from '../../../src/core/vt-layout';
+import { ALTERNATE_PAGE_BRIGHTNESS, paintFeedbackImage } from '../../../src/core/vt/debug/feedback-image';
+import { MIP_COLOURS, writeMipColour } from '../../../src/core/vt/debug/mip-palette';
+import { paintResidencyImage } from '../../../src/core/vt/debug/residency-image';
+import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
+import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 
 const pixel = (image: Uint8Array, width: number, x: number, y: number) =>
   Array.from(image.subarray((y * width + x) * 4, (y * width + x) * 4 + 4));

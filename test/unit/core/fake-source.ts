@@ -1,5 +1,5 @@
 import { TileSourceError } from '../../../src/core/errors';
-import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/tile-source';
+import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
 
 interface PendingLoad {
   mip: number;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FeedbackAnalyzer } from '../../../src/core/feedback-analyzer';
-import { NO_REQUEST, packPageId, parentPageId } from '../../../src/core/page-id';
-import { VirtualTextureLayout } from '../../../src/core/vt-layout';
+import { FeedbackAnalyzer } from '../../../src/core/vt/feedback-analyzer';
+import { NO_REQUEST, packPageId, parentPageId } from '../../../src/core/vt/page-id';
+import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 
 function analyzer(): FeedbackAnalyzer {
   const a = new FeedbackAnalyzer({ maxPixels: 64 });

@@ -1,5 +1,5 @@
-import type { PageTable } from '../../../src/core/page-table';
-import { EMPTY_ENTRY, packEntry } from '../../../src/core/page-table-entry';
+import type { PageTable } from '../../../src/core/vt/page-table';
+import { EMPTY_ENTRY, packEntry } from '../../../src/core/vt/page-table-entry';
 
 /** Brute force: recomputes every entry from `resident` (key `mip,x,y` -> slot) and compares. */
 export function checkFallbackInvariant(table: PageTable, resident: Map<string, number>): string | null {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IndexedMaxHeap, IndexedMinHeap } from '../../../src/core/indexed-heap';
+import { IndexedMaxHeap, IndexedMinHeap } from '../../../src/core/structures/indexed-heap';
 
 /** One step of a random heap history; ids up to 80 with an initial capacity of 16 force growth. */
 type Op =

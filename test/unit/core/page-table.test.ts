@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PageTable } from '../../../src/core/page-table';
-import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../src/core/page-table-entry';
-import { VirtualTextureLayout } from '../../../src/core/vt-layout';
+import { PageTable } from '../../../src/core/vt/page-table';
+import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../src/core/vt/page-table-entry';
+import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 import { checkFallbackInvariant } from './helpers';
 
 describe('PageTable', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { NO_REQUEST, packPageId } from '../../../src/core/page-id';
-import { PhysicalPool } from '../../../src/core/physical-pool';
+import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
+import { PhysicalPool } from '../../../src/core/vt/physical-pool';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 

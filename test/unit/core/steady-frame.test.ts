@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualTextureStreamer } from '../../../src/core/virtual-texture-streamer';
+import { VirtualTextureStreamer } from '../../../src/core/vt/virtual-texture-streamer';
 import { createCameraPose } from '../../../src/sim/camera-pose';
 import { flushTasks } from '../../../src/sim/flush-tasks';
 import { SimulatedTileSource } from '../../../src/sim/simulated-tile-source';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IntrusiveList } from '../../../src/core/intrusive-list';
-import { PageIndexMap } from '../../../src/core/page-index-map';
+import { IntrusiveList } from '../../../src/core/structures/intrusive-list';
+import { PageIndexMap } from '../../../src/core/structures/page-index-map';
 
 describe('PageIndexMap', () => {
   it('property: behaves as a Map under random set/delete (backward-shift deletion)', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError, TesseraError } from '../../../src/core/errors';
-import { NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from '../../../src/core/page-id';
-import { VirtualTextureStreamer } from '../../../src/core/virtual-texture-streamer';
+import { NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from '../../../src/core/vt/page-id';
+import { VirtualTextureStreamer } from '../../../src/core/vt/virtual-texture-streamer';
 import { flush, ManualTileSource } from './fake-source';
 import { checkFallbackInvariant } from './helpers';
 

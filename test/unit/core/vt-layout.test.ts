@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { VirtualTextureLayout } from '../../../src/core/vt-layout';
+import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import type { TileLayerInfo } from '../../../src/core/tile-source';
+import type { TileLayerInfo } from '../../../src/core/vt/tile-source';
 import { mapSourceLayers, type VirtualTexturePoolLayer } from '../../../src/three/virtual-texture';
 
 const pool: VirtualTexturePoolLayer[] = [

@@ -1,8 +1,8 @@
 import { createDefaultContainer, VK_FORMAT_R8G8B8A8_SRGB, write } from 'ktx-parse';
 import { Mesh, PerspectiveCamera, PlaneGeometry, Scene } from 'three';
 import { MeshBasicNodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
-import { Ktx2Source } from '../../../../src/three/streamed/ktx2-source';
-import { LevelListSource } from '../../../../src/three/streamed/mip-source';
+import { Ktx2Source } from '../../../../src/sources/mips/ktx2-source';
+import { LevelListSource } from '../../../../src/sources/mips/level-list-source';
 import type { StreamedTexture } from '../../../../src/three/streamed/streamed-texture';
 import type { TransitionResult } from '../../../../src/three/streamed/streaming-transition';
 import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';

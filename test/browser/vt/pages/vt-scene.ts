@@ -12,13 +12,13 @@ import {
 import { mix } from 'three/tsl';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { TextureBudget } from '../../../../src/core/budget/texture-budget';
-import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/feedback-jitter';
-import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/page-id';
-import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../../src/core/page-table-entry';
+import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/vt/feedback-jitter';
+import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/vt/page-id';
+import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../../src/core/vt/page-table-entry';
 import { createCameraPose } from '../../../../src/sim/camera-pose';
 import { TerrainFeedbackGenerator } from '../../../../src/sim/terrain-feedback-generator';
+import { LevelListSource } from '../../../../src/sources/mips/level-list-source';
 import type { VirtualTextureFiltering } from '../../../../src/three/sampling-context';
-import { LevelListSource } from '../../../../src/three/streamed/mip-source';
 import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
 import { virtualTexture } from '../../../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';

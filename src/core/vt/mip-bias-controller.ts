@@ -1,4 +1,4 @@
-import { TesseraConfigError } from './errors';
+import { TesseraConfigError } from '../errors';
 
 /** Options of a {@link MipBiasController}; every rate is per frame. */
 export interface MipBiasOptions {

@@ -1,8 +1,8 @@
-import { isAbortError, TesseraConfigError, TesseraError, TileSourceError } from './errors';
-import { IndexedMaxHeap } from './indexed-heap';
-import { IntrusiveList } from './intrusive-list';
+import { isAbortError, TesseraConfigError, TesseraError, TileSourceError } from '../errors';
+import { IndexedMaxHeap } from '../structures/indexed-heap';
+import { IntrusiveList } from '../structures/intrusive-list';
+import { PageIndexMap } from '../structures/page-index-map';
 import { MAX_VIRTUAL_TEXTURES, pageMip, pageVt, pageX, pageY } from './page-id';
-import { PageIndexMap } from './page-index-map';
 import type { TileData, TileSource } from './tile-source';
 
 /** Options of a {@link ResidencyScheduler}; durations in frames. */

@@ -1,8 +1,8 @@
-import { TesseraConfigError } from './errors';
-import { IndexedMaxHeap, IndexedMinHeap } from './indexed-heap';
-import { IntrusiveList } from './intrusive-list';
+import { TesseraConfigError } from '../errors';
+import { IndexedMaxHeap, IndexedMinHeap } from '../structures/indexed-heap';
+import { IntrusiveList } from '../structures/intrusive-list';
+import { PageIndexMap } from '../structures/page-index-map';
 import { NO_REQUEST } from './page-id';
-import { PageIndexMap } from './page-index-map';
 import { MAX_SLOTS } from './page-table-entry';
 
 /** Options of a {@link PhysicalPool}: either `slotCount`, or `budgetBytes` with the tile format. */

@@ -11,7 +11,7 @@ import {
   levelWidth,
   type MipPyramidSource,
   type StreamedTextureFormat,
-} from './mip-source';
+} from '../../core/streaming/mip-pyramid-source';
 
 /**
  * A mip pyramid read from a KTX2 file (parsed with `ktx-parse`). Only uncompressed 8-bit RGBA

@@ -1,5 +1,5 @@
+import { TagRegistry } from '../budget/tag-registry';
 import { TesseraError } from '../errors';
-import { TagRegistry } from './tag-registry';
 
 /** Ids are `generation * TEXTURE_SLOT_LIMIT + slot`, so a stale id is told apart from a live one. */
 export const TEXTURE_SLOT_LIMIT = 1 << 22;

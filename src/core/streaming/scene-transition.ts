@@ -1,6 +1,6 @@
+import type { TextureBudget } from '../budget/texture-budget';
 import { TesseraConfigError } from '../errors';
 import type { MipStreamingPlanner } from './mip-streaming-planner';
-import type { TextureBudget } from './texture-budget';
 import type { ManagedTextureRegistry } from './texture-registry';
 
 /** One side of a transition: a scene's textures (registry ids) and its virtual textures. */

@@ -1,4 +1,4 @@
-import { NO_REQUEST } from './page-id';
+import { NO_REQUEST } from '../vt/page-id';
 
 function nextPowerOfTwo(n: number): number {
   let p = 1;

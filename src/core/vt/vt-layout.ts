@@ -1,4 +1,4 @@
-import { TesseraConfigError } from './errors';
+import { TesseraConfigError } from '../errors';
 import { MAX_MIP, MAX_PAGES_PER_SIDE } from './page-id';
 import type { TileSourceInfo } from './tile-source';
 

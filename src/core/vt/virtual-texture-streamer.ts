@@ -1,4 +1,5 @@
-import { TesseraConfigError, TesseraError } from './errors';
+import { TesseraConfigError, TesseraError } from '../errors';
+import { TypedEmitter } from '../structures/typed-emitter';
 import { FeedbackAnalyzer } from './feedback-analyzer';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { MipBiasController, type MipBiasOptions } from './mip-bias-controller';
@@ -8,7 +9,6 @@ import { EMPTY_ENTRY } from './page-table-entry';
 import { PhysicalPool, type PhysicalPoolOptions } from './physical-pool';
 import { ResidencyScheduler, type ResidencySchedulerOptions } from './residency-scheduler';
 import type { TileData, TileSource } from './tile-source';
-import { TypedEmitter } from './typed-emitter';
 import { VirtualTextureLayout } from './vt-layout';
 
 /** Fallback distance reported for a page with nothing resident above it (outranks every real one). */

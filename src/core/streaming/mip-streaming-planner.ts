@@ -1,9 +1,9 @@
+import { BudgetPriority } from '../budget/budget-priority';
+import { NO_RESERVATION, type TextureBudget } from '../budget/texture-budget';
+import { type TextureByteDescriptor, textureLevelRangeBytes } from '../budget/texture-bytes';
 import { TesseraConfigError, TesseraError } from '../errors';
-import { IndexedMinHeap } from '../indexed-heap';
-import { BudgetPriority } from './budget-priority';
+import { IndexedMinHeap } from '../structures/indexed-heap';
 import type { StreamingBackend } from './streaming-backend';
-import { NO_RESERVATION, type TextureBudget } from './texture-budget';
-import { type TextureByteDescriptor, textureLevelRangeBytes } from './texture-bytes';
 import type { ManagedTextureRegistry } from './texture-registry';
 import { wantedMipLevel } from './wanted-mip';
 

@@ -1,0 +1,8 @@
+/** Mip streaming of ordinary textures: the planner, lifetimes, stale sweep and scene transitions. */
+export * from './mip-pyramid-source';
+export * from './mip-streaming-planner';
+export * from './scene-transition';
+export * from './stale-sweep';
+export * from './streaming-backend';
+export * from './texture-registry';
+export * from './wanted-mip';

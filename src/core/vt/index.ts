@@ -1,0 +1,16 @@
+/** The virtual-texture pipeline: addressing, page table, pool, feedback, scheduling, streamer. */
+export * from './debug/feedback-image';
+export * from './debug/mip-palette';
+export * from './debug/residency-image';
+export * from './dirty-regions';
+export * from './feedback-analyzer';
+export * from './feedback-jitter';
+export * from './mip-bias-controller';
+export * from './page-id';
+export * from './page-table';
+export * from './page-table-entry';
+export * from './physical-pool';
+export * from './residency-scheduler';
+export * from './tile-source';
+export * from './virtual-texture-streamer';
+export * from './vt-layout';
