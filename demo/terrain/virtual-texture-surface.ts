@@ -19,7 +19,7 @@ import { paintResidencyImage } from '../../src/core/vt/debug/residency-image';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../src/core/vt/page-id';
 import type { TileSource } from '../../src/core/vt/tile-source';
 import type { VirtualTexture } from '../../src/three/virtual-texture';
-import { type VirtualTextureNode, virtualTexture } from '../../src/three/virtual-texture-node';
+import { type VirtualTextureSampleNode, virtualTexture } from '../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
 import { DebugImageOverlay } from './debug-image-overlay';
 import { TeleportLatencyProbe } from './teleport-latency-probe';
@@ -53,7 +53,7 @@ export class VirtualTextureSurface implements TerrainSurface {
   private readonly requested = new Set<number>();
   private visibleRequested = 0;
   private readonly statsView = emptySurfaceStats();
-  private albedo!: VirtualTextureNode;
+  private albedo!: VirtualTextureSampleNode;
   private readonly shaderViews = { mipColours: false, tileBorders: false };
   private readonly feedbackOverlay = new DebugImageOverlay('feedback buffer', 'left', 240);
   private readonly residencyOverlay = new DebugImageOverlay('residency map', 'right', 256);
@@ -187,11 +187,13 @@ export class VirtualTextureSurface implements TerrainSurface {
         );
       }
     });
-    this.albedo = virtualTexture(this.texture, uv()) as unknown as VirtualTextureNode;
+    // The terrain's uv spans the whole virtual texture in page order; one sampling node shared by
+    // both layers, so the feedback pass sees one source.
+    this.albedo = virtualTexture(this.texture, uv(), { uvSpace: 'virtual' });
     const material = new MeshStandardNodeMaterial({ roughness: 0.95 });
     material.name = 'demo:terrain-vt';
     material.colorNode = this.albedo.withDebugViews({ ...this.shaderViews });
-    const normal = (virtualTexture(this.texture, uv()) as unknown as VirtualTextureNode).layer('normal');
+    const normal = this.albedo.layer('normal');
     material.normalNode = normalMap(normal);
     this.material = material;
     this.requested.clear();

@@ -103,6 +103,8 @@ export class SimulatedTileSource implements TileSource {
       tileSize,
       border,
       layers,
+      contentWidth: options.widthPages * (tileSize - 2 * border),
+      contentHeight: options.heightPages * (tileSize - 2 * border),
     };
     this.latencyFrames = latency;
     this.failureProbability = failure;

@@ -17,7 +17,8 @@ import {
 import { abs, float, min, mod, uniform, vec4 } from 'three/tsl';
 import { NodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
 import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
-import { buildFeedbackGraph, type SampledVirtualTexture } from './virtual-texture-node';
+import type { VirtualUv } from './sampling-context';
+import { buildFeedbackGraph, type SampledVirtualTexture } from './virtual-texture-graph';
 
 /** Signature of three's `renderObject` (and of a render-object function). */
 type RenderObjectFunction = (
@@ -60,7 +61,10 @@ export class FeedbackPass {
   private readonly renderer: WebGPURenderer;
   private readonly requestMaterials = new WeakMap<Material, NodeMaterial>();
   /** Virtual textures each mirrored material samples, with their uv nodes (index = rotation slot). */
-  private readonly requestSources = new WeakMap<NodeMaterial, { vt: SampledVirtualTexture; uv: unknown }[]>();
+  private readonly requestSources = new WeakMap<
+    NodeMaterial,
+    { vt: SampledVirtualTexture; uv: VirtualUv }[]
+  >();
   /** Frame number, so a material sampling several virtual textures requests each in turn. */
   private readonly frameUniform = uniform(0);
   private readonly occluder: NodeMaterial;
@@ -113,10 +117,10 @@ export class FeedbackPass {
   }
 
   /**
-   * Mirrors `material` (which samples `vt` at `uvNode`) with a request-writing material. A material
+   * Mirrors `material` (which samples `vt` at `uv`) with a request-writing material. A material
    * sampling several virtual textures requests them in turn, one per frame.
    */
-  register(material: Material, vt: SampledVirtualTexture, uvNode: unknown): void {
+  register(material: Material, vt: SampledVirtualTexture, uv: VirtualUv): void {
     let request = this.requestMaterials.get(material);
     if (request === undefined) {
       request = new NodeMaterial();
@@ -126,10 +130,10 @@ export class FeedbackPass {
       this.ownMaterials.push(request);
     }
     const sources = this.requestSources.get(request)!;
-    for (const source of sources) if (source.vt.id === vt.id && source.uv === uvNode) return;
-    sources.push({ vt, uv: uvNode });
+    for (const source of sources) if (source.vt.id === vt.id && source.uv === uv) return;
+    sources.push({ vt, uv });
     if (sources.length === 1) {
-      request.fragmentNode = buildFeedbackGraph(vt, uvNode);
+      request.fragmentNode = buildFeedbackGraph(vt, uv);
     } else {
       // Σ request_k · [frame mod n == k]: straight-line selection, no divergent branch.
       const n = sources.length;

@@ -3,7 +3,13 @@ export type { VirtualTextureFiltering } from './sampling-context';
 export * from './streamed/index';
 export { VirtualTexture } from './virtual-texture';
 export type { VirtualTextureDebugOptions } from './virtual-texture-debug';
-export { type SampledVirtualTexture, VirtualTextureNode, virtualTexture } from './virtual-texture-node';
+export type { SampledVirtualTexture, VirtualTextureUvSpace } from './virtual-texture-graph';
+export {
+  VirtualTextureNode,
+  type VirtualTextureSampleNode,
+  type VirtualTextureSampleOptions,
+  virtualTexture,
+} from './virtual-texture-node';
 export {
   type VirtualTextureGpuBytes,
   VirtualTextureSystem,

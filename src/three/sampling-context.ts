@@ -1,6 +1,20 @@
 import type { Material } from 'three';
 import type { UniformNode } from 'three/webgpu';
-import type { PoolShape, PoolTexture } from './pool-textures';
+import type { PoolShape } from '../core/vt/pool-shape';
+import type { PoolTexture } from './pool-textures';
+
+/**
+ * Texture coordinates in the virtual texture's own space (whole padded texture, v down), built once
+ * per sampling node and shared by its layers and its feedback, so the feedback pass requests for
+ * exactly what the node samples.
+ */
+export interface VirtualUv {
+  /** Unclamped virtual uv (vec2): its derivatives give the footprint. */
+  readonly uv: unknown;
+  /** Largest virtual uv sampled, per axis (the content's far edge, or just under 1). */
+  readonly maxU: number;
+  readonly maxV: number;
+}
 
 /** How pool samples are filtered. */
 export type VirtualTextureFiltering = 'bilinear' | 'trilinear' | 'anisotropic';
@@ -22,10 +36,14 @@ export interface SamplingContext {
   readonly filtering: VirtualTextureFiltering;
   /** Largest anisotropy ratio resolved (1 = isotropic), also used by the feedback mip. */
   readonly maxAnisotropy: number;
-  /** Screen pixels per feedback pixel along each axis. */
-  readonly feedbackScale: number;
+  /**
+   * log2 of the drawing-buffer pixels per feedback pixel (about log2(feedbackScale), exact for the
+   * current sizes): subtracted from the feedback pass's lambda, whose derivatives are per feedback
+   * pixel. Updated when the renderer's drawing buffer or the feedback target is resized.
+   */
+  readonly feedbackLodOffset: UniformNode<'float', number>;
   /** Residency mip bias added to the feedback mip, in mip levels. */
   readonly mipBias: UniformNode<'float', number>;
   /** Called when a node material using `vt` is compiled, so the feedback pass can mirror it. */
-  registerMaterial(material: Material, vtId: number, uvNode: unknown): void;
+  registerMaterial(material: Material, vtId: number, uv: VirtualUv): void;
 }

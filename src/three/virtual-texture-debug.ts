@@ -1,12 +1,13 @@
 import { abs, clamp, dFdx, dFdy, floor, fract, max, mix, step, vec3, vec4 } from 'three/tsl';
 import { MIP_HUE_STEP, MIP_PALETTE_SATURATION } from '../core/vt/debug/mip-palette';
+import type { VirtualUv } from './sampling-context';
 import {
   buildSampleGraph,
   footprint,
   lookupPage,
   pagesAt,
   type SampledVirtualTexture,
-} from './virtual-texture-node';
+} from './virtual-texture-graph';
 
 // biome-ignore lint/suspicious/noExplicitAny: TSL node graph values.
 type Expr = any;
@@ -51,11 +52,11 @@ function mipColour(mipF: Expr): Expr {
 export function buildDebugGraph(
   vt: SampledVirtualTexture,
   layer: number,
-  uvNode: Expr,
+  vuv: VirtualUv,
   options: VirtualTextureDebugOptions,
 ): Expr {
-  let colour: Expr = buildSampleGraph(vt, layer, uvNode);
-  const fp = footprint(vt, uvNode, 1);
+  let colour: Expr = buildSampleGraph(vt, layer, vuv);
+  const fp = footprint(vt, vuv, 1);
   const neededF = clamp(floor(fp.lambdaIso.add(0.5)), 0, vt.mipCount - 1);
   const { residentF, empty } = lookupPage(vt, fp.uvc, neededF);
   if (options.mipColours) {

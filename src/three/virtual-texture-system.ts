@@ -1,182 +1,61 @@
-import type { Camera, Material, Scene } from 'three';
+import { type Camera, type Scene, Vector2 } from 'three';
 import { uniform } from 'three/tsl';
 import type { WebGPURenderer } from 'three/webgpu';
-import { BudgetPriority } from '../core/budget/budget-priority';
-import { NO_RESERVATION, TextureBudget } from '../core/budget/texture-budget';
+import { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
-import type { TileData, TileEncoding, TileSource } from '../core/vt/tile-source';
+import { FEEDBACK_JITTER_PERIOD } from '../core/vt/feedback-jitter';
+import type { TileData, TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
+import { planVirtualTextureBudget, type VirtualTextureBudgetInput } from '../core/vt/vt-budget-plan';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { BackendBridge } from './backend-bridge';
-import { FeedbackPass } from './feedback-pass';
-import { FeedbackReadback, MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
-import {
-  choosePoolShape,
-  PageTableTexture,
-  type PoolShape,
-  PoolTextures,
-  poolSlotCount,
-} from './pool-textures';
-import type { SamplingContext, VirtualTextureFiltering } from './sampling-context';
-import {
-  mapSourceLayers,
-  VirtualTexture,
-  type VirtualTextureLayerMapping,
-  type VirtualTexturePoolLayer,
-} from './virtual-texture';
+import { FeedbackLoop, feedbackSizeFor } from './feedback-loop';
+import { MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
+import { PageTableTexture, PoolTextures } from './pool-textures';
+import type { SamplingContext } from './sampling-context';
+import { SettleWaiters } from './settle-waiters';
+import { mapSourceLayers, VirtualTexture, type VirtualTexturePoolLayer } from './virtual-texture';
+import { reserveVirtualTextureBudget } from './virtual-texture-reservations';
+import { resolveSystemOptions, type VirtualTextureSystemOptions } from './virtual-texture-system-options';
+import type {
+  VirtualTextureAddOptions,
+  VirtualTextureReservedBytes,
+  VirtualTextureSystemEvents,
+  VirtualTextureSystemStats,
+} from './virtual-texture-system-types';
 
-/** Options of a {@link VirtualTextureSystem}. */
-export interface VirtualTextureSystemOptions {
-  /**
-   * A budget shared with other users (a `TextureStreamingSystem`): the pool, page tables, feedback
-   * target and readback ring are reserved from it at construction (infrastructure priority) and
-   * released by {@link VirtualTextureSystem.dispose}. Without it an internal budget of
-   * {@link budgetBytes} is used.
-   */
-  budget?: TextureBudget;
-  /**
-   * Every GPU byte this system allocates (pool, page tables, feedback, readback), in bytes.
-   * Required without {@link budget}; with one it is this system's share of it (default: all of the
-   * budget's free bytes, which leaves nothing to other users, so give a share when sharing).
-   */
-  budgetBytes?: number;
-  /**
-   * Fewest pool slots the system accepts, in pages; a budget that cannot hold them with the page
-   * tables, feedback and readback is refused at construction. Default 21 (the pinned 1 + 4 + 16
-   * pages of one texture's three coarsest mips).
-   */
-  minPoolSlots?: number;
-  /** Pages of an evictable texture (see `makeEvictable`) freed per frame at most. Default 64. */
-  evictPagesPerFrame?: number;
-  /**
-   * Largest side of one pool texture (of one array layer), in texels; at most, and by default, the
-   * backend's `maxTextureDimension2D`. When the budget holds more slots than one such texture,
-   * each pool layer becomes a 2D array texture (up to the backend's `maxTextureArrayLayers` array
-   * layers). Lower it to use array textures at a small scale (tests).
-   */
-  maxPoolTextureSize?: number;
-  /** Tile side including border, in texels; every added source must match. Default 128. */
-  tileSize?: number;
-  /** Border inside each tile side, in texels; every added source must match. Default 4. */
-  border?: number;
-  /** Screen pixels per feedback pixel along each axis (power of two). Default 8. */
-  feedbackScale?: number;
-  /** Most tiles written into the pool per frame. Default 16. */
-  maxUploadsPerFrame?: number;
-  /** Pool filtering. Default 'bilinear'. */
-  filtering?: VirtualTextureFiltering;
-  /** Largest anisotropy ratio (feedback footprint, and sampling in 'anisotropic'). Default 8. */
-  maxAnisotropy?: number;
-  /**
-   * Each pool layer (one pool texture each): a format, or a name and a format so that sources map
-   * their layers onto it by name. Unnamed layers are called `layer<i>`. Default ['rgba8unorm-srgb'].
-   */
-  layers?: readonly (TileEncoding | VirtualTexturePoolLayer)[];
-  /**
-   * Bytes set aside for the page tables of every texture added, in bytes (a texture of w x h pages
-   * needs about 5.33 w h bytes). Reserved whole at construction. Default: budgetBytes / 16, clamped
-   * to 1..16 MiB.
-   */
-  pageTableBytes?: number;
-}
-
-/** Options of {@link VirtualTextureSystem.add}. */
-export interface VirtualTextureAddOptions {
-  /** Name used in GPU labels. Default `vt<index>`. */
-  name?: string;
-  /** Which pool layer each source layer goes to (default: by name, else by position). */
-  layers?: VirtualTextureLayerMapping;
-}
-
-/** Budget reservations a {@link VirtualTextureSystem} holds, by budget category, in bytes. */
-export interface VirtualTextureReservedBytes {
-  'vt-pool': number;
-  'page-table': number;
-  feedback: number;
-  readback: number;
-}
-
-/** Exact GPU bytes Tessera holds, by category. */
-export interface VirtualTextureGpuBytes {
-  /** Pool texture of each layer, in bytes. */
-  poolLayers: number[];
-  /** All page-table textures together, in bytes. */
-  pageTables: number;
-  /** Feedback colour + depth targets, in bytes. */
-  feedbackTargets: number;
-  /** Readback buffers (WebGPU ring), in bytes. */
-  readbackBuffers: number;
-  /** Sum of the above, in bytes. */
-  total: number;
-}
-
-/** A snapshot of the system's state (see {@link VirtualTextureSystem.stats}). */
-export interface VirtualTextureSystemStats {
-  /** Frames run through {@link VirtualTextureSystem.update}. */
-  frame: number;
-  /** GPU bytes by category (what exists now; at most {@link byCategory}). */
-  gpuBytes: VirtualTextureGpuBytes;
-  /** Bytes reserved in the budget by category (equal to the budget's figures when it is not shared). */
-  byCategory: VirtualTextureReservedBytes;
-  /** Pool slots in total. */
-  slotCount: number;
-  /** Pool slots holding a page. */
-  residentPages: number;
-  /** Tiles written into the pool during the latest update. */
-  uploadsLastFrame: number;
-  /** Tiles written since creation. */
-  uploadsTotal: number;
-  /** Current residency mip bias, in mips. */
-  mipBias: number;
-  /** Feedback readbacks started / delivered / dropped as stale / skipped (3 in flight). */
-  readbacks: { started: number; delivered: number; dropped: number; skipped: number };
-}
-
-/** Events of a {@link VirtualTextureSystem}. */
-export interface VirtualTextureSystemEvents {
-  /** A tile failed to load or upload; the page keeps its coarser fallback. */
-  error: { error: TesseraError; vt: number; pageId: number };
-  /** A page was written into the pool and mapped (one reused object: copy fields to keep them). */
-  'page-loaded': { vt: number; pageId: number; slot: number };
-  /** A page was evicted from the pool to make room (one reused object). */
-  'page-evicted': { vt: number; pageId: number; slot: number; frame: number };
-  /**
-   * A feedback readback was analysed; `ids` (packed page ids per feedback pixel, row by row, `width`
-   * x `height` feedback pixels) is valid during the call (one reused object).
-   */
-  feedback: { frame: number; ids: Uint32Array; width: number; height: number };
-}
-
-/** Smallest default page-table reserve, in bytes (a 256 x 256-page texture fits). */
-const MIN_PAGE_TABLE_BYTES = 1 << 20;
-/** Largest default page-table reserve, in bytes (a 1024 x 1024-page, 128K² texture needs 5.6 MB). */
-const MAX_PAGE_TABLE_BYTES = 16 << 20;
-/** Pinned pages of one texture with the default three pinned mips (1 + 4 + 16). */
-const DEFAULT_MIN_POOL_SLOTS = 21;
 /**
  * An evictable texture's page counts as out of view once unused for this many frames, in frames:
  * longer than the feedback latency (3 readbacks in flight), so pages still on screen stay.
  */
 const EVICTABLE_IDLE_FRAMES = 8;
+/**
+ * Distinct sub-pixel jitter offsets (of 16) whose feedback must find nothing missing before the
+ * view counts as settled. All 16 would be exact but take 16 delivered readbacks (seconds on a slow
+ * device); 4 offsets of the Bayer cycle resolve everything down to about a quarter of a feedback
+ * pixel: only pages covering a few screen pixels can still appear later.
+ */
+const QUIET_PHASES_TO_SETTLE = 4;
 
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new TesseraConfigError('invalid-option', `${name} must be a positive integer, got ${value}`);
-  }
-  return value;
+function bitCount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
 }
 
 /**
  * Virtual texturing for three.js `WebGPURenderer` (WebGPU and WebGL2 backends): one physical pool
- * under a byte budget shared by up to 16 virtual textures, a feedback pass with asynchronous
- * readback, and tile uploads written straight into sub-rectangles of the pool.
+ * under a byte budget shared by up to 16 virtual textures, a feedback loop with asynchronous
+ * readback that follows the renderer's size, and tile uploads written straight into
+ * sub-rectangles of the pool.
  *
  * ```ts
  * const system = new VirtualTextureSystem(renderer, { budgetBytes: 64 << 20 });
  * const vt = system.add(source, { name: 'terrain' });
  * material.colorNode = virtualTexture(vt);
  * renderer.setAnimationLoop(() => { system.update(camera, scene); renderer.render(scene, camera); });
+ * await system.whenSettled(); // every page the view needs is resident
  * ```
  */
 export class VirtualTextureSystem {
@@ -188,34 +67,39 @@ export class VirtualTextureSystem {
   readonly border: number;
   /** Most tiles written per frame. */
   readonly maxUploadsPerFrame: number;
-  private readonly renderer: WebGPURenderer;
-  private readonly bridge: BackendBridge;
-  private readonly poolTextures: PoolTextures;
-  private readonly feedback: FeedbackPass;
-  private readonly readback: FeedbackReadback;
   /** The core streamer (feedback analysis, scheduling, pool, page tables). */
   readonly streamer: VirtualTextureStreamer;
+  /** The budget the reservations come from (shared, or internal of `budgetBytes`). */
+  readonly budget: TextureBudget;
+  private readonly bridge: BackendBridge;
+  private readonly poolTextures: PoolTextures;
+  private readonly feedback: FeedbackLoop;
   private readonly context: SamplingContext;
   private readonly textures: (VirtualTexture | null)[] = [];
   private readonly poolLayers: readonly VirtualTexturePoolLayer[];
-  /** The budget the reservations below come from (shared, or internal of `budgetBytes`). */
-  readonly budget: TextureBudget;
+  /** Reservations of the pool and page tables (the feedback loop owns its own two). */
   private readonly reservations: number[] = [];
-  private readonly reserved: VirtualTextureReservedBytes;
+  private readonly poolBytes: number;
   /** Bit `vt` set: texture `vt`'s out-of-view pages are freed progressively (see makeEvictable). */
   private evictableMask = 0;
   private readonly evictPagesPerFrame: number;
-  private readonly feedbackScale: number;
-  private readonly feedbackPixels: number;
   private readonly pageTableReserve: number;
   private pageTableUsed = 0;
   private frame = 0;
   private uploadsLastFrame = 0;
   private uploadsTotal = 0;
+  private lastFeedbackFrame = 0;
+  /** Frame a material last registered with the feedback pass (settling needs a later feedback). */
+  private lastRegistrationFrame = 0;
+  /**
+   * Bit `frame % FEEDBACK_JITTER_PERIOD` set for each quiet feedback (nothing pending after it) since
+   * the latest one that found a missing page: one jittered feedback samples the view at one
+   * sub-pixel offset, so settling needs quiet feedback at several.
+   */
+  private quietPhases = 0;
   private disposed = false;
+  private readonly settleWaiters = new SettleWaiters();
   private readonly uploadHandler: (vt: number, slot: number, pageId: number, data: TileData) => boolean;
-  private readonly pageEvent = { vt: 0, pageId: 0, slot: 0 };
-  private readonly feedbackScratch = { width: 0, height: 0 };
   private readonly feedbackEvent: VirtualTextureSystemEvents['feedback'] = {
     frame: 0,
     ids: new Uint32Array(0),
@@ -231,128 +115,46 @@ export class VirtualTextureSystem {
    */
   constructor(renderer: WebGPURenderer, options: VirtualTextureSystemOptions) {
     const bridge = new BackendBridge(renderer);
-    this.renderer = renderer;
     this.bridge = bridge;
-    if (options.budget === undefined && options.budgetBytes === undefined) {
-      throw new TesseraConfigError('invalid-option', 'give budgetBytes or a shared budget');
-    }
-    if (
-      options.budgetBytes !== undefined &&
-      (!(options.budgetBytes > 0) || !Number.isFinite(options.budgetBytes))
-    ) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        `budgetBytes must be positive, got ${options.budgetBytes}`,
-      );
-    }
-    this.tileSize = positiveInteger('tileSize', options.tileSize ?? 128);
-    this.border = options.border ?? 4;
-    // Validates tile size and border the same way a layout does.
-    new VirtualTextureLayout({ widthPages: 1, heightPages: 1, tileSize: this.tileSize, border: this.border });
-    this.feedbackScale = positiveInteger('feedbackScale', options.feedbackScale ?? 8);
-    this.maxUploadsPerFrame = positiveInteger('maxUploadsPerFrame', options.maxUploadsPerFrame ?? 16);
-    this.evictPagesPerFrame = positiveInteger('evictPagesPerFrame', options.evictPagesPerFrame ?? 64);
-    const minPoolSlots = positiveInteger('minPoolSlots', options.minPoolSlots ?? DEFAULT_MIN_POOL_SLOTS);
-    const filtering = options.filtering ?? 'bilinear';
-    if (filtering !== 'bilinear' && filtering !== 'trilinear' && filtering !== 'anisotropic') {
-      throw new TesseraConfigError('invalid-option', `unknown filtering '${filtering as string}'`);
-    }
-    const maxAnisotropy = options.maxAnisotropy ?? 8;
-    if (!(maxAnisotropy >= 1 && maxAnisotropy <= 16)) {
-      throw new TesseraConfigError('invalid-option', `maxAnisotropy must be in 1..16, got ${maxAnisotropy}`);
-    }
-    this.poolLayers = (options.layers ?? ['rgba8unorm-srgb']).map((layer, i) =>
-      typeof layer === 'string' ? { name: `layer${i}`, format: layer } : { ...layer },
-    );
-    if (this.poolLayers.length < 1 || this.poolLayers.length > 8) {
-      throw new TesseraConfigError('invalid-layers', 'layers must list 1..8 pool layer formats');
-    }
-    for (const layer of this.poolLayers) {
-      if (layer.format !== 'rgba8unorm' && layer.format !== 'rgba8unorm-srgb') {
-        throw new TesseraConfigError(
-          'invalid-layers',
-          `unknown pool layer format '${layer.format as string}'`,
-        );
-      }
-    }
-    if (new Set(this.poolLayers.map((layer) => layer.name)).size !== this.poolLayers.length) {
-      throw new TesseraConfigError('invalid-layers', 'pool layer names must be distinct');
-    }
-    const budget = options.budget;
-    // This system's share: the given bytes, else whatever the shared budget has free.
-    const share = Math.floor(options.budgetBytes ?? (budget as TextureBudget).freeBytes);
-    this.pageTableReserve = Math.floor(
-      options.pageTableBytes ?? Math.max(MIN_PAGE_TABLE_BYTES, Math.min(share / 16, MAX_PAGE_TABLE_BYTES)),
-    );
-    if (!(this.pageTableReserve >= 0) || !Number.isFinite(this.pageTableReserve)) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        `pageTableBytes must be >= 0, got ${options.pageTableBytes}`,
-      );
-    }
-
-    // Feedback target and readback ring sized for the current canvas, page tables reserved up
-    // front, the rest to the pool. Everything is checked and reserved before any GPU allocation.
-    const { width: fw, height: fh } = this.feedbackSize();
-    this.feedbackPixels = fw * fh;
-    const feedbackBytes = fw * fh * 8;
-    // WebGPU rows are padded to 256 bytes for copyTextureToBuffer; WebGL2 pixel-pack rows are not.
-    const readbackRowBytes = bridge.isWebGPU ? Math.ceil((fw * 4) / 256) * 256 : fw * 4;
-    const readbackBytes = readbackRowBytes * fh * MAX_READBACKS_IN_FLIGHT;
-    const layerCount = this.poolLayers.length;
-    const slotBytes = this.tileSize * this.tileSize * 4 * layerCount;
-    const fixedBytes = feedbackBytes + readbackBytes + this.pageTableReserve;
-    const pinnedMinimum = fixedBytes + minPoolSlots * slotBytes;
-    const capacity = budget ? Math.min(share, budget.budgetBytes - budget.pinnedBytes) : share;
-    if (pinnedMinimum > capacity) {
-      throw new TesseraConfigError(
-        'budget-too-small',
-        `budget of ${capacity} bytes is below the virtual-texture minimum of ${pinnedMinimum} bytes: feedback ${feedbackBytes}, readback ${readbackBytes}, page tables ${this.pageTableReserve}, ${minPoolSlots} pool slots of ${slotBytes}`,
-      );
-    }
-    this.budget = budget ?? new TextureBudget({ budgetBytes: share });
-    const poolTextureSize = Math.min(
-      bridge.maxTextureSize,
-      positiveInteger('maxPoolTextureSize', options.maxPoolTextureSize ?? bridge.maxTextureSize),
-    );
+    const o = resolveSystemOptions(options);
+    this.tileSize = o.tileSize;
+    this.border = o.border;
+    this.maxUploadsPerFrame = o.maxUploadsPerFrame;
+    this.evictPagesPerFrame = o.evictPagesPerFrame;
+    this.poolLayers = o.layers;
+    this.pageTableReserve = o.pageTableBytes;
+    const budget = o.budget;
+    const poolTextureSize = Math.min(bridge.maxTextureSize, o.maxPoolTextureSize ?? bridge.maxTextureSize);
     if (poolTextureSize < this.tileSize) {
       throw new TesseraConfigError(
         'invalid-option',
         `maxPoolTextureSize ${poolTextureSize} is below the tile size ${this.tileSize}`,
       );
     }
-    const shapeFor = (bytes: number) =>
-      choosePoolShape(bytes, this.tileSize, layerCount, poolTextureSize, bridge.maxArrayLayers);
-    let shape = shapeFor(share - fixedBytes);
-    const priority = BudgetPriority.infrastructure;
-    const taken = this.reservations;
-    const take = (category: 'page-table' | 'feedback' | 'readback' | 'vt-pool', bytes: number): boolean => {
-      const handle = this.budget.tryReserve(category, bytes, undefined, priority);
-      if (handle !== NO_RESERVATION) taken.push(handle);
-      return handle !== NO_RESERVATION;
+    const drawing = renderer.getDrawingBufferSize(new Vector2());
+    const feedbackSize = feedbackSizeFor(drawing.x, drawing.y, o.feedbackScale, drawing);
+    const input: VirtualTextureBudgetInput = {
+      shareBytes: o.shareBytes,
+      capacityBytes: budget ? Math.min(o.shareBytes, budget.budgetBytes - budget.pinnedBytes) : o.shareBytes,
+      tileSize: this.tileSize,
+      layerCount: this.poolLayers.length,
+      feedbackWidth: feedbackSize.x,
+      feedbackHeight: feedbackSize.y,
+      readbackRowAlignment: bridge.isWebGPU ? 256 : 1,
+      readbacksInFlight: MAX_READBACKS_IN_FLIGHT,
+      pageTableBytes: this.pageTableReserve,
+      minPoolSlots: o.minPoolSlots,
+      maxTextureSize: poolTextureSize,
+      maxArrayLayers: bridge.maxArrayLayers,
     };
-    const poolBytesOf = (s: PoolShape) => poolSlotCount(s) * slotBytes;
-    let ok = take('page-table', this.pageTableReserve) && take('feedback', feedbackBytes);
-    ok = ok && take('readback', readbackBytes);
-    if (ok && !take('vt-pool', poolBytesOf(shape))) {
-      // Others hold part of the share and would not shed it: take the pool that fits.
-      shape = shapeFor(this.budget.freeBytes);
-      ok = poolSlotCount(shape) >= minPoolSlots && take('vt-pool', poolBytesOf(shape));
-    }
-    if (!ok || poolSlotCount(shape) < minPoolSlots) {
-      for (const handle of taken) this.budget.release(handle);
-      taken.length = 0;
-      throw new TesseraConfigError(
-        'budget-too-small',
-        `budget has ${this.budget.freeBytes} bytes free; the virtual-texture minimum is ${pinnedMinimum} bytes`,
-      );
-    }
-    this.reserved = {
-      'vt-pool': poolBytesOf(shape),
-      'page-table': this.pageTableReserve,
-      feedback: feedbackBytes,
-      readback: readbackBytes,
-    };
+    // Everything is planned and reserved before any GPU allocation.
+    const plan = planVirtualTextureBudget(input);
+    this.budget = budget ?? new TextureBudget({ budgetBytes: o.shareBytes });
+    const reserved = reserveVirtualTextureBudget(this.budget, plan, input);
+    // The feedback loop owns its two reservations; the system releases the others.
+    this.reservations.push(reserved.pageTable, reserved.pool);
+    this.poolBytes = reserved.poolBytes;
+    const shape = reserved.poolShape;
     this.poolTextures = new PoolTextures(
       bridge,
       shape,
@@ -361,45 +163,47 @@ export class VirtualTextureSystem {
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: this.poolTextures.slotCount },
       maxUploadsPerFrame: this.maxUploadsPerFrame,
-      maxFeedbackPixels: this.feedbackPixels,
+      maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
     this.streamer.on('error', (event) => this.events.emit('error', event));
     this.streamer.on('page-evicted', (event) => this.events.emit('page-evicted', event));
-    this.feedback = new FeedbackPass(renderer, fw, fh);
-    this.readback = new FeedbackReadback(bridge, this.feedback.target, (ids, frame, width, height) =>
-      this.onFeedback(ids, frame, width, height),
+    this.streamer.on('page-loaded', (event) => this.events.emit('page-loaded', event));
+    this.feedback = new FeedbackLoop(
+      renderer,
+      bridge,
+      this.budget,
+      o.feedbackScale,
+      { width: feedbackSize.x, height: feedbackSize.y },
+      { feedback: reserved.feedback, readback: reserved.readback },
+      (ids, frame, width, height) => this.onFeedback(ids, frame, width, height),
     );
-    if (filtering === 'anisotropic') {
-      for (const texture of this.poolTextures.textures) texture.anisotropy = maxAnisotropy;
+    if (o.filtering === 'anisotropic') {
+      for (const texture of this.poolTextures.textures) texture.anisotropy = o.maxAnisotropy;
     }
-    const feedback = this.feedback;
+    const feedbackPass = this.feedback.feedbackPass;
     const textures = this.textures;
     this.context = {
       poolTextures: this.poolTextures.textures,
       poolShape: shape,
       poolWidth: this.poolTextures.width,
       poolHeight: this.poolTextures.height,
-      filtering,
-      maxAnisotropy,
-      feedbackScale: this.feedbackScale,
+      filtering: o.filtering,
+      maxAnisotropy: o.maxAnisotropy,
+      feedbackLodOffset: this.feedback.lodOffset,
       mipBias: uniform(0),
-      registerMaterial(material: Material, vtId: number, uvNode: unknown) {
+      registerMaterial: (material, vtId, uv) => {
         const vt = textures[vtId];
-        if (vt) feedback.register(material, vt, uvNode);
+        if (vt) feedbackPass.register(material, vt, uv);
+        // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
+        this.lastRegistrationFrame = this.frame;
+        this.quietPhases = 0;
       },
     };
-    this.uploadHandler = (vt, slot, pageId, data) => {
+    this.uploadHandler = (vt, slot, _pageId, data) => {
       const map = (textures[vt] as VirtualTexture).poolLayerSource;
       for (let layer = 0; layer < map.length; layer++) {
         const from = map[layer];
         if (from >= 0) this.poolTextures.writeTile(layer, slot, data.layers[from]);
-      }
-      if (this.events.has('page-loaded')) {
-        const event = this.pageEvent;
-        event.vt = vt;
-        event.pageId = pageId;
-        event.slot = slot;
-        this.events.emit('page-loaded', event);
       }
       return true;
     };
@@ -459,7 +263,7 @@ export class VirtualTextureSystem {
   /**
    * Runs one frame of streaming; call once per frame before `renderer.render(scene, camera)`.
    * Writes finished tiles and page-table changes, then renders the feedback pass of `scene` seen
-   * by `camera` and starts its asynchronous readback.
+   * by `camera` (at the renderer's current drawing-buffer size) and starts its readback.
    */
   update(camera: Camera, scene: Scene): void {
     this.assertLive();
@@ -475,16 +279,44 @@ export class VirtualTextureSystem {
       const vt = this.textures[i];
       if (vt && vt.pageTable.dirty.entryCount() > 0) vt.flushPageTable();
     }
-    const { width, height } = this.feedbackSize();
-    this.feedback.setSize(width, height);
+    if (this.settleWaiters.size > 0 && this.isSettled) this.settleWaiters.settle(this.lastFeedbackFrame);
     this.feedback.render(scene, camera, frame);
-    this.readback.request(frame);
   }
 
   /** True once every added texture has its coarsest mip resident (keep calling `update` until then). */
   get isReady(): boolean {
     for (const vt of this.textures) if (vt && !vt.isReady) return false;
     return true;
+  }
+
+  /**
+   * True when streaming is done for the current view: every texture ready, nothing queued, loading
+   * or awaiting upload (failed pages count as done), and since the latest feedback that found a
+   * missing page, feedback at 4 of the 16 sub-pixel jitter offsets found none (each jittered
+   * feedback frame samples the view at a different offset; a page covering only a few screen
+   * pixels may still be requested later). Counts only feedback rendered after the
+   * latest material using a virtual texture was compiled. See {@link whenSettled}.
+   */
+  get isSettled(): boolean {
+    const s = this.streamer.stats();
+    return (
+      this.lastFeedbackFrame > this.lastRegistrationFrame &&
+      bitCount(this.quietPhases) >= QUIET_PHASES_TO_SETTLE &&
+      s.queued === 0 &&
+      s.inFlight === 0 &&
+      s.pendingUploads === 0 &&
+      this.isReady
+    );
+  }
+
+  /**
+   * Resolves with a frame number once streaming has settled ({@link isSettled}) on a feedback
+   * rendered after this call (so a camera move just before it counts). Keep calling
+   * {@link update}; rejects with TesseraError('disposed') if the system is disposed first.
+   */
+  whenSettled(): Promise<number> {
+    this.assertLive();
+    return this.settleWaiters.add(this.frame + 1);
   }
 
   /** Frames started by {@link update} so far (the frame number recency and feedback use). */
@@ -496,21 +328,38 @@ export class VirtualTextureSystem {
   stats(): VirtualTextureSystemStats {
     const poolLayers = this.poolTextures.textures.map(() => this.poolTextures.bytesPerLayer);
     const pageTables = this.pageTableUsed;
-    const feedbackTargets = this.disposed ? 0 : this.feedback.bytes;
-    const readbackBuffers = this.readback.bytes;
+    const live = !this.disposed;
+    const feedbackTargets = live ? this.feedback.targetBytes : 0;
+    const readbackBuffers = live ? this.feedback.readbackBytes : 0;
     const total = poolLayers.reduce((a, b) => a + b, 0) + pageTables + feedbackTargets + readbackBuffers;
+    const s = this.streamer.stats();
+    const byCategory: VirtualTextureReservedBytes = live
+      ? {
+          'vt-pool': this.poolBytes,
+          'page-table': this.pageTableReserve,
+          feedback: this.feedback.reservedTargetBytes,
+          readback: this.feedback.reservedReadbackBytes,
+        }
+      : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0 };
     return {
       frame: this.frame,
       gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, total },
-      byCategory: this.disposed
-        ? { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0 }
-        : { ...this.reserved },
+      byCategory,
       slotCount: this.streamer.pool.slotCount,
       residentPages: this.streamer.pool.residentCount,
       uploadsLastFrame: this.uploadsLastFrame,
       uploadsTotal: this.uploadsTotal,
       mipBias: this.streamer.mipBias,
-      readbacks: { ...this.readback.counters },
+      readbacks: { ...this.feedback.counters },
+      feedbackSize: { width: this.feedback.width, height: this.feedback.height },
+      streaming: {
+        queued: s.queued,
+        loading: s.inFlight,
+        awaitingUpload: s.pendingUploads,
+        failed: s.failed,
+        lastFeedbackFrame: this.lastFeedbackFrame,
+        settled: live && this.isSettled,
+      },
     };
   }
 
@@ -519,7 +368,6 @@ export class VirtualTextureSystem {
     if (this.disposed) return;
     this.disposed = true;
     this.streamer.dispose();
-    this.readback.dispose();
     this.feedback.dispose();
     this.poolTextures.dispose();
     for (let i = 0; i < this.textures.length; i++) {
@@ -531,6 +379,7 @@ export class VirtualTextureSystem {
     for (const handle of this.reservations) this.budget.release(handle);
     this.reservations.length = 0;
     this.evictableMask = 0;
+    this.settleWaiters.rejectAll(new TesseraError('disposed', 'the VirtualTextureSystem was disposed'));
     this.events.clear();
   }
 
@@ -575,7 +424,12 @@ export class VirtualTextureSystem {
 
   private onFeedback(ids: Uint32Array, frame: number, width: number, height: number): void {
     if (this.disposed) return;
-    this.streamer.submitFeedback(ids);
+    this.streamer.submitFeedback(ids, width * height);
+    this.lastFeedbackFrame = frame;
+    const s = this.streamer.stats();
+    if (s.queued + s.inFlight + s.pendingUploads > 0 || frame <= this.lastRegistrationFrame)
+      this.quietPhases = 0;
+    else this.quietPhases |= 1 << (frame % FEEDBACK_JITTER_PERIOD);
     if (!this.events.has('feedback')) return;
     const event = this.feedbackEvent;
     event.frame = frame;
@@ -585,25 +439,17 @@ export class VirtualTextureSystem {
     this.events.emit('feedback', event);
   }
 
-  /** Feedback target size for the current canvas, written into {@link feedbackScratch} (no allocation). */
-  private feedbackSize(): { width: number; height: number } {
-    const canvas = this.renderer.domElement;
-    const scale = this.feedbackScale;
-    let width = Math.max(1, Math.ceil(canvas.width / scale));
-    let height = Math.max(1, Math.ceil(canvas.height / scale));
-    // Never grow past the pixels reserved in the budget at construction.
-    const reserved = this.feedbackPixels;
-    if (reserved !== undefined && width * height > reserved) {
-      const shrink = Math.sqrt(reserved / (width * height));
-      width = Math.max(1, Math.floor(width * shrink));
-      height = Math.max(1, Math.floor(height * shrink));
-    }
-    this.feedbackScratch.width = width;
-    this.feedbackScratch.height = height;
-    return this.feedbackScratch;
-  }
-
   private assertLive(): void {
     if (this.disposed) throw new TesseraError('disposed', 'this VirtualTextureSystem was disposed');
   }
 }
+
+export type { VirtualTextureSystemOptions } from './virtual-texture-system-options';
+export type {
+  VirtualTextureAddOptions,
+  VirtualTextureGpuBytes,
+  VirtualTextureReservedBytes,
+  VirtualTextureStreamingState,
+  VirtualTextureSystemEvents,
+  VirtualTextureSystemStats,
+} from './virtual-texture-system-types';

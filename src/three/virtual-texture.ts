@@ -5,7 +5,7 @@ import type { TileEncoding, TileLayerInfo, TileSource } from '../core/vt/tile-so
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { PageTableTexture } from './pool-textures';
 import type { SamplingContext } from './sampling-context';
-import type { SampledVirtualTexture } from './virtual-texture-node';
+import type { SampledVirtualTexture } from './virtual-texture-graph';
 
 /**
  * One virtual texture of a {@link VirtualTextureSystem}: what `virtualTexture(tex, uv)` samples.
@@ -73,6 +73,24 @@ export class VirtualTexture implements SampledVirtualTexture {
   get border(): number {
     return this.layout.border;
   }
+  /**
+   * Width of the content in mip 0, in texels (a baked image's own width; the rest of the
+   * `widthPages x payload` texels is padding). What uv [0, 1] spans by default.
+   */
+  get contentWidth(): number {
+    return this.layout.contentWidth;
+  }
+
+  /** Height of the content in mip 0, in texels (see {@link contentWidth}). */
+  get contentHeight(): number {
+    return this.layout.contentHeight;
+  }
+
+  /** Width / height of the content: the aspect a plane showing it edge to edge should have. */
+  get aspect(): number {
+    return this.layout.contentWidth / this.layout.contentHeight;
+  }
+
   /** The r32uint page-table texture, one level per mip. */
   get pageTableTexture(): DataTexture {
     return this.table.texture;

@@ -26,6 +26,15 @@ export interface TileSourceInfo {
   border: number;
   /** The layers every tile has, in the order {@link TileData.layers} returns them. */
   layers: readonly TileLayerInfo[];
+  /**
+   * Width of the content in mip 0, in texels, from the left edge: a baked image of 4096 texels
+   * is padded to whole power-of-two pages (64 x 120 = 7680 texels), and only its first 4096
+   * columns are the image. `virtualTexture(vt)` maps uv [0, 1] onto exactly this rectangle.
+   * Default (absent): the whole width, `widthPages x (tileSize - 2 x border)`.
+   */
+  contentWidth?: number;
+  /** Height of the content in mip 0, in texels, from the top edge. Default (absent): the whole height. */
+  contentHeight?: number;
 }
 
 /** One loaded tile: a `tileSize² x 4` byte array per layer, in {@link TileSourceInfo.layers} order. */

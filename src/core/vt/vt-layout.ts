@@ -29,10 +29,25 @@ export interface VirtualTextureLayoutOptions {
   layers?: number;
   /** Coarsest mips kept resident forever (1..mipCount). Default min(3, mipCount). */
   pinnedMipCount?: number;
+  /**
+   * Texels of mip 0 holding content, from the top-left corner (the rest is padding to whole
+   * power-of-two pages), 1..widthPages x payload. Default: the whole width.
+   */
+  contentWidth?: number;
+  /** Texels of mip 0 holding content, from the top, 1..heightPages x payload. Default: the whole height. */
+  contentHeight?: number;
 }
 
 function isPowerOfTwo(n: number): boolean {
   return Number.isInteger(n) && n > 0 && (n & (n - 1)) === 0;
+}
+
+function contentExtent(name: string, value: number | undefined, full: number): number {
+  if (value === undefined) return full;
+  if (!Number.isInteger(value) || value < 1 || value > full) {
+    throw new TesseraConfigError('invalid-size', `${name} must be an integer in 1..${full}, got ${value}`);
+  }
+  return value;
 }
 
 /**
@@ -67,6 +82,10 @@ export class VirtualTextureLayout {
   readonly totalPages: number;
   /** Pages in the pinned mips together (slots they hold forever). */
   readonly pinnedPages: number;
+  /** Texels of mip 0 holding content from the left edge (at most widthPages x payloadSize). */
+  readonly contentWidth: number;
+  /** Texels of mip 0 holding content from the top edge (at most heightPages x payloadSize). */
+  readonly contentHeight: number;
 
   constructor(options: VirtualTextureLayoutOptions) {
     const { widthPages, heightPages } = options;
@@ -138,6 +157,12 @@ export class VirtualTextureLayout {
     }
     this.totalPages = total;
     this.pinnedPages = pinnedPages;
+    this.contentWidth = contentExtent('contentWidth', options.contentWidth, widthPages * this.payloadSize);
+    this.contentHeight = contentExtent(
+      'contentHeight',
+      options.contentHeight,
+      heightPages * this.payloadSize,
+    );
   }
 
   /** Builds a layout from what a tile source reports (layers from `info.layers.length`). */
@@ -149,6 +174,8 @@ export class VirtualTextureLayout {
       border: info.border,
       layers: info.layers.length,
       pinnedMipCount,
+      contentWidth: info.contentWidth,
+      contentHeight: info.contentHeight,
     });
   }
 

@@ -86,6 +86,8 @@ export class ArchiveTileSource implements TileSource {
         name: l.name,
         format: l.colorSpace === 'srgb' ? ('rgba8unorm-srgb' as const) : ('rgba8unorm' as const),
       })),
+      contentWidth: header.contentWidth,
+      contentHeight: header.contentHeight,
     };
     const cacheBytes = options.cacheBytes ?? 0;
     this.cache = cacheBytes > 0 ? new CompressedTileCache(cacheBytes) : undefined;

@@ -78,6 +78,8 @@ export class ProceduralWorld {
         { name: 'albedo', format: 'rgba8unorm-srgb' },
         { name: 'normal', format: 'rgba8unorm' },
       ],
+      contentWidth: widthPages * (tileSize - 2 * border),
+      contentHeight: heightPages * (tileSize - 2 * border),
     };
     const payload = tileSize - 2 * border;
     this.widthTexels = widthPages * payload;

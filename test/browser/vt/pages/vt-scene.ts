@@ -9,7 +9,7 @@ import {
   Scene,
   Vector3,
 } from 'three';
-import { mix } from 'three/tsl';
+import { mix, uv } from 'three/tsl';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/vt/feedback-jitter';
@@ -87,11 +87,16 @@ const vt = system.add(source, { name: 'test' });
 const payload = vt.tileSize - 2 * vt.border;
 
 const material = new MeshBasicNodeMaterial({ side: DoubleSide });
-material.colorNode = virtualTexture(vt);
+// The analytic checks address the virtual texture in page order (uv (0, 0) = texel (0, 0)).
+material.colorNode = virtualTexture(vt, uv(), { uvSpace: 'virtual' });
 // ?two=1: the material blends a second virtual texture (64 x 64 pages) with the first.
 if (params.get('two') === '1') {
   const second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
-  material.colorNode = mix(virtualTexture(vt), virtualTexture(second), 0.5);
+  material.colorNode = mix(
+    virtualTexture(vt, uv(), { uvSpace: 'virtual' }),
+    virtualTexture(second, uv(), { uvSpace: 'virtual' }),
+    0.5,
+  );
 }
 // PlaneGeometry lies in XY with uv = xy + 0.5; turn it into XZ (x, y, 0) -> (x, 0, y), offset to [0, 1]².
 const geometry = new PlaneGeometry(1, 1).rotateX(Math.PI / 2).translate(0.5, 0, 0.5);

@@ -1,0 +1,142 @@
+import { TesseraConfigError } from '../errors';
+import { choosePoolShape, type PoolShape, poolSlotCount } from './pool-shape';
+
+/** Bytes per feedback pixel: an RGBA8 colour texel plus a 32-bit depth texel. */
+export const FEEDBACK_BYTES_PER_PIXEL = 8;
+
+/** What a virtual-texture system's budget arithmetic needs (all pure numbers). */
+export interface VirtualTextureBudgetInput {
+  /** This system's share of the budget, in bytes. */
+  shareBytes: number;
+  /** Most the budget could ever give this system (the share, less others' pinned bytes), in bytes. */
+  capacityBytes: number;
+  /** Tile side including border, in texels. */
+  tileSize: number;
+  /** Pool layers (each an rgba8 tile per slot). */
+  layerCount: number;
+  /** Feedback target size, in feedback pixels. */
+  feedbackWidth: number;
+  feedbackHeight: number;
+  /** Row alignment of readback buffers, in bytes (256 on WebGPU, 1 on WebGL2). */
+  readbackRowAlignment: number;
+  /** Readbacks in flight at once (ring buffers). */
+  readbacksInFlight: number;
+  /** Page-table reserve, in bytes. */
+  pageTableBytes: number;
+  /** Fewest pool slots accepted. */
+  minPoolSlots: number;
+  /** Largest side of one pool texture, in texels. */
+  maxTextureSize: number;
+  /** Most array layers of one pool texture. */
+  maxArrayLayers: number;
+}
+
+/** The reservations a virtual-texture system makes, by category, and its pool's shape. */
+export interface VirtualTextureBudgetPlan {
+  /** Feedback colour + depth target, in bytes. */
+  feedbackBytes: number;
+  /** Readback ring, in bytes. */
+  readbackBytes: number;
+  /** Page-table reserve, in bytes. */
+  pageTableBytes: number;
+  /** One pool slot across all layers, in bytes. */
+  slotBytes: number;
+  /** Everything but the pool, in bytes. */
+  fixedBytes: number;
+  /** Fixed bytes plus the fewest pool slots accepted, in bytes. */
+  minimumBytes: number;
+  /** The pool that fills the rest of the share. */
+  poolShape: PoolShape;
+  /** Bytes of {@link poolShape}. */
+  poolBytes: number;
+}
+
+/** Bytes of a feedback target of `width x height` feedback pixels (colour + depth). */
+export function feedbackTargetBytes(width: number, height: number): number {
+  return width * height * FEEDBACK_BYTES_PER_PIXEL;
+}
+
+/** Bytes of a ring of `count` readback buffers of a `width x height` RGBA8 target, rows aligned. */
+export function readbackRingBytes(
+  width: number,
+  height: number,
+  rowAlignment: number,
+  count: number,
+): number {
+  return Math.ceil((width * 4) / rowAlignment) * rowAlignment * height * count;
+}
+
+/**
+ * Splits a virtual-texture system's share: feedback target, readback ring and page-table reserve
+ * first, the rest to the largest pool that fits (see `choosePoolShape`).
+ * @throws TesseraConfigError('budget-too-small') when the capacity cannot hold the fixed bytes and
+ *   `minPoolSlots` slots.
+ */
+export function planVirtualTextureBudget(input: VirtualTextureBudgetInput): VirtualTextureBudgetPlan {
+  const feedbackBytes = feedbackTargetBytes(input.feedbackWidth, input.feedbackHeight);
+  const readbackBytes = readbackRingBytes(
+    input.feedbackWidth,
+    input.feedbackHeight,
+    input.readbackRowAlignment,
+    input.readbacksInFlight,
+  );
+  const slotBytes = input.tileSize * input.tileSize * 4 * input.layerCount;
+  const fixedBytes = feedbackBytes + readbackBytes + input.pageTableBytes;
+  const minimumBytes = fixedBytes + input.minPoolSlots * slotBytes;
+  if (minimumBytes > input.capacityBytes) {
+    throw new TesseraConfigError(
+      'budget-too-small',
+      `budget of ${input.capacityBytes} bytes is below the virtual-texture minimum of ${minimumBytes} bytes: feedback ${feedbackBytes}, readback ${readbackBytes}, page tables ${input.pageTableBytes}, ${input.minPoolSlots} pool slots of ${slotBytes}`,
+    );
+  }
+  const poolShape = poolShapeFor(input, input.shareBytes - fixedBytes);
+  return {
+    feedbackBytes,
+    readbackBytes,
+    pageTableBytes: input.pageTableBytes,
+    slotBytes,
+    fixedBytes,
+    minimumBytes,
+    poolShape,
+    poolBytes: poolSlotCount(poolShape) * slotBytes,
+  };
+}
+
+/** The largest pool of `input`'s tiles and limits that fits in `bytes`. */
+export function poolShapeFor(input: VirtualTextureBudgetInput, bytes: number): PoolShape {
+  return choosePoolShape(bytes, input.tileSize, input.layerCount, input.maxTextureSize, input.maxArrayLayers);
+}
+
+/**
+ * Largest feedback target of about the aspect of `width x height` whose target fits in
+ * `maxTargetBytes` and whose readback ring fits in `maxRingBytes`, in feedback pixels (at least
+ * 1 x 1): what a resize gets when the budget refuses more room.
+ */
+export function fitFeedbackSize(
+  width: number,
+  height: number,
+  maxTargetBytes: number,
+  maxRingBytes: number,
+  rowAlignment: number,
+  readbacksInFlight: number,
+  out: { width: number; height: number },
+): { width: number; height: number } {
+  const fits = (w: number, h: number) =>
+    feedbackTargetBytes(w, h) <= maxTargetBytes &&
+    readbackRingBytes(w, h, rowAlignment, readbacksInFlight) <= maxRingBytes;
+  let w = width;
+  let h = height;
+  if (!fits(w, h)) {
+    const shrink = Math.sqrt(maxTargetBytes / feedbackTargetBytes(w, h));
+    w = Math.max(1, Math.min(w, Math.floor(w * shrink)));
+    h = Math.max(1, Math.min(h, Math.floor(h * shrink)));
+    // Row padding can still overflow the ring: shave the longer side until both fit.
+    while ((w > 1 || h > 1) && !fits(w, h)) {
+      if (w * height >= h * width && w > 1) w--;
+      else h--;
+    }
+  }
+  out.width = w;
+  out.height = h;
+  return out;
+}

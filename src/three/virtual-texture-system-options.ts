@@ -1,0 +1,167 @@
+import type { TextureBudget } from '../core/budget/texture-budget';
+import { TesseraConfigError } from '../core/errors';
+import type { TileEncoding } from '../core/vt/tile-source';
+import { VirtualTextureLayout } from '../core/vt/vt-layout';
+import type { VirtualTextureFiltering } from './sampling-context';
+import type { VirtualTexturePoolLayer } from './virtual-texture';
+
+/** Options of a {@link VirtualTextureSystem}. */
+export interface VirtualTextureSystemOptions {
+  /**
+   * A budget shared with other users (a `TextureStreamingSystem`): the pool, page tables, feedback
+   * target and readback ring are reserved from it at construction (infrastructure priority) and
+   * released by {@link VirtualTextureSystem.dispose}. Without it an internal budget of
+   * {@link budgetBytes} is used.
+   */
+  budget?: TextureBudget;
+  /**
+   * Every GPU byte this system allocates (pool, page tables, feedback, readback), in bytes.
+   * Required without {@link budget}; with one it is this system's share of it (default: all of the
+   * budget's free bytes, which leaves nothing to other users, so give a share when sharing).
+   */
+  budgetBytes?: number;
+  /**
+   * Fewest pool slots the system accepts, in pages; a budget that cannot hold them with the page
+   * tables, feedback and readback is refused at construction. Default 21 (the pinned 1 + 4 + 16
+   * pages of one texture's three coarsest mips).
+   */
+  minPoolSlots?: number;
+  /** Pages of an evictable texture (see `makeEvictable`) freed per frame at most. Default 64. */
+  evictPagesPerFrame?: number;
+  /**
+   * Largest side of one pool texture (of one array layer), in texels; at most, and by default, the
+   * backend's `maxTextureDimension2D`. When the budget holds more slots than one such texture,
+   * each pool layer becomes a 2D array texture (up to the backend's `maxTextureArrayLayers` array
+   * layers). Lower it to use array textures at a small scale (tests).
+   */
+  maxPoolTextureSize?: number;
+  /** Tile side including border, in texels; every added source must match. Default 128. */
+  tileSize?: number;
+  /** Border inside each tile side, in texels; every added source must match. Default 4. */
+  border?: number;
+  /** Screen pixels per feedback pixel along each axis (power of two). Default 8. */
+  feedbackScale?: number;
+  /** Most tiles written into the pool per frame. Default 16. */
+  maxUploadsPerFrame?: number;
+  /** Pool filtering. Default 'bilinear'. */
+  filtering?: VirtualTextureFiltering;
+  /** Largest anisotropy ratio (feedback footprint, and sampling in 'anisotropic'). Default 8. */
+  maxAnisotropy?: number;
+  /**
+   * Each pool layer (one pool texture each): a format, or a name and a format so that sources map
+   * their layers onto it by name. Unnamed layers are called `layer<i>`. Default ['rgba8unorm-srgb'].
+   */
+  layers?: readonly (TileEncoding | VirtualTexturePoolLayer)[];
+  /**
+   * Bytes set aside for the page tables of every texture added, in bytes (a texture of w x h pages
+   * needs about 5.33 w h bytes). Reserved whole at construction. Default: budgetBytes / 16, clamped
+   * to 1..16 MiB.
+   */
+  pageTableBytes?: number;
+}
+
+/** Smallest default page-table reserve, in bytes (a 256 x 256-page texture fits). */
+const MIN_PAGE_TABLE_BYTES = 1 << 20;
+/** Largest default page-table reserve, in bytes (a 1024 x 1024-page, 128K² texture needs 5.6 MB). */
+const MAX_PAGE_TABLE_BYTES = 16 << 20;
+/** Pinned pages of one texture with the default three pinned mips (1 + 4 + 16). */
+const DEFAULT_MIN_POOL_SLOTS = 21;
+
+/** {@link VirtualTextureSystemOptions} validated, with every default applied. */
+export interface ResolvedSystemOptions {
+  budget: TextureBudget | undefined;
+  /** This system's share, in bytes. */
+  shareBytes: number;
+  minPoolSlots: number;
+  evictPagesPerFrame: number;
+  maxPoolTextureSize: number | undefined;
+  tileSize: number;
+  border: number;
+  feedbackScale: number;
+  maxUploadsPerFrame: number;
+  filtering: VirtualTextureFiltering;
+  maxAnisotropy: number;
+  layers: VirtualTexturePoolLayer[];
+  pageTableBytes: number;
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TesseraConfigError('invalid-option', `${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * Validates `options` and applies the defaults.
+ * @throws TesseraConfigError('invalid-option' | 'invalid-layers' | 'invalid-tile')
+ */
+export function resolveSystemOptions(options: VirtualTextureSystemOptions): ResolvedSystemOptions {
+  if (options.budget === undefined && options.budgetBytes === undefined) {
+    throw new TesseraConfigError('invalid-option', 'give budgetBytes or a shared budget');
+  }
+  if (
+    options.budgetBytes !== undefined &&
+    (!(options.budgetBytes > 0) || !Number.isFinite(options.budgetBytes))
+  ) {
+    throw new TesseraConfigError(
+      'invalid-option',
+      `budgetBytes must be positive, got ${options.budgetBytes}`,
+    );
+  }
+  const tileSize = positiveInteger('tileSize', options.tileSize ?? 128);
+  const border = options.border ?? 4;
+  // Validates tile size and border the same way a layout does.
+  new VirtualTextureLayout({ widthPages: 1, heightPages: 1, tileSize, border });
+  const filtering = options.filtering ?? 'bilinear';
+  if (filtering !== 'bilinear' && filtering !== 'trilinear' && filtering !== 'anisotropic') {
+    throw new TesseraConfigError('invalid-option', `unknown filtering '${filtering as string}'`);
+  }
+  const maxAnisotropy = options.maxAnisotropy ?? 8;
+  if (!(maxAnisotropy >= 1 && maxAnisotropy <= 16)) {
+    throw new TesseraConfigError('invalid-option', `maxAnisotropy must be in 1..16, got ${maxAnisotropy}`);
+  }
+  const layers = (options.layers ?? ['rgba8unorm-srgb']).map((layer, i) =>
+    typeof layer === 'string' ? { name: `layer${i}`, format: layer } : { ...layer },
+  );
+  if (layers.length < 1 || layers.length > 8) {
+    throw new TesseraConfigError('invalid-layers', 'layers must list 1..8 pool layer formats');
+  }
+  for (const layer of layers) {
+    if (layer.format !== 'rgba8unorm' && layer.format !== 'rgba8unorm-srgb') {
+      throw new TesseraConfigError('invalid-layers', `unknown pool layer format '${layer.format as string}'`);
+    }
+  }
+  if (new Set(layers.map((layer) => layer.name)).size !== layers.length) {
+    throw new TesseraConfigError('invalid-layers', 'pool layer names must be distinct');
+  }
+  // This system's share: the given bytes, else whatever the shared budget has free.
+  const shareBytes = Math.floor(options.budgetBytes ?? (options.budget as TextureBudget).freeBytes);
+  const pageTableBytes = Math.floor(
+    options.pageTableBytes ?? Math.max(MIN_PAGE_TABLE_BYTES, Math.min(shareBytes / 16, MAX_PAGE_TABLE_BYTES)),
+  );
+  if (!(pageTableBytes >= 0) || !Number.isFinite(pageTableBytes)) {
+    throw new TesseraConfigError(
+      'invalid-option',
+      `pageTableBytes must be >= 0, got ${options.pageTableBytes}`,
+    );
+  }
+  return {
+    budget: options.budget,
+    shareBytes,
+    minPoolSlots: positiveInteger('minPoolSlots', options.minPoolSlots ?? DEFAULT_MIN_POOL_SLOTS),
+    evictPagesPerFrame: positiveInteger('evictPagesPerFrame', options.evictPagesPerFrame ?? 64),
+    maxPoolTextureSize:
+      options.maxPoolTextureSize === undefined
+        ? undefined
+        : positiveInteger('maxPoolTextureSize', options.maxPoolTextureSize),
+    tileSize,
+    border,
+    feedbackScale: positiveInteger('feedbackScale', options.feedbackScale ?? 8),
+    maxUploadsPerFrame: positiveInteger('maxUploadsPerFrame', options.maxUploadsPerFrame ?? 16),
+    filtering,
+    maxAnisotropy,
+    layers,
+    pageTableBytes,
+  };
+}

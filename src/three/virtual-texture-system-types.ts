@@ -1,0 +1,95 @@
+import type { TesseraError } from '../core/errors';
+import type { VirtualTextureLayerMapping } from './virtual-texture';
+
+/** Options of {@link VirtualTextureSystem.add}. */
+export interface VirtualTextureAddOptions {
+  /** Name used in GPU labels. Default `vt<index>`. */
+  name?: string;
+  /** Which pool layer each source layer goes to (default: by name, else by position). */
+  layers?: VirtualTextureLayerMapping;
+}
+
+/** Budget reservations a {@link VirtualTextureSystem} holds, by budget category, in bytes. */
+export interface VirtualTextureReservedBytes {
+  'vt-pool': number;
+  'page-table': number;
+  feedback: number;
+  readback: number;
+}
+
+/** Exact GPU bytes Tessera holds, by category. */
+export interface VirtualTextureGpuBytes {
+  /** Pool texture of each layer, in bytes. */
+  poolLayers: number[];
+  /** All page-table textures together, in bytes. */
+  pageTables: number;
+  /** Feedback colour + depth targets, in bytes. */
+  feedbackTargets: number;
+  /** Readback buffers (WebGPU ring), in bytes. */
+  readbackBuffers: number;
+  /** Sum of the above, in bytes. */
+  total: number;
+}
+
+/** A snapshot of the system's state (see {@link VirtualTextureSystem.stats}). */
+export interface VirtualTextureSystemStats {
+  /** Frames run through {@link VirtualTextureSystem.update}. */
+  frame: number;
+  /** GPU bytes by category (what exists now; at most {@link byCategory}). */
+  gpuBytes: VirtualTextureGpuBytes;
+  /** Bytes reserved in the budget by category (equal to the budget's figures when it is not shared). */
+  byCategory: VirtualTextureReservedBytes;
+  /** Pool slots in total. */
+  slotCount: number;
+  /** Pool slots holding a page. */
+  residentPages: number;
+  /** Tiles written into the pool during the latest update. */
+  uploadsLastFrame: number;
+  /** Tiles written since creation. */
+  uploadsTotal: number;
+  /** Current residency mip bias, in mips. */
+  mipBias: number;
+  /** Feedback readbacks started / delivered / dropped as stale / skipped (3 in flight). */
+  readbacks: { started: number; delivered: number; dropped: number; skipped: number };
+  /** Feedback target size now (follows the renderer's drawing buffer), in feedback pixels. */
+  feedbackSize: { width: number; height: number };
+  /** Where streaming stands: done when {@link VirtualTextureStreamingState.settled}. */
+  streaming: VirtualTextureStreamingState;
+}
+
+/** Where streaming stands (see {@link VirtualTextureSystem.whenSettled}). */
+export interface VirtualTextureStreamingState {
+  /** Pages requested by the feedback, waiting for a load to start. */
+  queued: number;
+  /** Tile loads running (fetch, decode or generation). */
+  loading: number;
+  /** Loaded tiles waiting to be written into the pool (at most `maxUploadsPerFrame` per frame). */
+  awaitingUpload: number;
+  /** Pages whose loads failed for good (they keep their coarser fallback; see the `error` event). */
+  failed: number;
+  /** Frame the latest analysed feedback was rendered at (0 before the first). */
+  lastFeedbackFrame: number;
+  /**
+   * True when every texture's coarsest mip is resident and the latest feedback's pages are all
+   * resident or failed: nothing queued, loading or awaiting upload. A moving camera unsettles it.
+   */
+  settled: boolean;
+}
+
+/** Events of a {@link VirtualTextureSystem}. */
+export interface VirtualTextureSystemEvents {
+  /** A tile failed to load or upload; the page keeps its coarser fallback. */
+  error: { error: TesseraError; vt: number; pageId: number };
+  /**
+   * A page was written into the pool and mapped in its page table during frame `frame` (one reused
+   * object: copy fields to keep them).
+   */
+  'page-loaded': { vt: number; pageId: number; slot: number; frame: number };
+  /** A page was evicted from the pool to make room (one reused object). */
+  'page-evicted': { vt: number; pageId: number; slot: number; frame: number };
+  /**
+   * A feedback readback was analysed; `ids` (packed page ids per feedback pixel, row by row, `width`
+   * x `height` feedback pixels) is valid during the call (one reused object).
+   */
+  feedback: { frame: number; ids: Uint32Array; width: number; height: number };
+}

@@ -1,0 +1,145 @@
+/**
+ * The README's "Add a virtual texture to your scene" path on a baked photograph, beside the same
+ * photograph loaded by three's `TextureLoader` on the same plane: the scene code below follows the
+ * README line by line (the renderer comes from the test harness, for the backend choice).
+ *
+ * `?archive=` the baked .tsva, `?image=` the same image for TextureLoader, `?w=&h=` canvas size.
+ */
+import {
+  FloatType,
+  Mesh,
+  PerspectiveCamera,
+  PlaneGeometry,
+  Scene,
+  SRGBColorSpace,
+  TextureLoader,
+} from 'three';
+import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
+import { ArchiveTileSource, VirtualTextureSystem, virtualTexture } from '../../../../src/index';
+import { createTestRenderer } from '../../support/renderer';
+
+const params = new URLSearchParams(location.search);
+let width = Number(params.get('w') ?? 640);
+let height = Number(params.get('h') ?? 320);
+const renderer = await createTestRenderer(width, height);
+
+// --- The README's code ---
+const vts = new VirtualTextureSystem(renderer, {
+  budgetBytes: 128 * 2 ** 20,
+  filtering: 'trilinear',
+});
+const photo = vts.add(await ArchiveTileSource.openUrl(params.get('archive') as string));
+const scene = new Scene();
+const camera = new PerspectiveCamera(50, width / height, 0.1, 100);
+camera.position.z = 1.1;
+const material = new MeshBasicNodeMaterial();
+material.colorNode = virtualTexture(photo);
+scene.add(new Mesh(new PlaneGeometry(photo.aspect, 1), material));
+// --- end of the README's code ---
+
+// The reference: three's own texture of the same image on the same plane (mipmapped, trilinear).
+const reference = await new TextureLoader().loadAsync(params.get('image') as string);
+reference.colorSpace = SRGBColorSpace;
+const referenceScene = new Scene();
+referenceScene.add(
+  new Mesh(new PlaneGeometry(photo.aspect, 1), new MeshBasicNodeMaterial({ map: reference })),
+);
+
+const capture = new RenderTarget(width, height, { type: FloatType });
+const isWebGPU = (renderer.backend as { isWebGPUBackend?: boolean }).isWebGPUBackend === true;
+
+function linearToSrgb(v: number): number {
+  const c = Math.min(1, Math.max(0, v));
+  return 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+}
+
+/** Renders `target` scene into the capture target and reads it as sRGB bytes, rows top-down. */
+async function shoot(target: Scene): Promise<Uint8Array> {
+  renderer.setRenderTarget(capture);
+  renderer.render(target, camera);
+  renderer.setRenderTarget(null);
+  const linear = (await renderer.readRenderTargetPixelsAsync(capture, 0, 0, width, height)) as Float32Array;
+  const out = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    const row = isWebGPU ? y : height - 1 - y;
+    for (let x = 0; x < width * 4; x++) {
+      const v = linear[y * width * 4 + x];
+      out[row * width * 4 + x] = (x & 3) === 3 ? Math.round(v * 255) : Math.round(linearToSrgb(v));
+    }
+  }
+  return out;
+}
+
+/** One animation-loop iteration of the README: update, then render to the canvas. */
+function frame(): void {
+  vts.update(camera, scene);
+  renderer.render(scene, camera);
+}
+
+/** Runs frames until `vts.whenSettled()` resolves; returns the frames it took (-1: maxFrames ran out). */
+async function settle(maxFrames = 400): Promise<number> {
+  let settled = false;
+  vts.whenSettled().then(() => {
+    settled = true;
+  });
+  for (let i = 0; i < maxFrames; i++) {
+    frame();
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    if (settled) return i + 1;
+  }
+  return -1;
+}
+
+/** PSNR (dB) of the virtual texture's frame against the TextureLoader reference, RGB channels. */
+async function compare(): Promise<{ psnr: number; worst: number; top: number[]; bottom: number[] }> {
+  const a = await shoot(scene);
+  const b = await shoot(referenceScene);
+  let sum = 0;
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    if ((i & 3) === 3) continue;
+    const d = a[i] - b[i];
+    sum += d * d;
+    worst = Math.max(worst, Math.abs(d));
+  }
+  const mse = sum / ((a.length / 4) * 3);
+  const centre = (row: number) =>
+    Array.from(a.subarray((row * width + width / 2) * 4, (row * width + width / 2) * 4 + 3));
+  return {
+    psnr: mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse),
+    worst,
+    top: centre(Math.round(height * 0.25)),
+    bottom: centre(Math.round(height * 0.75)),
+  };
+}
+
+/** The README's resize handler: camera aspect, then `renderer.setSize` (the feedback follows). */
+function resize(w: number, h: number): void {
+  width = w;
+  height = h;
+  camera.aspect = w / h;
+  camera.updateProjectionMatrix();
+  renderer.setSize(w, h);
+  capture.setSize(w, h);
+}
+
+/** Both frames as RGBA bytes (for a failing test to save and look at). */
+async function frames(): Promise<{ width: number; height: number; vt: number[]; reference: number[] }> {
+  return {
+    width,
+    height,
+    vt: Array.from(await shoot(scene)),
+    reference: Array.from(await shoot(referenceScene)),
+  };
+}
+
+const api = {
+  settle,
+  frames,
+  compare,
+  resize,
+  stats: () => vts.stats(),
+  content: () => ({ width: photo.contentWidth, height: photo.contentHeight, aspect: photo.aspect }),
+};
+(window as unknown as { photoScene: typeof api }).photoScene = api;
+document.title = 'ready';

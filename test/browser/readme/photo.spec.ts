@@ -1,0 +1,64 @@
+import { expect, test } from '../fixtures';
+import { bakedPhotograph, PHOTO_DIR } from './photo-fixture';
+
+/** Saves the virtual texture's frame and the reference as PNGs next to the photograph. */
+async function saveFrames(page: import('@playwright/test').Page, name: string): Promise<void> {
+  const { default: sharp } = await import('sharp');
+  const shots = await page.evaluate(() => photoScene.frames());
+  for (const which of ['vt', 'reference'] as const) {
+    await sharp(Buffer.from(shots[which]), { raw: { width: shots.width, height: shots.height, channels: 4 } })
+      .png()
+      .toFile(`${PHOTO_DIR}/${name}-${which}.png`);
+  }
+}
+
+interface PhotoSceneApi {
+  settle(maxFrames?: number): Promise<number>;
+  frames(): Promise<{ width: number; height: number; vt: number[]; reference: number[] }>;
+  compare(): Promise<{ psnr: number; worst: number; top: number[]; bottom: number[] }>;
+  resize(width: number, height: number): void;
+  stats(): { feedbackSize: { width: number; height: number }; streaming: { settled: boolean } };
+  content(): { width: number; height: number; aspect: number };
+}
+declare const photoScene: PhotoSceneApi;
+
+/**
+ * The README path on a photograph: bake an image with the CLI's defaults, add the archive with
+ * `ArchiveTileSource.openUrl`, show it with `virtualTexture(vt)` on a plane of the photo's aspect.
+ * Settled, the frame equals three's own `TextureLoader` texture of the same image on the same plane
+ * (orientation, content rectangle and filtering all right), straight on and after the canvas is
+ * resized (the feedback follows the drawing buffer).
+ */
+test('a baked photograph shows exactly as TextureLoader shows it, before and after a resize', async ({
+  page,
+  openPage,
+}) => {
+  test.setTimeout(180_000);
+  const urls = await bakedPhotograph(2048, 1024);
+  await openPage('/test/browser/readme/pages/photo.html', { archive: urls.archive, image: urls.image });
+  await page.waitForFunction(() => document.title === 'ready', undefined, { timeout: 60_000 });
+  const content = await page.evaluate(() => photoScene.content());
+  expect(content).toEqual({ width: 2048, height: 1024, aspect: 2 });
+
+  const frames = await page.evaluate(() => photoScene.settle());
+  expect(frames).toBeGreaterThan(0);
+  const straight = await page.evaluate(() => photoScene.compare());
+  if (straight.psnr < 50) await saveFrames(page, 'straight');
+  expect(straight.psnr, JSON.stringify(straight)).toBeGreaterThanOrEqual(50);
+
+  // A larger canvas needs finer mips: the feedback target must follow, or every request is a mip
+  // too coarse and the frame blurs.
+  await page.evaluate(() => photoScene.resize(1280, 640));
+  const resizedFrames = await page.evaluate(() => photoScene.settle());
+  expect(resizedFrames).toBeGreaterThan(0);
+  const stats = await page.evaluate(() => photoScene.stats());
+  expect(stats.feedbackSize).toEqual({ width: 160, height: 80 });
+  const resized = await page.evaluate(() => photoScene.compare());
+  if (resized.psnr < 50) await saveFrames(page, 'resized');
+  expect(resized.psnr, JSON.stringify(resized)).toBeGreaterThanOrEqual(50);
+  test.info().annotations.push({
+    type: 'psnr',
+    description: `straight ${straight.psnr.toFixed(1)} dB (${frames} frames), resized ${resized.psnr.toFixed(1)} dB (${resizedFrames} frames)`,
+  });
+  console.log(`photo vs TextureLoader: ${test.info().annotations.at(-1)?.description}`);
+});
