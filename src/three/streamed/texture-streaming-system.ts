@@ -324,7 +324,7 @@ export class TextureStreamingSystem {
    * Move from one scene's textures to another's (the new ones created beforehand, core ones with
    * `core: true`): loads the new core textures' pinned mips into free room, resolves `ready`,
    * then releases the old scene's textures progressively while the new one streams up. Advanced
-   * by {@link update}. @throws TesseraError('invalid-option') while another transition runs.
+   * by {@link update}. @throws TesseraError('transition-in-progress') while another transition runs.
    */
   transition(
     from: SceneTextures,
@@ -333,7 +333,7 @@ export class TextureStreamingSystem {
   ): StreamingTransition {
     this.assertLive();
     if (this.active !== null)
-      throw new TesseraError('invalid-option', 'A transition is already in progress.');
+      throw new TesseraError('transition-in-progress', 'A transition is already in progress.');
     const a = sceneSide(from);
     const b = sceneSide(to);
     const order = options.order ?? 'load-while-release';
