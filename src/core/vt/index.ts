@@ -3,6 +3,7 @@ export * from './debug/feedback-image';
 export * from './debug/mip-palette';
 export * from './debug/residency-image';
 export * from './dirty-regions';
+export * from './eviction-tuning';
 export * from './feedback-analyzer';
 export * from './feedback-jitter';
 export * from './mip-bias-controller';
