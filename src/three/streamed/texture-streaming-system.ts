@@ -10,7 +10,8 @@ import {
 } from 'three';
 import type { TextureNode, WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../../core/budget/budget-priority';
-import { TextureBudget, type TextureBudgetStats } from '../../core/budget/texture-budget';
+import { TextureBudget } from '../../core/budget/texture-budget';
+import type { TextureBudgetStats } from '../../core/budget/texture-budget-options';
 import { textureLevelRangeBytes } from '../../core/budget/texture-bytes';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
 import {
