@@ -20,11 +20,8 @@ import {
   type MipPyramidSource,
   type StreamedTextureFormat,
 } from '../../core/streaming/mip-pyramid-source';
-import {
-  MipStreamingPlanner,
-  type MipStreamingPlannerOptions,
-  PINNED_MAX_EDGE,
-} from '../../core/streaming/mip-streaming-planner';
+import type { MipStreamingPlannerOptions } from '../../core/streaming/mip-streaming-options';
+import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
 import { SceneTransition } from '../../core/streaming/scene-transition';
 import { StaleSweep, type StaleSweepOptions } from '../../core/streaming/stale-sweep';
 import type { StreamingBackend } from '../../core/streaming/streaming-backend';
