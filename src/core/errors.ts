@@ -1,20 +1,10 @@
 /**
  * Every error Tessera raises or emits is a {@link TesseraError} with a machine-readable `code`,
- * so callers branch on codes, never on message strings.
+ * so callers branch on codes, never on message strings. Each class has its own code union and
+ * no code belongs to two classes, so a code alone says what went wrong and where.
  */
 
-/** Codes of errors found in a configuration, at construction time. */
-export type ConfigErrorCode =
-  | 'invalid-size'
-  | 'not-power-of-two'
-  | 'too-large'
-  | 'invalid-tile'
-  | 'invalid-layers'
-  | 'budget-too-small'
-  | 'pool-too-small'
-  | 'invalid-option';
-
-/** Codes of errors raised while streaming (tile sources, uploads, budget, lifetime). */
+/** Codes of a plain {@link TesseraError}: what went wrong while streaming (uploads, budget, lifetime). */
 export type RuntimeErrorCode =
   | 'tile-load-failed'
   | 'tile-failed-permanently'
@@ -24,9 +14,25 @@ export type RuntimeErrorCode =
   | 'texture-load-failed'
   | 'released-twice'
   | 'over-budget'
+  | 'transition-in-progress'
   | 'disposed';
 
-export type TesseraErrorCode = ConfigErrorCode | RuntimeErrorCode | TileSourceErrorCode;
+/** Codes of {@link TesseraConfigError}: what was wrong with a configuration, at construction time. */
+export type TesseraConfigErrorCode =
+  | 'invalid-size'
+  | 'not-power-of-two'
+  | 'too-large'
+  | 'invalid-tile'
+  | 'invalid-layers'
+  | 'budget-too-small'
+  | 'pool-too-small'
+  | 'invalid-option';
+
+/**
+ * Codes of {@link TesseraConfigError}.
+ * @deprecated Use {@link TesseraConfigErrorCode}.
+ */
+export type ConfigErrorCode = TesseraConfigErrorCode;
 
 /** Codes of {@link TileSourceError}: what went wrong producing one tile's bytes. */
 export type TileSourceErrorCode =
@@ -41,15 +47,28 @@ export type TileSourceErrorCode =
   | 'bad-index'
   | 'decode-failed'
   | 'wrong-size'
-  | 'too-large'
-  | 'aborted';
+  /** Larger than allowed or expected: a tile's payload or image, the tile size, the archive index. */
+  | 'oversized'
+  /** The source (or the worker pool it decodes on) was disposed while the load was pending. */
+  | 'source-disposed';
+
+/** Every code a {@link TesseraError} (of any class) may carry. */
+export type TesseraErrorCode = RuntimeErrorCode | TesseraConfigErrorCode | TileSourceErrorCode;
+
+declare const subclassCodeBrand: unique symbol;
+/**
+ * A subclass's code passed through the base constructor: the brand keeps the public constructor
+ * of {@link TesseraError} to {@link RuntimeErrorCode}, so a config or tile-source code given to the
+ * wrong class fails to compile, while subclasses still store theirs in the one `code` field.
+ */
+type SubclassCode = (TesseraConfigErrorCode | TileSourceErrorCode) & { readonly [subclassCodeBrand]: true };
 
 /** Base class of all Tessera errors. */
 export class TesseraError extends Error {
   /** Machine-readable reason; stable across versions. */
   readonly code: TesseraErrorCode;
 
-  constructor(code: TesseraErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: RuntimeErrorCode | SubclassCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'TesseraError';
     this.code = code;
@@ -58,10 +77,10 @@ export class TesseraError extends Error {
 
 /** A configuration was rejected at construction; nothing was allocated. */
 export class TesseraConfigError extends TesseraError {
-  declare readonly code: ConfigErrorCode;
+  declare readonly code: TesseraConfigErrorCode;
 
-  constructor(code: ConfigErrorCode, message: string) {
-    super(code, message);
+  constructor(code: TesseraConfigErrorCode, message: string) {
+    super(code as SubclassCode, message);
     this.name = 'TesseraConfigError';
   }
 }
@@ -73,14 +92,18 @@ export class TileSourceError extends TesseraError {
   readonly retryable: boolean;
 
   constructor(code: TileSourceErrorCode, message: string, retryable: boolean, options?: { cause?: unknown }) {
-    super(code, message, options);
+    super(code as SubclassCode, message, options);
     this.name = 'TileSourceError';
     this.retryable = retryable;
   }
 }
 
-/** True when `error` is the rejection of an aborted operation (DOMException or Tessera's own). */
+/**
+ * True when `error` is the rejection of an aborted operation: a DOMException `AbortError`, a
+ * {@link TesseraError} `aborted`, or a {@link TileSourceError} `source-disposed` (disposing a
+ * source aborts its pending loads).
+ */
 export function isAbortError(error: unknown): boolean {
-  if (error instanceof TesseraError) return error.code === 'aborted';
+  if (error instanceof TesseraError) return error.code === 'aborted' || error.code === 'source-disposed';
   return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
 }

@@ -4,11 +4,9 @@ import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
 import { NO_REQUEST } from '../core/vt/page-id';
 import type { PageTable } from '../core/vt/page-table';
 import { EMPTY_ENTRY } from '../core/vt/page-table-entry';
+import type { VirtualTextureStreamerOptions } from '../core/vt/streamer-options';
 import type { TileData } from '../core/vt/tile-source';
-import {
-  VirtualTextureStreamer,
-  type VirtualTextureStreamerOptions,
-} from '../core/vt/virtual-texture-streamer';
+import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import type { CameraPath } from './camera-paths';
 import { createCameraPose } from './camera-pose';
 import { flushTasks } from './flush-tasks';

@@ -3,5 +3,6 @@ export * from './budget-category';
 export * from './budget-priority';
 export * from './tag-registry';
 export * from './texture-budget';
+export * from './texture-budget-options';
 export * from './texture-bytes';
 export * from './texture-format';

@@ -1,66 +1,15 @@
 import { TesseraConfigError, TesseraError } from '../errors';
+import { grownTypedArray } from '../structures/typed-array-growth';
 import { BUDGET_CATEGORIES, type BudgetCategory, budgetCategoryIndex } from './budget-category';
 import { BudgetPriority } from './budget-priority';
+import { BudgetRequestQueue, type PendingBudgetRequest } from './budget-request-queue';
+import { ReservationTable } from './reservation-table';
+import { ShedderList } from './shedder-list';
 import { NO_TAG, TagRegistry } from './tag-registry';
+import type { BudgetShedder, TextureBudgetOptions, TextureBudgetStats } from './texture-budget-options';
 
 /** Returned by {@link TextureBudget.tryReserve} when no room could be made. */
 export const NO_RESERVATION = -1;
-
-/** Something that can give memory back on request (a mip streamer, a cache). */
-export interface BudgetShedder {
-  /** Priority of the data this shedder frees: it is only asked by requests of strictly higher priority. */
-  readonly priority: number;
-  /**
-   * Release about `bytes` bytes of reservations now (by calling {@link TextureBudget.release} or
-   * `resize`), least important data first. Freeing less is allowed; the budget re-reads its total.
-   */
-  shed(bytes: number): void;
-}
-
-/** Options of a {@link TextureBudget}. */
-export interface TextureBudgetOptions {
-  /** The budget in bytes covering every category. */
-  budgetBytes: number;
-  /** Bytes that must always fit (pinned mips, VT structures); a smaller budget is refused. Default 0. */
-  pinnedMinimumBytes?: number;
-  /** Bytes shed per frame at least while a lowered budget is being reached. Default budget / 16. */
-  shedBytesPerFrame?: number;
-  /** A lowered budget is reached within this many {@link TextureBudget.update} frames. Default 8. */
-  maxShedFrames?: number;
-  /** Shared tag interning (so textures and reservations use the same tag ids). */
-  tags?: TagRegistry;
-}
-
-/** A snapshot of budget use, all figures in bytes. */
-export interface TextureBudgetStats {
-  budgetBytes: number;
-  /** Bytes currently reserved. */
-  liveBytes: number;
-  /** Highest `liveBytes` seen since construction or {@link TextureBudget.resetPeak}. */
-  peakBytes: number;
-  /** Bytes of reservations made with pinned priority (never shed). */
-  pinnedBytes: number;
-  /** Requests waiting in {@link TextureBudget.reserveWhenRoom}'s queue and their bytes. */
-  pendingRequests: number;
-  pendingBytes: number;
-  /** Bytes above the budget while a lowered budget is still being shed down to (else 0). */
-  overBudgetBytes: number;
-  byCategory: Record<BudgetCategory, number>;
-  /** Bytes per tag name; untagged reservations are under ''. Tags with 0 bytes are omitted. */
-  byTag: Record<string, number>;
-}
-
-interface PendingRequest {
-  category: number;
-  bytes: number;
-  tag: number;
-  priority: number;
-  resolve: (handle: number) => void;
-  reject: (error: TesseraError) => void;
-}
-
-/** Handles are `generation * SLOT_LIMIT + slot`, so a stale handle is told apart from a live one. */
-const SLOT_LIMIT = 1 << 22;
 
 /**
  * One byte budget for all GPU memory Tessera owns. Reservations are integer handles carrying a
@@ -85,22 +34,11 @@ export class TextureBudget {
   private shedCeiling: number;
   private shedStep = 0;
 
-  private slotCategory = new Uint8Array(64);
-  private slotTag = new Int32Array(64);
-  private slotBytes = new Float64Array(64);
-  private slotGeneration = new Uint32Array(64);
-  private slotLive = new Uint8Array(64);
-  private slotPinned = new Uint8Array(64);
-  private freeSlots = new Int32Array(64);
-  private freeCount = 0;
-  private slotHighWater = 0;
-
+  private readonly reservations = new ReservationTable();
   private readonly categoryBytes = new Float64Array(BUDGET_CATEGORIES.length);
   private tagBytes = new Float64Array(16);
-  private readonly shedders: BudgetShedder[] = [];
-  private readonly queue: PendingRequest[] = [];
-  private queueHead = 0;
-  private shedding = false;
+  private readonly shedders = new ShedderList();
+  private readonly queue = new BudgetRequestQueue();
   private draining = false;
 
   /** @throws TesseraConfigError('invalid-size' | 'budget-too-small' | 'invalid-option') */
@@ -166,15 +104,12 @@ export class TextureBudget {
 
   /** Register a shedder; shedders are asked lowest priority first. */
   addShedder(shedder: BudgetShedder): void {
-    let at = this.shedders.length;
-    while (at > 0 && this.shedders[at - 1].priority > shedder.priority) at--;
-    this.shedders.splice(at, 0, shedder);
+    this.shedders.add(shedder);
   }
 
   /** Unregister a shedder added with {@link addShedder}. */
   removeShedder(shedder: BudgetShedder): void {
-    const at = this.shedders.indexOf(shedder);
-    if (at >= 0) this.shedders.splice(at, 1);
+    this.shedders.remove(shedder);
   }
 
   /**
@@ -192,9 +127,8 @@ export class TextureBudget {
     if (categoryIndex < 0)
       throw new TesseraConfigError('invalid-option', `Unknown budget category '${category}'.`);
     checkBytes(bytes, 'bytes');
-    if (this.queueHead < this.queue.length && this.queue[this.queueHead].priority >= priority) {
-      return NO_RESERVATION;
-    }
+    const waiting = this.queue.peek();
+    if (waiting !== undefined && waiting.priority >= priority) return NO_RESERVATION;
     if (!this.makeRoom(bytes, priority)) return NO_RESERVATION;
     return this.admit(categoryIndex, bytes, tag, priority >= BudgetPriority.pinned);
   }
@@ -239,7 +173,7 @@ export class TextureBudget {
       );
     }
     return new Promise<number>((resolve, reject) => {
-      const request: PendingRequest = {
+      const request: PendingBudgetRequest = {
         category: budgetCategoryIndex(category),
         bytes,
         tag,
@@ -251,9 +185,7 @@ export class TextureBudget {
       signal?.addEventListener(
         'abort',
         () => {
-          const at = this.queue.indexOf(request, this.queueHead);
-          if (at < 0) return;
-          this.queue.splice(at, 1);
+          if (!this.queue.remove(request)) return;
           reject(new TesseraError('aborted', 'Budget request aborted.'));
           this.drain();
         },
@@ -268,12 +200,13 @@ export class TextureBudget {
    * @returns the new handle, or {@link NO_RESERVATION} (the old one is then kept).
    */
   resize(handle: number, bytes: number, priority: number = BudgetPriority.normal): number {
-    const slot = this.liveSlot(handle);
+    const table = this.reservations;
+    const slot = table.slotOf(handle);
     const replacement = this.tryReserve(
-      BUDGET_CATEGORIES[this.slotCategory[slot]],
+      BUDGET_CATEGORIES[table.categoryAt(slot)],
       bytes,
-      this.slotTag[slot],
-      this.slotPinned[slot] === 1 ? BudgetPriority.pinned : priority,
+      table.tagAt(slot),
+      table.isPinnedAt(slot) ? BudgetPriority.pinned : priority,
     );
     if (replacement === NO_RESERVATION) return NO_RESERVATION;
     this.release(handle);
@@ -282,7 +215,7 @@ export class TextureBudget {
 
   /** Bytes of live reservation `handle`. @throws like {@link release}. */
   bytesOf(handle: number): number {
-    return this.slotBytes[this.liveSlot(handle)];
+    return this.reservations.bytesAt(this.reservations.slotOf(handle));
   }
 
   /**
@@ -291,15 +224,14 @@ export class TextureBudget {
    *   this budget never issued.
    */
   release(handle: number): void {
-    const slot = this.liveSlot(handle);
-    const bytes = this.slotBytes[slot];
+    const table = this.reservations;
+    const slot = table.slotOf(handle);
+    const bytes = table.bytesAt(slot);
     this.live -= bytes;
-    this.categoryBytes[this.slotCategory[slot]] -= bytes;
-    this.tagBytes[this.slotTag[slot]] -= bytes;
-    if (this.slotPinned[slot] === 1) this.pinned -= bytes;
-    this.slotLive[slot] = 0;
-    this.slotGeneration[slot]++;
-    this.freeSlots[this.freeCount++] = slot;
+    this.categoryBytes[table.categoryAt(slot)] -= bytes;
+    this.tagBytes[table.tagAt(slot)] -= bytes;
+    if (table.isPinnedAt(slot)) this.pinned -= bytes;
+    table.remove(slot);
     this.drain();
   }
 
@@ -325,14 +257,11 @@ export class TextureBudget {
     } else {
       this.shedCeiling = bytes;
     }
-    for (let i = this.queue.length - 1; i >= this.queueHead; i--) {
-      const request = this.queue[i];
-      if (request.bytes <= bytes) continue;
-      this.queue.splice(i, 1);
+    this.queue.removeLargerThan(bytes, (request) =>
       request.reject(
         new TesseraError('over-budget', `${request.bytes} bytes can never fit a ${bytes}-byte budget.`),
-      );
-    }
+      ),
+    );
     this.drain();
   }
 
@@ -344,10 +273,10 @@ export class TextureBudget {
     if (this.shedCeiling > this.budget) {
       this.shedCeiling = Math.max(this.budget, this.shedCeiling - this.shedStep);
       if (this.live > this.shedCeiling)
-        this.askShedders(this.live - this.shedCeiling, Number.POSITIVE_INFINITY);
+        this.shedders.ask(this, this.live - this.shedCeiling, Number.POSITIVE_INFINITY);
     }
-    if (this.queueHead < this.queue.length) {
-      const head = this.queue[this.queueHead];
+    const head = this.queue.peek();
+    if (head !== undefined) {
       this.makeRoom(head.bytes, head.priority);
       this.drain();
     }
@@ -362,15 +291,13 @@ export class TextureBudget {
     for (let i = 0; i < this.tagBytes.length; i++) {
       if (this.tagBytes[i] !== 0) byTag[this.tags.name(i)] = this.tagBytes[i];
     }
-    let pendingBytes = 0;
-    for (let i = this.queueHead; i < this.queue.length; i++) pendingBytes += this.queue[i].bytes;
     return {
       budgetBytes: this.budget,
       liveBytes: this.live,
       peakBytes: this.peak,
       pinnedBytes: this.pinned,
-      pendingRequests: this.queue.length - this.queueHead,
-      pendingBytes,
+      pendingRequests: this.queue.size,
+      pendingBytes: this.queue.pendingBytes(),
       overBudgetBytes: Math.max(0, this.live - this.budget),
       byCategory,
       byTag,
@@ -386,84 +313,33 @@ export class TextureBudget {
     const limit = this.admissionLimit();
     if (bytes > limit) return false;
     if (this.live + bytes <= limit) return true;
-    this.askShedders(this.live + bytes - limit, priority);
+    this.shedders.ask(this, this.live + bytes - limit, priority);
     return this.live + bytes <= this.admissionLimit();
   }
 
-  private askShedders(bytes: number, belowPriority: number): void {
-    if (this.shedding) return;
-    this.shedding = true;
-    try {
-      const target = this.live - bytes;
-      for (let i = 0; i < this.shedders.length && this.live > target; i++) {
-        const shedder = this.shedders[i];
-        if (shedder.priority >= belowPriority) break;
-        shedder.shed(this.live - target);
-      }
-    } finally {
-      this.shedding = false;
-    }
-  }
-
   private admit(category: number, bytes: number, tag: number, pinned: boolean): number {
-    const slot = this.freeCount > 0 ? this.freeSlots[--this.freeCount] : this.newSlot();
-    this.slotCategory[slot] = category;
-    this.slotTag[slot] = tag;
-    this.slotBytes[slot] = bytes;
-    this.slotLive[slot] = 1;
-    this.slotPinned[slot] = pinned ? 1 : 0;
-    if (tag >= this.tagBytes.length) this.tagBytes = grow(this.tagBytes, tag + 1);
+    const handle = this.reservations.add(category, tag, bytes, pinned);
+    if (tag >= this.tagBytes.length) {
+      this.tagBytes = grownTypedArray(this.tagBytes, Math.max(tag + 1, this.tagBytes.length * 2));
+    }
     this.live += bytes;
     this.categoryBytes[category] += bytes;
     this.tagBytes[tag] += bytes;
     if (pinned) this.pinned += bytes;
     if (this.live > this.peak) this.peak = this.live;
-    return this.slotGeneration[slot] * SLOT_LIMIT + slot;
-  }
-
-  private newSlot(): number {
-    const slot = this.slotHighWater++;
-    if (slot >= SLOT_LIMIT) throw new TesseraError('over-budget', 'Too many live budget reservations.');
-    if (slot >= this.slotBytes.length) {
-      const size = this.slotBytes.length * 2;
-      this.slotCategory = grow(this.slotCategory, size);
-      this.slotTag = grow(this.slotTag, size);
-      this.slotBytes = grow(this.slotBytes, size);
-      this.slotGeneration = grow(this.slotGeneration, size);
-      this.slotLive = grow(this.slotLive, size);
-      this.slotPinned = grow(this.slotPinned, size);
-      this.freeSlots = grow(this.freeSlots, size);
-    }
-    this.slotGeneration[slot] = 1;
-    return slot;
-  }
-
-  private liveSlot(handle: number): number {
-    const slot = Number.isInteger(handle) && handle >= 0 ? handle % SLOT_LIMIT : -1;
-    const generation = Math.floor(handle / SLOT_LIMIT);
-    if (slot < 0 || slot >= this.slotHighWater || generation < 1 || generation > this.slotGeneration[slot]) {
-      throw new TesseraError('unknown-handle', `Budget handle ${handle} was never issued by this budget.`);
-    }
-    if (generation < this.slotGeneration[slot] || this.slotLive[slot] === 0) {
-      throw new TesseraError('released-twice', `Budget handle ${handle} was already released.`);
-    }
-    return slot;
+    return handle;
   }
 
   private drain(): void {
     if (this.draining) return;
     this.draining = true;
     try {
-      while (this.queueHead < this.queue.length) {
-        const head = this.queue[this.queueHead];
+      for (let head = this.queue.peek(); head !== undefined; head = this.queue.peek()) {
         if (this.live + head.bytes > this.admissionLimit()) break;
-        this.queueHead++;
+        this.queue.shift();
         head.resolve(this.admit(head.category, head.bytes, head.tag, head.priority >= BudgetPriority.pinned));
       }
-      if (this.queueHead === this.queue.length && this.queueHead > 0) {
-        this.queue.length = 0;
-        this.queueHead = 0;
-      }
+      this.queue.compact();
     } finally {
       this.draining = false;
     }
@@ -477,10 +353,4 @@ function checkBytes(value: number, what: string): void {
       `${what} must be a non-negative integer of bytes, got ${value}.`,
     );
   }
-}
-
-function grow<T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(array: T, size: number): T {
-  const next = new (array.constructor as new (length: number) => T)(Math.max(size, array.length * 2));
-  next.set(array);
-  return next;
 }

@@ -1,5 +1,6 @@
 /** Mip streaming of ordinary textures: the planner, lifetimes, stale sweep and scene transitions. */
 export * from './mip-pyramid-source';
+export * from './mip-streaming-options';
 export * from './mip-streaming-planner';
 export * from './scene-transition';
 export * from './stale-sweep';

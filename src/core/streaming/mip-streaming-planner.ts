@@ -1,45 +1,15 @@
 import { BudgetPriority } from '../budget/budget-priority';
 import { NO_RESERVATION, type TextureBudget } from '../budget/texture-budget';
-import { type TextureByteDescriptor, textureLevelRangeBytes } from '../budget/texture-bytes';
 import { TesseraConfigError, TesseraError } from '../errors';
 import { IndexedMinHeap } from '../structures/indexed-heap';
+import { LifetimeTagWeights } from './lifetime-tag-weights';
+import type { MipStreamingPlannerOptions, StreamedTextureDescriptor } from './mip-streaming-options';
+import { MAX_LEVELS, NONE, StreamedTextureTable } from './streamed-texture-table';
 import type { StreamingBackend } from './streaming-backend';
 import type { ManagedTextureRegistry } from './texture-registry';
 import { wantedMipLevel } from './wanted-mip';
 
-/** Most levels a streamed texture may have (65536 texels on an edge). */
-const MAX_LEVELS = 17;
-/** Largest edge of the pinned level in texels: a texture renders at once from its pinned chain. */
-export const PINNED_MAX_EDGE = 64;
-const NONE = -1;
-
-/** Describes a streamed texture to {@link MipStreamingPlanner.add}. */
-export interface StreamedTextureDescriptor extends TextureByteDescriptor {
-  /** The full chain length of the source (levels 0 .. n-1). Default: full chain for the size. */
-  mipLevelCount?: number;
-  /** UV units per world unit of the geometries using it (see computeUvDensity), computed once. */
-  uvDensity: number;
-  /** Multiplies the priority (importance) of this texture. Default 1. */
-  priorityBias?: number;
-}
-
-/** Options of a {@link MipStreamingPlanner}. */
-export interface MipStreamingPlannerOptions {
-  /** Most chain loads/resizes in flight at once. Default 4. */
-  maxLoadsInFlight?: number;
-  /** Most textures dropped (made coarser) per {@link MipStreamingPlanner.update}. Default 8. */
-  maxDropsPerFrame?: number;
-  /** Frames the wanted level must stay 1+ level coarser before surplus mips are dropped. Default 30. */
-  dropAfterFrames?: number;
-  /** Grow only when the wanted level is this many levels finer than resident. Default 0.25. */
-  growMargin?: number;
-  /** Levels added to every wanted level (positive = coarser). Default 0. */
-  mipBias?: number;
-  /** Importance weight per lifetime tag name; defaults persistent 2, scene:* 1, transient 0.5, others 1. */
-  tagWeights?: Record<string, number>;
-  /** Called when a chain fails to load; the texture keeps its previous chain (or its placeholder). */
-  onLoadFailed?: (textureId: number, error: TesseraError) => void;
-}
+export { PINNED_MAX_EDGE } from './streamed-texture-table';
 
 /**
  * Streams the mips of ordinary textures under the {@link TextureBudget}. Each texture has a pinned
@@ -59,28 +29,10 @@ export class MipStreamingPlanner {
   private readonly dropAfterFrames: number;
   private readonly growMargin: number;
   private readonly mipBias: number;
-  private readonly tagWeightOverrides: Record<string, number>;
+  private readonly tagWeights: LifetimeTagWeights;
+  private readonly textures = new StreamedTextureTable();
   private readonly onLoadFailed?: (textureId: number, error: TesseraError) => void;
 
-  private managed = new Uint8Array(64);
-  private fullMips = new Uint8Array(64);
-  private pinnedMip = new Uint8Array(64);
-  private residentMip = new Uint8Array(64);
-  private pinnedReady = new Uint8Array(64);
-  private failed = new Uint8Array(64);
-  private loadingMip = new Int8Array(64).fill(NONE);
-  private wanted = new Float32Array(64);
-  private benefit = new Float32Array(64);
-  private bias = new Float32Array(64);
-  private texelsPerWorld = new Float32Array(64);
-  private coarserSince = new Int32Array(64).fill(NONE);
-  private surplus = new Uint8Array(64);
-  private pinnedHandle = new Float64Array(64).fill(NONE);
-  private streamHandle = new Float64Array(64).fill(NONE);
-  private pendingHandle = new Float64Array(64).fill(NONE);
-  /** bytes of levels `level .. full-1` at `slot * MAX_LEVELS + level`. */
-  private chainBytes = new Float64Array(64 * MAX_LEVELS);
-  private tagWeight = new Float32Array(16).fill(Number.NaN);
   private readonly loadHeap = new IndexedMinHeap();
   private readonly dropHeap = new IndexedMinHeap();
   private inFlight = 0;
@@ -103,7 +55,7 @@ export class MipStreamingPlanner {
     }
     this.growMargin = options.growMargin ?? 0.25;
     this.mipBias = options.mipBias ?? 0;
-    this.tagWeightOverrides = options.tagWeights ?? {};
+    this.tagWeights = new LifetimeTagWeights(registry.tags, options.tagWeights);
     this.onLoadFailed = options.onLoadFailed;
     registry.addEvictListener((id, slot) => this.forget(id, slot));
     budget.addShedder({ priority: BudgetPriority.streamedMips, shed: (bytes) => this.shed(bytes) });
@@ -121,36 +73,7 @@ export class MipStreamingPlanner {
    */
   add(id: number, desc: StreamedTextureDescriptor): void {
     const slot = this.registry.slotOf(id);
-    const full = desc.mipLevelCount ?? 32 - Math.clz32(Math.max(desc.width, desc.height));
-    if (!(desc.uvDensity >= 0) || !Number.isFinite(desc.uvDensity)) {
-      throw new TesseraConfigError('invalid-option', `uvDensity must be a finite number >= 0.`);
-    }
-    const sized = { ...desc, mipLevelCount: full };
-    textureLevelRangeBytes(sized, 0, full);
-    if (full > MAX_LEVELS) throw new TesseraConfigError('too-large', `At most ${MAX_LEVELS} mip levels.`);
-    this.ensureSlot(slot);
-    let pinned = 0;
-    while (pinned < full - 1 && Math.max(desc.width >>> pinned, desc.height >>> pinned) > PINNED_MAX_EDGE)
-      pinned++;
-    for (let level = 0; level < full; level++) {
-      this.chainBytes[slot * MAX_LEVELS + level] = textureLevelRangeBytes(sized, level, full - level);
-    }
-    this.managed[slot] = 1;
-    this.fullMips[slot] = full;
-    this.pinnedMip[slot] = pinned;
-    this.residentMip[slot] = pinned;
-    this.pinnedReady[slot] = 0;
-    this.failed[slot] = 0;
-    this.loadingMip[slot] = NONE;
-    this.wanted[slot] = Number.POSITIVE_INFINITY;
-    this.benefit[slot] = 0;
-    this.bias[slot] = desc.priorityBias ?? 1;
-    this.texelsPerWorld[slot] = desc.uvDensity * Math.sqrt(desc.width * desc.height);
-    this.coarserSince[slot] = NONE;
-    this.surplus[slot] = 0;
-    this.pinnedHandle[slot] = NONE;
-    this.streamHandle[slot] = NONE;
-    this.pendingHandle[slot] = NONE;
+    this.textures.start(slot, desc);
     const coreBoost = this.registry.isCoreAt(slot) ? 2e15 : 1e15;
     this.loadHeap.set(slot, -coreBoost + ++this.registrations);
   }
@@ -160,52 +83,54 @@ export class MipStreamingPlanner {
    * few frames). `projectedSizePx` 0 means not visible. Also marks the texture used at `frame`.
    */
   setScreenNeed(id: number, projectedSizePx: number, worldSize: number, frame: number, nowMs = 0): void {
+    const t = this.textures;
     const slot = this.registry.slotOf(id);
-    if (this.managed[slot] === 0) throw new TesseraError('unknown-texture', `Texture ${id} is not streamed.`);
+    if (t.managed[slot] === 0) throw new TesseraError('unknown-texture', `Texture ${id} is not streamed.`);
     if (projectedSizePx > 0) this.registry.touch(id, frame, nowMs);
-    const wanted = wantedMipLevel(this.texelsPerWorld[slot], projectedSizePx, worldSize, this.mipBias);
-    this.wanted[slot] = Math.max(0, wanted);
+    const wanted = wantedMipLevel(t.texelsPerWorld[slot], projectedSizePx, worldSize, this.mipBias);
+    t.wanted[slot] = Math.max(0, wanted);
     // biome-ignore lint/complexity/useMathMinMax: NaN input must become 0, which Math.max would not do
-    this.benefit[slot] = projectedSizePx > 0 ? projectedSizePx : 0;
-    const resident = this.residentMip[slot];
-    if (Math.floor(this.wanted[slot]) >= resident + 1 && resident < this.pinnedMip[slot]) {
-      if (this.coarserSince[slot] === NONE) this.coarserSince[slot] = frame;
-      this.surplus[slot] = frame - this.coarserSince[slot] >= this.dropAfterFrames ? 1 : 0;
+    t.benefit[slot] = projectedSizePx > 0 ? projectedSizePx : 0;
+    const resident = t.residentMip[slot];
+    if (Math.floor(t.wanted[slot]) >= resident + 1 && resident < t.pinnedMip[slot]) {
+      if (t.coarserSince[slot] === NONE) t.coarserSince[slot] = frame;
+      t.surplus[slot] = frame - t.coarserSince[slot] >= this.dropAfterFrames ? 1 : 0;
     } else {
-      this.coarserSince[slot] = NONE;
-      this.surplus[slot] = 0;
+      t.coarserSince[slot] = NONE;
+      t.surplus[slot] = 0;
     }
     this.rekey(slot);
   }
 
   /** Finest resident level of texture `id` (its pinned level until finer mips load). */
   residentMipOf(id: number): number {
-    return this.residentMip[this.registry.slotOf(id)];
+    return this.textures.residentMip[this.registry.slotOf(id)];
   }
 
   /** Pinned level of texture `id` (edge <= 64 texels). */
   pinnedMipOf(id: number): number {
-    return this.pinnedMip[this.registry.slotOf(id)];
+    return this.textures.pinnedMip[this.registry.slotOf(id)];
   }
 
   /** True once the pinned chain of `id` is on the GPU (before that, its placeholder renders). */
   isRenderable(id: number): boolean {
-    return this.pinnedReady[this.registry.slotOf(id)] === 1;
+    return this.textures.pinnedReady[this.registry.slotOf(id)] === 1;
   }
 
   /** True when a chain load of `id` is in flight. */
   isLoading(id: number): boolean {
-    return this.loadingMip[this.registry.slotOf(id)] !== NONE;
+    return this.textures.loadingMip[this.registry.slotOf(id)] !== NONE;
   }
 
   /** Bytes texture `id` holds in the budget now (pinned + streamed + in-flight chains). */
   residentBytesOf(id: number): number {
+    const t = this.textures;
     const slot = this.registry.slotOf(id);
-    if (slot >= this.managed.length || this.managed[slot] === 0) return 0;
+    if (slot >= t.managed.length || t.managed[slot] === 0) return 0;
     let bytes = 0;
-    if (this.pinnedHandle[slot] !== NONE) bytes += this.budget.bytesOf(this.pinnedHandle[slot]);
-    if (this.streamHandle[slot] !== NONE) bytes += this.budget.bytesOf(this.streamHandle[slot]);
-    if (this.pendingHandle[slot] !== NONE) bytes += this.budget.bytesOf(this.pendingHandle[slot]);
+    if (t.pinnedHandle[slot] !== NONE) bytes += this.budget.bytesOf(t.pinnedHandle[slot]);
+    if (t.streamHandle[slot] !== NONE) bytes += this.budget.bytesOf(t.streamHandle[slot]);
+    if (t.pendingHandle[slot] !== NONE) bytes += this.budget.bytesOf(t.pendingHandle[slot]);
     return bytes;
   }
 
@@ -214,21 +139,22 @@ export class MipStreamingPlanner {
    * failed) with no finer level wanted past the grow margin.
    */
   isSettled(id: number): boolean {
+    const t = this.textures;
     const slot = this.registry.slotOf(id);
-    if (this.loadingMip[slot] !== NONE) return false;
-    if (this.failed[slot] === 1) return true;
-    return this.pinnedReady[slot] === 1 && this.growTarget(slot) >= this.residentMip[slot];
+    if (t.loadingMip[slot] !== NONE) return false;
+    if (t.failed[slot] === 1) return true;
+    return t.pinnedReady[slot] === 1 && this.growTarget(slot) >= t.residentMip[slot];
   }
 
   /** True when the load of `id`'s chain failed (it keeps its placeholder or previous chain). */
   hasFailed(id: number): boolean {
-    return this.failed[this.registry.slotOf(id)] === 1;
+    return this.textures.failed[this.registry.slotOf(id)] === 1;
   }
 
   /** Bytes of the pinned chain of texture `id`, for computing a budget's pinned minimum. */
   pinnedBytesOf(id: number): number {
     const slot = this.registry.slotOf(id);
-    return this.chainBytes[slot * MAX_LEVELS + this.pinnedMip[slot]];
+    return this.textures.chainBytes[slot * MAX_LEVELS + this.textures.pinnedMip[slot]];
   }
 
   /**
@@ -236,22 +162,23 @@ export class MipStreamingPlanner {
    * room (making room from less important textures when needed).
    */
   update(frame: number): void {
+    const t = this.textures;
     let drops = 0;
     while (drops < this.maxDropsPerFrame && this.dropHeap.size > 0 && this.dropHeap.peekKey() < 0) {
       const slot = this.dropHeap.pop();
-      const target = Math.min(Math.floor(this.wanted[slot]), this.pinnedMip[slot]);
+      const target = Math.min(Math.floor(t.wanted[slot]), t.pinnedMip[slot]);
       this.switchChain(slot, target, frame, true);
       drops++;
     }
     while (this.inFlight < this.maxLoadsInFlight && this.loadHeap.size > 0) {
       const slot = this.loadHeap.peek();
       const priority = -this.loadHeap.peekKey();
-      const target = this.pinnedReady[slot] === 0 ? this.pinnedMip[slot] : this.growTarget(slot);
-      if (this.pinnedReady[slot] === 1 && target >= this.residentMip[slot]) {
+      const target = t.pinnedReady[slot] === 0 ? t.pinnedMip[slot] : this.growTarget(slot);
+      if (t.pinnedReady[slot] === 1 && target >= t.residentMip[slot]) {
         this.loadHeap.pop();
         continue;
       }
-      const bytes = this.chainBytes[slot * MAX_LEVELS + target];
+      const bytes = t.chainBytes[slot * MAX_LEVELS + target];
       while (bytes > this.budget.freeBytes && drops < this.maxDropsPerFrame && this.dropHeap.size > 0) {
         if (this.dropHeap.peek() === slot || this.dropHeap.peekKey() >= priority) break;
         this.dropOneLevel(this.dropHeap.pop(), frame);
@@ -266,17 +193,18 @@ export class MipStreamingPlanner {
    * Reports for evicted textures or superseded loads are ignored.
    */
   completeLoad(textureId: number, firstMip: number, error?: unknown): void {
+    const t = this.textures;
     if (!this.registry.has(textureId)) return;
     const slot = this.registry.slotOf(textureId);
-    if (this.managed[slot] === 0 || this.loadingMip[slot] !== firstMip) return;
-    this.loadingMip[slot] = NONE;
+    if (t.managed[slot] === 0 || t.loadingMip[slot] !== firstMip) return;
+    t.loadingMip[slot] = NONE;
     this.inFlight--;
-    const pending = this.pendingHandle[slot];
-    this.pendingHandle[slot] = NONE;
-    const full = this.fullMips[slot];
+    const pending = t.pendingHandle[slot];
+    t.pendingHandle[slot] = NONE;
+    const full = t.fullMips[slot];
     if (error !== undefined) {
       this.budget.release(pending);
-      this.failed[slot] = 1;
+      t.failed[slot] = 1;
       this.loadHeap.delete(slot);
       this.rekey(slot);
       this.onLoadFailed?.(
@@ -291,20 +219,20 @@ export class MipStreamingPlanner {
       );
       return;
     }
-    if (this.pinnedReady[slot] === 0) {
-      this.pinnedReady[slot] = 1;
-      this.pinnedHandle[slot] = pending;
+    if (t.pinnedReady[slot] === 0) {
+      t.pinnedReady[slot] = 1;
+      t.pinnedHandle[slot] = pending;
     } else {
-      if (this.streamHandle[slot] !== NONE) {
-        const old = this.residentMip[slot];
+      if (t.streamHandle[slot] !== NONE) {
+        const old = t.residentMip[slot];
         this.backend.free(textureId, old, full - old);
-        this.budget.release(this.streamHandle[slot]);
+        this.budget.release(t.streamHandle[slot]);
       }
-      this.streamHandle[slot] = firstMip < this.pinnedMip[slot] ? pending : NONE;
-      this.residentMip[slot] = firstMip;
+      t.streamHandle[slot] = firstMip < t.pinnedMip[slot] ? pending : NONE;
+      t.residentMip[slot] = firstMip;
     }
-    this.coarserSince[slot] = NONE;
-    this.surplus[slot] = 0;
+    t.coarserSince[slot] = NONE;
+    t.surplus[slot] = 0;
     this.rekey(slot);
   }
 
@@ -313,30 +241,32 @@ export class MipStreamingPlanner {
     let freed = 0;
     while (freed < bytes && this.dropHeap.size > 0) {
       const slot = this.dropHeap.pop();
-      freed += this.budget.bytesOf(this.streamHandle[slot]);
+      freed += this.budget.bytesOf(this.textures.streamHandle[slot]);
       this.freeStream(slot);
     }
   }
 
   /** One level coarser when the smaller chain fits beside the old one, else down to the pinned chain. */
   private dropOneLevel(slot: number, frame: number): void {
-    const target = this.residentMip[slot] + 1;
-    const bytes = this.chainBytes[slot * MAX_LEVELS + target];
-    if (target >= this.pinnedMip[slot] || bytes > this.budget.freeBytes) this.freeStream(slot);
+    const t = this.textures;
+    const target = t.residentMip[slot] + 1;
+    const bytes = t.chainBytes[slot * MAX_LEVELS + target];
+    if (target >= t.pinnedMip[slot] || bytes > this.budget.freeBytes) this.freeStream(slot);
     else this.switchChain(slot, target, frame, true);
   }
 
   /** Start replacing the streamed chain of `slot` by `target ..`; false when the budget refused. */
   private switchChain(slot: number, target: number, _frame: number, dropping: boolean): boolean {
-    if (this.pinnedReady[slot] === 1 && target >= this.pinnedMip[slot]) {
+    const t = this.textures;
+    if (t.pinnedReady[slot] === 1 && target >= t.pinnedMip[slot]) {
       this.freeStream(slot);
       return true;
     }
     const tag = this.registry.tagAt(slot);
-    const priority = this.pinnedReady[slot] === 0 ? BudgetPriority.pinned : BudgetPriority.streamedMips;
+    const priority = t.pinnedReady[slot] === 0 ? BudgetPriority.pinned : BudgetPriority.streamedMips;
     const handle = this.budget.tryReserve(
       'streamed',
-      this.chainBytes[slot * MAX_LEVELS + target],
+      t.chainBytes[slot * MAX_LEVELS + target],
       tag,
       priority,
     );
@@ -346,112 +276,79 @@ export class MipStreamingPlanner {
     }
     this.loadHeap.delete(slot);
     this.dropHeap.delete(slot);
-    this.pendingHandle[slot] = handle;
-    this.loadingMip[slot] = target;
+    t.pendingHandle[slot] = handle;
+    t.loadingMip[slot] = target;
     this.inFlight++;
-    const full = this.fullMips[slot];
+    const full = t.fullMips[slot];
     this.backend.allocate(this.registry.idAt(slot), target, full - target);
     return true;
   }
 
   /** Drop the streamed chain of `slot` at once: the pinned chain renders, nothing new is allocated. */
   private freeStream(slot: number): void {
+    const t = this.textures;
     this.dropHeap.delete(slot);
-    if (this.streamHandle[slot] === NONE) return;
-    const old = this.residentMip[slot];
-    this.backend.free(this.registry.idAt(slot), old, this.fullMips[slot] - old);
-    this.budget.release(this.streamHandle[slot]);
-    this.streamHandle[slot] = NONE;
-    this.residentMip[slot] = this.pinnedMip[slot];
-    this.coarserSince[slot] = NONE;
-    this.surplus[slot] = 0;
+    if (t.streamHandle[slot] === NONE) return;
+    const old = t.residentMip[slot];
+    this.backend.free(this.registry.idAt(slot), old, t.fullMips[slot] - old);
+    this.budget.release(t.streamHandle[slot]);
+    t.streamHandle[slot] = NONE;
+    t.residentMip[slot] = t.pinnedMip[slot];
+    t.coarserSince[slot] = NONE;
+    t.surplus[slot] = 0;
     this.rekey(slot);
   }
 
   /** The level to grow to, or the resident level when the need does not pass the grow margin. */
   private growTarget(slot: number): number {
-    const resident = this.residentMip[slot];
-    const wanted = this.wanted[slot];
+    const resident = this.textures.residentMip[slot];
+    const wanted = this.textures.wanted[slot];
     if (!(wanted <= resident - this.growMargin)) return resident;
     return Math.max(0, Math.floor(wanted));
   }
 
   private importance(slot: number): number {
-    return this.weightOfTag(this.registry.tagAt(slot)) * this.bias[slot] * this.benefit[slot];
+    return (
+      this.tagWeights.weightOf(this.registry.tagAt(slot)) *
+      this.textures.bias[slot] *
+      this.textures.benefit[slot]
+    );
   }
 
   /** Re-place `slot` in the load and drop heaps after its need or residency changed. */
   private rekey(slot: number): void {
-    if (this.loadingMip[slot] !== NONE || this.failed[slot] === 1) {
+    const t = this.textures;
+    if (t.loadingMip[slot] !== NONE || t.failed[slot] === 1) {
       this.loadHeap.delete(slot);
       this.dropHeap.delete(slot);
       return;
     }
-    if (this.pinnedReady[slot] === 0) return;
+    if (t.pinnedReady[slot] === 0) return;
     const importance = this.importance(slot);
-    const resident = this.residentMip[slot];
+    const resident = t.residentMip[slot];
     const target = this.growTarget(slot);
-    if (target < resident) this.loadHeap.set(slot, -importance * (resident - this.wanted[slot]) - 1e-9);
+    if (target < resident) this.loadHeap.set(slot, -importance * (resident - t.wanted[slot]) - 1e-9);
     else this.loadHeap.delete(slot);
-    if (this.streamHandle[slot] === NONE) this.dropHeap.delete(slot);
-    else if (this.surplus[slot] === 1)
-      this.dropHeap.set(slot, -1 - (Math.floor(this.wanted[slot]) - resident));
+    if (t.streamHandle[slot] === NONE) this.dropHeap.delete(slot);
+    else if (t.surplus[slot] === 1) this.dropHeap.set(slot, -1 - (Math.floor(t.wanted[slot]) - resident));
     else this.dropHeap.set(slot, importance);
   }
 
   private forget(id: number, slot: number): void {
-    if (slot >= this.managed.length || this.managed[slot] === 0) return;
-    this.managed[slot] = 0;
+    const t = this.textures;
+    if (slot >= t.managed.length || t.managed[slot] === 0) return;
+    t.managed[slot] = 0;
     this.loadHeap.delete(slot);
     this.dropHeap.delete(slot);
-    if (this.loadingMip[slot] !== NONE) this.inFlight--;
-    this.loadingMip[slot] = NONE;
+    if (t.loadingMip[slot] !== NONE) this.inFlight--;
+    t.loadingMip[slot] = NONE;
     this.backend.release(id);
-    if (this.pinnedHandle[slot] !== NONE) this.budget.release(this.pinnedHandle[slot]);
-    if (this.streamHandle[slot] !== NONE) this.budget.release(this.streamHandle[slot]);
-    if (this.pendingHandle[slot] !== NONE) this.budget.release(this.pendingHandle[slot]);
-    this.pinnedHandle[slot] = NONE;
-    this.streamHandle[slot] = NONE;
-    this.pendingHandle[slot] = NONE;
-  }
-
-  private weightOfTag(tag: number): number {
-    if (tag >= this.tagWeight.length) {
-      const weights = new Float32Array(Math.max(tag + 1, this.tagWeight.length * 2)).fill(Number.NaN);
-      weights.set(this.tagWeight);
-      this.tagWeight = weights;
-    }
-    let weight = this.tagWeight[tag];
-    if (Number.isNaN(weight)) {
-      const name = this.registry.tags.name(tag);
-      weight =
-        this.tagWeightOverrides[name] ??
-        (name === 'persistent' ? 2 : name === 'transient' ? 0.5 : name.startsWith('scene:') ? 1 : 1);
-      this.tagWeight[tag] = weight;
-    }
-    return weight;
-  }
-
-  private ensureSlot(slot: number): void {
-    if (slot < this.managed.length) return;
-    const size = Math.max(slot + 1, this.managed.length * 2);
-    this.managed = grow(this.managed, size, 0);
-    this.fullMips = grow(this.fullMips, size, 0);
-    this.pinnedMip = grow(this.pinnedMip, size, 0);
-    this.residentMip = grow(this.residentMip, size, 0);
-    this.pinnedReady = grow(this.pinnedReady, size, 0);
-    this.failed = grow(this.failed, size, 0);
-    this.loadingMip = grow(this.loadingMip, size, NONE);
-    this.wanted = grow(this.wanted, size, 0);
-    this.benefit = grow(this.benefit, size, 0);
-    this.bias = grow(this.bias, size, 0);
-    this.texelsPerWorld = grow(this.texelsPerWorld, size, 0);
-    this.coarserSince = grow(this.coarserSince, size, NONE);
-    this.surplus = grow(this.surplus, size, 0);
-    this.pinnedHandle = grow(this.pinnedHandle, size, NONE);
-    this.streamHandle = grow(this.streamHandle, size, NONE);
-    this.pendingHandle = grow(this.pendingHandle, size, NONE);
-    this.chainBytes = grow(this.chainBytes, size * MAX_LEVELS, 0);
+    if (t.pinnedHandle[slot] !== NONE) this.budget.release(t.pinnedHandle[slot]);
+    if (t.streamHandle[slot] !== NONE) this.budget.release(t.streamHandle[slot]);
+    if (t.pendingHandle[slot] !== NONE) this.budget.release(t.pendingHandle[slot]);
+    t.pinnedHandle[slot] = NONE;
+    t.streamHandle[slot] = NONE;
+    t.pendingHandle[slot] = NONE;
   }
 }
 
@@ -460,15 +357,4 @@ function positiveInteger(value: number, what: string): number {
     throw new TesseraConfigError('invalid-option', `${what} must be an integer >= 1, got ${value}.`);
   }
   return value;
-}
-
-function grow<T extends Uint8Array | Int8Array | Int32Array | Float32Array | Float64Array>(
-  array: T,
-  size: number,
-  fill: number,
-): T {
-  const next = new (array.constructor as new (length: number) => T)(size);
-  next.fill(fill);
-  next.set(array);
-  return next;
 }

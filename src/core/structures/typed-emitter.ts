@@ -3,19 +3,18 @@ export type Listener<M, K extends keyof M> = (event: M[K]) => void;
 
 /**
  * Minimal typed event emitter: `M` maps event names to payload types. Listeners are stored per
- * name in arrays; emitting allocates nothing.
+ * name in arrays that are never mutated: {@link on} and {@link off} replace the array, so an emit
+ * in progress keeps iterating the one it started with (a listener removing itself, or another,
+ * does not make it skip the next one; a listener added during an emit is first called by the next
+ * emit). Emitting allocates nothing; adding and removing allocate one array.
  */
 export class TypedEmitter<M> {
-  private readonly listeners: { [K in keyof M]?: Listener<M, K>[] } = {};
+  private readonly listeners: { [K in keyof M]?: readonly Listener<M, K>[] } = {};
 
   /** Adds `listener` for `type`; returns a function that removes it. */
   on<K extends keyof M>(type: K, listener: Listener<M, K>): () => void {
-    let list = this.listeners[type];
-    if (!list) {
-      list = [];
-      this.listeners[type] = list;
-    }
-    list.push(listener);
+    const list = this.listeners[type];
+    this.listeners[type] = list ? [...list, listener] : [listener];
     return () => this.off(type, listener);
   }
 
@@ -24,7 +23,10 @@ export class TypedEmitter<M> {
     const list = this.listeners[type];
     if (!list) return;
     const i = list.indexOf(listener);
-    if (i >= 0) list.splice(i, 1);
+    if (i < 0) return;
+    const next = list.slice();
+    next.splice(i, 1);
+    this.listeners[type] = next;
   }
 
   /** Calls every listener of `type` with `event`, in registration order. */

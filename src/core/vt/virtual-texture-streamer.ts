@@ -2,131 +2,19 @@ import { TesseraConfigError, TesseraError } from '../errors';
 import { TypedEmitter } from '../structures/typed-emitter';
 import { FeedbackAnalyzer } from './feedback-analyzer';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
-import { MipBiasController, type MipBiasOptions } from './mip-bias-controller';
-import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from './page-id';
+import { MipBiasController } from './mip-bias-controller';
+import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from './page-id';
 import { PageTable } from './page-table';
 import { EMPTY_ENTRY } from './page-table-entry';
-import { PhysicalPool, type PhysicalPoolOptions } from './physical-pool';
-import { ResidencyScheduler, type ResidencySchedulerOptions } from './residency-scheduler';
-import type { TileData, TileSource } from './tile-source';
+import { PhysicalPool } from './physical-pool';
+import { NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
+import { ResidencyScheduler } from './residency-scheduler';
+import type { PageEvent, StreamerEvents, TileUploadHandler } from './streamer-events';
+import type { TextureRegistrationOptions, VirtualTextureStreamerOptions } from './streamer-options';
+import { createStreamerStats, type StreamerStats } from './streamer-stats';
+import type { TileSource } from './tile-source';
 import { VirtualTextureLayout } from './vt-layout';
-
-/** Fallback distance reported for a page with nothing resident above it (outranks every real one). */
-const NOTHING_RESIDENT_MIPS = 16;
-
-/** Options of one texture given to {@link VirtualTextureStreamer.registerTexture}. */
-export interface TextureRegistrationOptions {
-  /** Coarsest mips kept resident forever. Default min(3, mipCount). */
-  pinnedMipCount?: number;
-  /** Dirty rectangles kept per mip before merging. Default 64. */
-  maxDirtyRectsPerMip?: number;
-}
-
-/** A texture to register at construction. */
-export interface TextureRegistration extends TextureRegistrationOptions {
-  /** Where the texture's tiles come from; its `info` gives the layout. */
-  source: TileSource;
-}
-
-/** Options of a {@link VirtualTextureStreamer}. */
-export interface VirtualTextureStreamerOptions extends ResidencySchedulerOptions {
-  /** The shared pool, or options to create one. */
-  pool: PhysicalPool | PhysicalPoolOptions;
-  /** Tiles uploaded per {@link VirtualTextureStreamer.drainUploads} call by default. Default 32. */
-  maxUploadsPerFrame?: number;
-  /** Bytes uploaded per drain by default, all layers together, in bytes. Default 16 MiB. */
-  maxUploadBytesPerFrame?: number;
-  /** Largest feedback buffer expected, in pixels. Default 240 x 135. */
-  maxFeedbackPixels?: number;
-  /** Oversubscription control options. */
-  mipBias?: MipBiasOptions;
-  /**
-   * Window over which the working set is measured for the mip bias, in frames. The feedback pass
-   * samples a different spot of each feedback pixel every frame, so one frame sees only part of
-   * what the view needs; the default is one jitter cycle ({@link FEEDBACK_JITTER_PERIOD}).
-   */
-  workingSetFrames?: number;
-  /** Textures registered at construction (a pool too small for their pinned mips throws here). */
-  textures?: readonly TextureRegistration[];
-}
-
-/**
- * Writes one tile into pool slot `slot` of every layer. Return `false` if it could not (the slot is
- * freed and the page stays missing). `tile` is only valid during the call.
- */
-export type TileUploadHandler = (
-  vt: number,
-  slot: number,
-  pageId: number,
-  tile: TileData,
-) => boolean | undefined;
-
-/** Payload of `page-loaded` / `page-evicted` (one reused object: copy fields to keep them). */
-export interface PageEvent {
-  /** Texture index. */
-  vt: number;
-  /** Packed page id. */
-  pageId: number;
-  /** Pool slot it was written into / evicted from. */
-  slot: number;
-  /** Frame of the event. */
-  frame: number;
-}
-
-/** Payload of `error`. */
-export interface StreamerErrorEvent {
-  /** What went wrong (code `tile-failed-permanently` with the source error as `cause`). */
-  error: TesseraError;
-  /** Texture index. */
-  vt: number;
-  /** Packed page id concerned. */
-  pageId: number;
-}
-
-/** Events of a {@link VirtualTextureStreamer}. */
-export interface StreamerEvents {
-  'page-loaded': PageEvent;
-  'page-evicted': PageEvent;
-  error: StreamerErrorEvent;
-}
-
-/** Counters of a {@link VirtualTextureStreamer} (one reused object). */
-export interface StreamerStats {
-  /** Latest frame given to {@link VirtualTextureStreamer.beginFrame}. */
-  frame: number;
-  /** Pool slots holding a page. */
-  residentPages: number;
-  /** Pool slots holding pinned pages. */
-  pinnedPages: number;
-  /** Pool capacity, in slots. */
-  poolSlots: number;
-  /** Pages queued for loading. */
-  queued: number;
-  /** Loads running. */
-  inFlight: number;
-  /** Loaded tiles waiting for upload. */
-  pendingUploads: number;
-  /** Pages marked failed. */
-  failed: number;
-  /** Evictions so far. */
-  evictions: number;
-  /** Tiles uploaded and mapped so far. */
-  loads: number;
-  /** Source loads started so far. */
-  loadsStarted: number;
-  /** Load attempts that failed so far. */
-  loadErrors: number;
-  /** Loads aborted (page no longer requested). */
-  loadsAborted: number;
-  /** Distinct pages (with fallback ancestors) in the latest feedback. */
-  requestedPages: number;
-  /** Fraction of the latest feedback's requesting pixels whose page is resident (0..1). */
-  residency: number;
-  /** Malformed pixels in the latest feedback. */
-  malformedPixels: number;
-  /** Current global mip bias, in mips. */
-  mipBias: number;
-}
+import { workingSetPages } from './working-set';
 
 /**
  * The per-frame orchestrator a renderer binding (or the simulator) drives:
@@ -183,25 +71,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.scheduler = new ResidencyScheduler(options);
     this.mipBiasController = new MipBiasController(options.mipBias);
     this.scheduler.onFailure = (pageId, error) => this.emit('error', { error, vt: pageVt(pageId), pageId });
-    this.counters = {
-      frame: 0,
-      residentPages: 0,
-      pinnedPages: 0,
-      poolSlots: this.pool.slotCount,
-      queued: 0,
-      inFlight: 0,
-      pendingUploads: 0,
-      failed: 0,
-      evictions: 0,
-      loads: 0,
-      loadsStarted: 0,
-      loadErrors: 0,
-      loadsAborted: 0,
-      requestedPages: 0,
-      residency: 1,
-      malformedPixels: 0,
-      mipBias: 0,
-    };
+    this.counters = createStreamerStats(this.pool.slotCount);
     for (const t of options.textures ?? []) this.registerTexture(t.source, t);
   }
 
@@ -233,7 +103,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.pinnedMissing[vt] = layout.pinnedPages;
     this.analyzer.setLayout(vt, layout);
     this.scheduler.setSource(vt, source);
-    this.requestPinned(vt);
+    requestPinnedPages(this.tables[vt]!, vt, this.scheduler);
     return vt;
   }
 
@@ -336,11 +206,18 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    */
   update(): void {
     if (this.disposed) return;
-    for (let vt = 0; vt < MAX_VIRTUAL_TEXTURES; vt++) if (this.pinnedMissing[vt] > 0) this.requestPinned(vt);
+    for (let vt = 0; vt < MAX_VIRTUAL_TEXTURES; vt++)
+      if (this.pinnedMissing[vt] > 0) requestPinnedPages(this.tables[vt]!, vt, this.scheduler);
     this.scheduler.update();
     if (this.feedbackSinceUpdate) {
       this.feedbackSinceUpdate = false;
-      this.mipBiasController.update(this.workingSetPages(), this.pool.slotCount - this.pool.pinnedCount);
+      const needed = workingSetPages(
+        this.pool,
+        this.scheduler.stats(),
+        this.frame - this.workingSetFrames + 1,
+        this.counters.requestedPages,
+      );
+      this.mipBiasController.update(needed, this.pool.slotCount - this.pool.pinnedCount);
     }
   }
 
@@ -432,20 +309,6 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.clear();
   }
 
-  /**
-   * Pages the view needs, in pages: the larger of the latest feedback's distinct pages and the
-   * working set over the last {@link workingSetFrames} (unpinned pages used in the window plus the
-   * missing ones queued, loading or waiting for upload). The windowed count sees what successive
-   * jittered feedback frames need together; without it a pool that holds every single frame's
-   * pages but not the cycle's union thrashes with the bias at 0.
-   */
-  private workingSetPages(): number {
-    const s = this.scheduler.stats();
-    const windowed =
-      this.pool.usedSinceCount(this.frame - this.workingSetFrames + 1) + s.queued + s.inFlight + s.ready;
-    return Math.max(this.counters.requestedPages, windowed);
-  }
-
   private evicted(victim: number, slot: number): void {
     const vt = pageVt(victim);
     this.tables[vt]?.unmap(pageMip(victim), pageX(victim), pageY(victim));
@@ -459,23 +322,6 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     e.slot = slot;
     e.frame = this.frame;
     this.emit(type, e);
-  }
-
-  private requestPinned(vt: number): void {
-    const table = this.tables[vt]!;
-    const layout = table.layout;
-    for (let m = layout.firstPinnedMip; m < layout.mipCount; m++) {
-      const w = layout.mipWidths[m];
-      const h = layout.mipHeights[m];
-      for (let y = 0; y < h; y++) {
-        for (let x = 0; x < w; x++) {
-          if (!table.isResident(m, x, y)) {
-            // Coarsest first: a larger mip outranks within the "nothing resident" class.
-            this.scheduler.request(packPageId(vt, m, x, y), NOTHING_RESIDENT_MIPS + m, 0);
-          }
-        }
-      }
-    }
   }
 
   private assertLive(): void {

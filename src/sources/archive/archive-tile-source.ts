@@ -23,7 +23,7 @@ import { InlineTileDecoder, type TileDecoder } from './tile-decoder';
 export interface ArchiveTileSourceOptions {
   /** Decoder (e.g. a worker pool in the browser). Default: inline, raw/deflate/PNG only. */
   decoder?: TileDecoder;
-  /** Largest tile side accepted, texels; larger archives are refused with `too-large`. Default 1024. */
+  /** Largest tile side accepted, texels; larger archives are refused with `oversized`. Default 1024. */
   maxTileSize?: number;
   /** Largest header + index accepted, bytes. Default 256 MiB. */
   maxIndexBytes?: number;
@@ -131,11 +131,11 @@ export class ArchiveTileSource implements TileSource {
     const prefix = parseArchivePrefix(head);
     const { header } = prefix;
     if (header.tileSize > (options.maxTileSize ?? 1024)) {
-      throw new TileSourceError('too-large', `tile size ${header.tileSize} past the configured limit`, false);
+      throw new TileSourceError('oversized', `tile size ${header.tileSize} past the configured limit`, false);
     }
     if (prefix.dataStart > (options.maxIndexBytes ?? 256 * 2 ** 20)) {
       throw new TileSourceError(
-        'too-large',
+        'oversized',
         `index of ${prefix.dataStart} bytes past the configured limit`,
         false,
       );
@@ -160,7 +160,8 @@ export class ArchiveTileSource implements TileSource {
   }
 
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
-    if (this.disposed) return Promise.reject(new TileSourceError('aborted', 'source disposed', false));
+    if (this.disposed)
+      return Promise.reject(new TileSourceError('source-disposed', 'source disposed', false));
     if (signal.aborted) return Promise.reject(signal.reason);
     const { layout } = this;
     if (!layoutHasPage(layout, mip, x, y)) {

@@ -93,7 +93,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
 
 /**
  * Decodes a PNG whose IHDR must say `width x height` into rgba8. Dimensions are checked before
- * inflating (a decompression bomb is refused with `too-large`, other sizes with `wrong-size`),
+ * inflating (a decompression bomb is refused with `oversized`, other sizes with `wrong-size`),
  * and the inflated size is capped at what those dimensions need.
  */
 export function decodePng(png: Uint8Array, width: number, height: number): Uint8Array<ArrayBuffer> {
@@ -187,10 +187,10 @@ function unfilter(
   return rgba;
 }
 
-/** Throws `too-large` for dimensions past the expected ones (refused before decoding), `wrong-size` for others. */
+/** Throws `oversized` for dimensions past the expected ones (refused before decoding), `wrong-size` for others. */
 export function checkDimensions(format: string, w: number, h: number, width: number, height: number): void {
   if (w > width || h > height) {
-    throw new TileSourceError('too-large', `${format}: ${w}x${h} exceeds the ${width}x${height} tile`, false);
+    throw new TileSourceError('oversized', `${format}: ${w}x${h} exceeds the ${width}x${height} tile`, false);
   }
   if (w !== width || h !== height) {
     throw new TileSourceError('wrong-size', `${format}: ${w}x${h}, expected ${width}x${height}`, false);

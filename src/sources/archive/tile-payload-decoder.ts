@@ -31,7 +31,7 @@ export async function decodeTilePayload(
     case 'raw':
       if (bytes.length !== expected) {
         throw new TileSourceError(
-          bytes.length > expected ? 'too-large' : 'wrong-size',
+          bytes.length > expected ? 'oversized' : 'wrong-size',
           `raw tile is ${bytes.length} bytes, expected ${expected}`,
           false,
         );
@@ -47,7 +47,7 @@ export async function decodeTilePayload(
       }
       if (inflated.length !== expected) {
         throw new TileSourceError(
-          inflated.length > expected ? 'too-large' : 'wrong-size',
+          inflated.length > expected ? 'oversized' : 'wrong-size',
           `inflated tile is ${inflated.length > expected ? 'over' : inflated.length} bytes, expected ${expected}`,
           false,
         );

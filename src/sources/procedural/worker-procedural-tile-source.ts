@@ -69,5 +69,5 @@ export class WorkerProceduralTileSource implements TileSource {
 }
 
 function disposedError(): TileSourceError {
-  return new TileSourceError('aborted', 'source disposed', false);
+  return new TileSourceError('source-disposed', 'source disposed', false);
 }

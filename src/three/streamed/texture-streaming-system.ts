@@ -10,7 +10,8 @@ import {
 } from 'three';
 import type { TextureNode, WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../../core/budget/budget-priority';
-import { TextureBudget, type TextureBudgetStats } from '../../core/budget/texture-budget';
+import { TextureBudget } from '../../core/budget/texture-budget';
+import type { TextureBudgetStats } from '../../core/budget/texture-budget-options';
 import { textureLevelRangeBytes } from '../../core/budget/texture-bytes';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
 import {
@@ -19,11 +20,8 @@ import {
   type MipPyramidSource,
   type StreamedTextureFormat,
 } from '../../core/streaming/mip-pyramid-source';
-import {
-  MipStreamingPlanner,
-  type MipStreamingPlannerOptions,
-  PINNED_MAX_EDGE,
-} from '../../core/streaming/mip-streaming-planner';
+import type { MipStreamingPlannerOptions } from '../../core/streaming/mip-streaming-options';
+import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
 import { SceneTransition } from '../../core/streaming/scene-transition';
 import { StaleSweep, type StaleSweepOptions } from '../../core/streaming/stale-sweep';
 import type { StreamingBackend } from '../../core/streaming/streaming-backend';
@@ -324,7 +322,7 @@ export class TextureStreamingSystem {
    * Move from one scene's textures to another's (the new ones created beforehand, core ones with
    * `core: true`): loads the new core textures' pinned mips into free room, resolves `ready`,
    * then releases the old scene's textures progressively while the new one streams up. Advanced
-   * by {@link update}. @throws TesseraError('invalid-option') while another transition runs.
+   * by {@link update}. @throws TesseraError('transition-in-progress') while another transition runs.
    */
   transition(
     from: SceneTextures,
@@ -333,7 +331,7 @@ export class TextureStreamingSystem {
   ): StreamingTransition {
     this.assertLive();
     if (this.active !== null)
-      throw new TesseraError('invalid-option', 'A transition is already in progress.');
+      throw new TesseraError('transition-in-progress', 'A transition is already in progress.');
     const a = sceneSide(from);
     const b = sceneSide(to);
     const order = options.order ?? 'load-while-release';

@@ -103,7 +103,7 @@ describe('archive format', { timeout: 30_000 }, () => {
 
   it('refuses tile sizes past the configured limit', async () => {
     expect(await codeOf(ArchiveTileSource.open(new MemoryRangeReader(bytes), { maxTileSize: 16 }))).toBe(
-      'too-large',
+      'oversized',
     );
   });
 
@@ -122,11 +122,11 @@ describe('archive format', { timeout: 30_000 }, () => {
     const png = encodePng(new Uint8Array(16 * 16 * 4), 16, 16);
     new DataView(png.buffer).setUint32(16, 30000);
     new DataView(png.buffer).setUint32(20, 30000);
-    expect(await codeOf(decodeTilePayload('png', png, 16, codecs))).toBe('too-large');
+    expect(await codeOf(decodeTilePayload('png', png, 16, codecs))).toBe('oversized');
     // 16 MiB of zeros deflates to ~16 KiB; inflating stops at the tile's size.
     const bomb = deflateSync(new Uint8Array(16 << 20));
     const source = await ArchiveTileSource.open(new MemoryRangeReader(singleTileArchive(bomb, 'deflate')));
-    expect(await codeOf(source.load(0, 0, 0, live()))).toBe('too-large');
+    expect(await codeOf(source.load(0, 0, 0, live()))).toBe('oversized');
   });
 
   it('decodes JPEG and WebP in Node and checks their declared size first', async () => {
@@ -149,13 +149,13 @@ describe('archive format', { timeout: 30_000 }, () => {
         .webp()
         .toBuffer(),
     );
-    expect(await codeOf(decoder.decode('webp', big, 16, live()))).toBe('too-large');
+    expect(await codeOf(decoder.decode('webp', big, 16, live()))).toBe('oversized');
     const bigJpeg = new Uint8Array(
       await sharp(new Uint8Array(64 * 64 * 3), { raw: { width: 64, height: 64, channels: 3 } })
         .jpeg()
         .toBuffer(),
     );
-    expect(await codeOf(decoder.decode('jpeg', bigJpeg, 16, live()))).toBe('too-large');
+    expect(await codeOf(decoder.decode('jpeg', bigJpeg, 16, live()))).toBe('oversized');
   });
 
   it('PNG codec round-trips rgba8 exactly', () => {

@@ -80,5 +80,5 @@ export class WorkerDecoderPool implements TileDecoder {
 }
 
 function disposedError(): TileSourceError {
-  return new TileSourceError('aborted', 'decoder pool disposed', false);
+  return new TileSourceError('source-disposed', 'decoder pool disposed', false);
 }

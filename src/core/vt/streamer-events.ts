@@ -1,0 +1,42 @@
+import type { TesseraError } from '../errors';
+import type { TileData } from './tile-source';
+
+/**
+ * Writes one tile into pool slot `slot` of every layer. Return `false` if it could not (the slot is
+ * freed and the page stays missing). `tile` is only valid during the call.
+ */
+export type TileUploadHandler = (
+  vt: number,
+  slot: number,
+  pageId: number,
+  tile: TileData,
+) => boolean | undefined;
+
+/** Payload of `page-loaded` / `page-evicted` (one reused object: copy fields to keep them). */
+export interface PageEvent {
+  /** Texture index. */
+  vt: number;
+  /** Packed page id. */
+  pageId: number;
+  /** Pool slot it was written into / evicted from. */
+  slot: number;
+  /** Frame of the event. */
+  frame: number;
+}
+
+/** Payload of `error`. */
+export interface StreamerErrorEvent {
+  /** What went wrong (code `tile-failed-permanently` with the source error as `cause`). */
+  error: TesseraError;
+  /** Texture index. */
+  vt: number;
+  /** Packed page id concerned. */
+  pageId: number;
+}
+
+/** Events of a {@link VirtualTextureStreamer}. */
+export interface StreamerEvents {
+  'page-loaded': PageEvent;
+  'page-evicted': PageEvent;
+  error: StreamerErrorEvent;
+}

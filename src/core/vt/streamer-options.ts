@@ -1,0 +1,41 @@
+import type { MipBiasOptions } from './mip-bias-controller';
+import type { PhysicalPool } from './physical-pool';
+import type { PhysicalPoolOptions } from './physical-pool-options';
+import type { ResidencySchedulerOptions } from './residency-scheduler';
+import type { TileSource } from './tile-source';
+
+/** Options of one texture given to {@link VirtualTextureStreamer.registerTexture}. */
+export interface TextureRegistrationOptions {
+  /** Coarsest mips kept resident forever. Default min(3, mipCount). */
+  pinnedMipCount?: number;
+  /** Dirty rectangles kept per mip before merging. Default 64. */
+  maxDirtyRectsPerMip?: number;
+}
+
+/** A texture to register at construction. */
+export interface TextureRegistration extends TextureRegistrationOptions {
+  /** Where the texture's tiles come from; its `info` gives the layout. */
+  source: TileSource;
+}
+
+/** Options of a {@link VirtualTextureStreamer}. */
+export interface VirtualTextureStreamerOptions extends ResidencySchedulerOptions {
+  /** The shared pool, or options to create one. */
+  pool: PhysicalPool | PhysicalPoolOptions;
+  /** Tiles uploaded per {@link VirtualTextureStreamer.drainUploads} call by default. Default 32. */
+  maxUploadsPerFrame?: number;
+  /** Bytes uploaded per drain by default, all layers together, in bytes. Default 16 MiB. */
+  maxUploadBytesPerFrame?: number;
+  /** Largest feedback buffer expected, in pixels. Default 240 x 135. */
+  maxFeedbackPixels?: number;
+  /** Oversubscription control options. */
+  mipBias?: MipBiasOptions;
+  /**
+   * Window over which the working set is measured for the mip bias, in frames. The feedback pass
+   * samples a different spot of each feedback pixel every frame, so one frame sees only part of
+   * what the view needs; the default is one jitter cycle ({@link FEEDBACK_JITTER_PERIOD}).
+   */
+  workingSetFrames?: number;
+  /** Textures registered at construction (a pool too small for their pinned mips throws here). */
+  textures?: readonly TextureRegistration[];
+}
