@@ -22,6 +22,7 @@ import {
 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
 import type { SamplingContext } from './sampling-context';
+import { materialOfBuilder } from './three-internals';
 import { buildDebugGraph, type VirtualTextureDebugOptions } from './virtual-texture-debug';
 
 // TSL's generic node types are not worth fighting here: every value below is a shader expression.
@@ -255,7 +256,7 @@ export class VirtualTextureNode extends Node {
   }
 
   override setup(builder: NodeBuilder): Expr {
-    const material = (builder as unknown as { material: import('three').Material | null }).material;
+    const material = materialOfBuilder(builder);
     if (material) this.vt.context.registerMaterial(material, this.vt.id, this.uvNode);
     const debug = this.debugOptions;
     if (debug && (debug.mipColours || debug.tileBorders)) {
