@@ -1,25 +1,14 @@
 import type { Texture } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import { TesseraConfigError } from '../core/errors';
-
-/** The slice of three's WebGPU backend Tessera touches (not part of three's public typings). */
-interface WebGPUBackendSlice {
-  isWebGPUBackend: true;
-  device: GPUDevice;
-  get(object: object): { texture?: GPUTexture };
-}
-
-/** The slice of three's WebGL2 fallback backend Tessera touches. */
-interface WebGLBackendSlice {
-  isWebGLBackend: true;
-  gl: WebGL2RenderingContext;
-  state: {
-    bindTexture(target: number, texture: WebGLTexture | null): void;
-    bindFramebuffer(target: number, framebuffer: WebGLFramebuffer | null): boolean;
-    pixelStorei(name: number, value: number | boolean): void;
-  };
-  get(object: object): { textureGPU?: WebGLTexture };
-}
+import {
+  glTextureOf,
+  gpuTextureOf,
+  type WebGLBackendInternals,
+  type WebGPUBackendInternals,
+  webglBackendOf,
+  webgpuBackendOf,
+} from './three-internals';
 
 /** Texel layouts Tessera writes into textures. */
 export type UploadFormat = 'rgba8' | 'r32uint';
@@ -50,8 +39,8 @@ export class BackendBridge {
   readonly maxTextureSize: number;
   /** Most array layers of one 2D array texture the backend allows, in layers. */
   readonly maxArrayLayers: number;
-  private readonly gpuBackend: WebGPUBackendSlice | null;
-  private readonly glBackend: WebGLBackendSlice | null;
+  private readonly gpuBackend: WebGPUBackendInternals | null;
+  private readonly glBackend: WebGLBackendInternals | null;
 
   constructor(renderer: WebGPURenderer) {
     if (!renderer.initialized) {
@@ -61,17 +50,14 @@ export class BackendBridge {
       );
     }
     this.renderer = renderer;
-    const backend = renderer.backend as unknown as Partial<WebGPUBackendSlice & WebGLBackendSlice>;
-    if (backend.isWebGPUBackend) {
-      this.gpuBackend = backend as WebGPUBackendSlice;
-      this.glBackend = null;
+    this.gpuBackend = webgpuBackendOf(renderer);
+    this.glBackend = webglBackendOf(renderer);
+    if (this.gpuBackend !== null) {
       this.device = this.gpuBackend.device;
       this.gl = null;
       this.maxTextureSize = this.device.limits.maxTextureDimension2D;
       this.maxArrayLayers = this.device.limits.maxTextureArrayLayers;
-    } else if (backend.isWebGLBackend) {
-      this.glBackend = backend as WebGLBackendSlice;
-      this.gpuBackend = null;
+    } else if (this.glBackend !== null) {
       this.device = null;
       this.gl = this.glBackend.gl;
       this.maxTextureSize = this.gl.getParameter(this.gl.MAX_TEXTURE_SIZE) as number;
@@ -88,12 +74,12 @@ export class BackendBridge {
 
   /** The GPUTexture three created for `texture` (after `renderer.initTexture`), WebGPU only. */
   gpuTexture(texture: Texture): GPUTexture | undefined {
-    return this.gpuBackend?.get(texture).texture;
+    return this.gpuBackend === null ? undefined : gpuTextureOf(this.gpuBackend, texture);
   }
 
   /** The WebGL texture three created for `texture`, WebGL2 only. */
   glTexture(texture: Texture): WebGLTexture | undefined {
-    return this.glBackend?.get(texture).textureGPU;
+    return this.glBackend === null ? undefined : glTextureOf(this.glBackend, texture);
   }
 
   /** Binds `framebuffer` as the WebGL2 read framebuffer through three's state cache (WebGL2 only). */
@@ -129,7 +115,7 @@ export class BackendBridge {
     arrayLayer = 0,
   ): void {
     if (this.device !== null) {
-      const gpuTexture = this.gpuBackend!.get(texture).texture;
+      const gpuTexture = gpuTextureOf(this.gpuBackend!, texture);
       if (gpuTexture === undefined) return;
       copyDestination.texture = gpuTexture;
       copyDestination.mipLevel = mipLevel;
@@ -147,7 +133,7 @@ export class BackendBridge {
     }
     const backend = this.glBackend!;
     const gl = backend.gl;
-    const glTexture = backend.get(texture).textureGPU;
+    const glTexture = glTextureOf(backend, texture);
     if (glTexture === undefined) return;
     const state = backend.state;
     const isArray = (texture as { isDataArrayTexture?: boolean }).isDataArrayTexture === true;

@@ -1,14 +1,11 @@
 import {
-  type BufferGeometry,
   type Camera,
   Color,
   DepthTexture,
-  type Group,
   type Material,
   Matrix4,
   NearestFilter,
   NoColorSpace,
-  type Object3D,
   RGBAFormat,
   type Scene,
   UnsignedByteType,
@@ -18,26 +15,8 @@ import { abs, float, min, mod, uniform, vec4 } from 'three/tsl';
 import { NodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
 import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
 import type { VirtualUv } from './sampling-context';
+import { type RenderObjectFunction, type RenderObjectHook, renderObjectHookOf } from './three-internals';
 import { buildFeedbackGraph, type SampledVirtualTexture } from './virtual-texture-graph';
-
-/** Signature of three's `renderObject` (and of a render-object function). */
-type RenderObjectFunction = (
-  object: Object3D,
-  scene: Scene,
-  camera: Camera,
-  geometry: BufferGeometry,
-  material: Material,
-  group: Group | null,
-  lightsNode: unknown,
-  clippingContext: unknown,
-  passId: string | null,
-) => void;
-
-interface RendererInternals {
-  renderObject: RenderObjectFunction;
-  getRenderObjectFunction(): RenderObjectFunction | null;
-  setRenderObjectFunction(fn: RenderObjectFunction | null): void;
-}
 
 /** Pass id that keeps three's cached render objects of this pass apart from the main pass. */
 const FEEDBACK_PASS_ID = 'tessera-feedback';
@@ -68,7 +47,18 @@ export class FeedbackPass {
   /** Frame number, so a material sampling several virtual textures requests each in turn. */
   private readonly frameUniform = uniform(0);
   private readonly occluder: NodeMaterial;
-  private readonly ownMaterials: NodeMaterial[] = [];
+  /**
+   * The user materials mirrored now, held weakly: a request material is reachable only through
+   * {@link requestMaterials}, so it goes with the user's material; this set finds the live ones
+   * at {@link dispose}.
+   */
+  private readonly mirrored = new Set<WeakRef<Material>>();
+  private readonly forgetMirrored = new FinalizationRegistry<WeakRef<Material>>((ref) =>
+    this.mirrored.delete(ref),
+  );
+  /** Disposes a request material with its user's material (three's 'dispose' event). */
+  private readonly onUserMaterialDispose = (event: { target: Material }): void => this.unmirror(event.target);
+  private readonly hook: RenderObjectHook;
   private readonly renderObjectFunction: RenderObjectFunction;
   // Scratch state saved around the pass (no allocation per frame).
   private readonly savedClear = new Color();
@@ -96,23 +86,14 @@ export class FeedbackPass {
     this.occluder = new NodeMaterial();
     this.occluder.name = 'tessera:feedback-occluder';
     this.occluder.fragmentNode = vec4(1);
-    const internals = renderer as unknown as RendererInternals;
+    const hook = renderObjectHookOf(renderer);
+    this.hook = hook;
     this.renderObjectFunction = (object, scene, camera, geometry, material, group, lights, clipping) => {
       if (!(object as { isMesh?: boolean }).isMesh) return;
       const request = this.requestMaterials.get(material);
       const used = request ?? this.occluder;
       used.side = material.side;
-      internals.renderObject(
-        object,
-        scene,
-        camera,
-        geometry,
-        used,
-        group,
-        lights,
-        clipping,
-        FEEDBACK_PASS_ID,
-      );
+      hook.renderObject(object, scene, camera, geometry, used, group, lights, clipping, FEEDBACK_PASS_ID);
     };
   }
 
@@ -127,7 +108,10 @@ export class FeedbackPass {
       request.name = 'tessera:feedback-request';
       this.requestMaterials.set(material, request);
       this.requestSources.set(request, []);
-      this.ownMaterials.push(request);
+      const ref = new WeakRef(material);
+      this.mirrored.add(ref);
+      this.forgetMirrored.register(material, ref, ref);
+      material.addEventListener('dispose', this.onUserMaterialDispose);
     }
     const sources = this.requestSources.get(request)!;
     for (const source of sources) if (source.vt.id === vt.id && source.uv === uv) return;
@@ -163,9 +147,8 @@ export class FeedbackPass {
    */
   render(scene: Scene, camera: Camera, frame: number): void {
     const renderer = this.renderer;
-    const internals = renderer as unknown as RendererInternals;
     const previousTarget = renderer.getRenderTarget();
-    const previousFunction = internals.getRenderObjectFunction();
+    const previousFunction = this.hook.get();
     const previousAlpha = renderer.getClearAlpha();
     renderer.getClearColor(this.savedClear);
     const previousAutoClear = renderer.autoClear;
@@ -200,11 +183,11 @@ export class FeedbackPass {
     renderer.setClearColor(0xffffff, 1);
     this.frameUniform.value = frame;
     renderer.setRenderTarget(this.target);
-    internals.setRenderObjectFunction(this.renderObjectFunction);
+    this.hook.set(this.renderObjectFunction);
     try {
       renderer.render(scene, camera);
     } finally {
-      internals.setRenderObjectFunction(previousFunction);
+      this.hook.set(previousFunction);
       renderer.setRenderTarget(previousTarget);
       renderer.setClearColor(this.savedClear, previousAlpha);
       renderer.autoClear = previousAutoClear;
@@ -226,7 +209,29 @@ export class FeedbackPass {
     this.target.dispose();
     this.target.depthTexture?.dispose();
     this.occluder.dispose();
-    for (const material of this.ownMaterials) material.dispose();
-    this.ownMaterials.length = 0;
+    for (const ref of this.mirrored) {
+      const material = ref.deref();
+      if (material === undefined) continue;
+      material.removeEventListener('dispose', this.onUserMaterialDispose);
+      this.requestMaterials.get(material)?.dispose();
+      this.requestMaterials.delete(material);
+      this.forgetMirrored.unregister(ref);
+    }
+    this.mirrored.clear();
+  }
+
+  /** Disposes the request material mirroring `material` and stops listening to it. */
+  private unmirror(material: Material): void {
+    material.removeEventListener('dispose', this.onUserMaterialDispose);
+    const request = this.requestMaterials.get(material);
+    if (request === undefined) return;
+    this.requestMaterials.delete(material);
+    request.dispose();
+    for (const ref of this.mirrored) {
+      if (ref.deref() !== material) continue;
+      this.mirrored.delete(ref);
+      this.forgetMirrored.unregister(ref);
+      break;
+    }
   }
 }

@@ -1,6 +1,7 @@
 import { nodeObject, uv } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
 import type { VirtualUv } from './sampling-context';
+import { materialOfBuilder } from './three-internals';
 import { buildDebugGraph, type VirtualTextureDebugOptions } from './virtual-texture-debug';
 import {
   buildSampleGraph,
@@ -93,7 +94,7 @@ export class VirtualTextureNode extends Node {
   }
 
   override setup(builder: NodeBuilder): Expr {
-    const material = (builder as unknown as { material: import('three').Material | null }).material;
+    const material = materialOfBuilder(builder);
     if (material) this.vt.context.registerMaterial(material, this.vt.id, this.virtualUv);
     const debug = this.debugOptions;
     if (debug && (debug.mipColours || debug.tileBorders)) {

@@ -3,6 +3,7 @@ import { texture as textureNode } from 'three/tsl';
 import type { Node, TextureNode } from 'three/webgpu';
 import type { MipPyramidSource } from '../../core/streaming/mip-pyramid-source';
 import type { ChainSampling, ChainTexture } from './chain-texture';
+import { CpuLevelCache } from './cpu-level-cache';
 import { MaterialBindings } from './material-bindings';
 
 /** Options of `TextureStreamingSystem.createTexture`. */
@@ -57,7 +58,7 @@ export class StreamedTexture {
   /** @internal the chain load in flight. */
   pending: PendingChain | null = null;
   /** @internal CPU copies of resident levels (WebGL2 only, where GPU-to-GPU level copies are not used). */
-  readonly cache: (Uint8Array | null)[];
+  readonly cache: CpuLevelCache;
   /** @internal bytes of the pinned chain. */
   pinnedBytes = 0;
   /** @internal sampler settings of every chain. */
@@ -82,7 +83,7 @@ export class StreamedTexture {
     this.tag = tag;
     this.core = core;
     this.current = placeholder;
-    this.cache = new Array(source.mipLevelCount).fill(null);
+    this.cache = new CpuLevelCache(source.mipLevelCount);
   }
 
   /** The three texture bound now (placeholder, pinned chain or streamed chain). */
@@ -120,6 +121,6 @@ export class StreamedTexture {
   markReleased(): void {
     this.isReleased = true;
     this.bindings.clear();
-    this.cache.fill(null);
+    this.cache.clear();
   }
 }

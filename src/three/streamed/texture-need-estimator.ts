@@ -1,0 +1,70 @@
+import type { Camera, Object3D } from 'three';
+import type { MipStreamingPlanner } from '../../core/streaming/mip-streaming-planner';
+import { textureSlot } from '../../core/streaming/texture-registry';
+import type { MeshAttachments } from './mesh-attachments';
+import { ScreenNeedProjector } from './screen-need';
+import type { StreamedTextureTable } from './streamed-texture-table';
+
+/**
+ * The screen need of every live streamed texture: of all meshes attached to it, the one with the
+ * most projected pixels per UV unit decides, and that size goes to the planner. Per-slot scratch
+ * arrays grow with the registry and are reused (no allocation per refresh in steady state).
+ */
+export class TextureNeedEstimator {
+  private readonly projector = new ScreenNeedProjector();
+  /** Best projected pixels per UV unit seen this refresh, by registry slot. */
+  private bestRatio = new Float64Array(64);
+  /** Projected size of the best mesh, in pixels, by slot. */
+  private bestPx = new Float64Array(64);
+  /** UV extent of the best mesh, in UV units, by slot. */
+  private bestExtent = new Float64Array(64);
+
+  /**
+   * Project every attached mesh seen by `camera` and set each live texture's need in `planner`
+   * (0 px for textures no visible mesh uses). Prunes pairs whose mesh was garbage-collected.
+   * @param viewportHeightPx drawing-buffer height, in pixels.
+   */
+  refresh(
+    camera: Camera,
+    scene: Object3D,
+    viewportHeightPx: number,
+    attachments: MeshAttachments,
+    table: StreamedTextureTable,
+    planner: MipStreamingPlanner,
+    frame: number,
+    nowMs: number,
+  ): void {
+    const slots = table.slotCount;
+    if (this.bestRatio.length < slots) {
+      const size = Math.max(slots, this.bestRatio.length * 2);
+      this.bestRatio = new Float64Array(size);
+      this.bestPx = new Float64Array(size);
+      this.bestExtent = new Float64Array(size);
+    }
+    this.bestRatio.fill(0);
+    this.projector.begin(camera, viewportHeightPx);
+    for (let i = attachments.size - 1; i >= 0; i--) {
+      const mesh = attachments.meshAt(i);
+      if (mesh === undefined) {
+        attachments.removeAt(i);
+        continue;
+      }
+      const px = this.projector.projectedPx(mesh, scene);
+      if (px <= 0) continue;
+      const slot = textureSlot(attachments.ownerAt(i).id);
+      const ratio = px / this.projector.uvExtent;
+      if (ratio > this.bestRatio[slot]) {
+        this.bestRatio[slot] = ratio;
+        this.bestPx[slot] = px;
+        this.bestExtent[slot] = this.projector.uvExtent;
+      }
+    }
+    const live = table.live;
+    for (let i = 0; i < live.length; i++) {
+      const id = live[i].id;
+      const slot = textureSlot(id);
+      const seen = this.bestRatio[slot] > 0;
+      planner.setScreenNeed(id, seen ? this.bestPx[slot] : 0, seen ? this.bestExtent[slot] : 1, frame, nowMs);
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import type { BufferGeometry, Camera, Material, Object3D, Scene, Texture } from 'three';
+import type { NodeBuilder, WebGPURenderer } from 'three/webgpu';
+
+/*
+ * The one place Tessera reaches into three.js internals (checked against three 0.187). Everything
+ * here is either missing from three's public typings or typed as an abstract base class, so each
+ * accessor names the exact slice it relies on. test/browser/harness/three-internals.spec.ts runs
+ * every accessor against the real three on WebGPU and on WebGL2, so a three upgrade that moves one
+ * of them fails one clear test instead of corrupting textures somewhere downstream.
+ */
+
+/** Per-texture GPU state three's WebGPU backend keeps in its side table (`backend.get(texture)`). */
+export interface WebGPUTextureData {
+  /** The GPUTexture, once `renderer.initTexture` (or a render) created it. */
+  texture?: GPUTexture;
+}
+
+/** Per-texture GPU state three's WebGL2 backend keeps in its side table. */
+export interface WebGLTextureData {
+  /** The WebGL texture, once `renderer.initTexture` (or a render) created it. */
+  textureGPU?: WebGLTexture;
+}
+
+/** The slice of three's WebGPU backend (`renderer.backend` when `isWebGPUBackend`) Tessera uses. */
+export interface WebGPUBackendInternals {
+  readonly isWebGPUBackend: true;
+  /** The device three renders with. */
+  readonly device: GPUDevice;
+  get(object: object): WebGPUTextureData;
+}
+
+/**
+ * The slice of three's WebGL2 state cache Tessera goes through, so three's view of bindings and
+ * pixel-store state stays true after Tessera's own GL calls.
+ */
+export interface WebGLStateInternals {
+  bindTexture(target: number, texture: WebGLTexture | null): void;
+  bindFramebuffer(target: number, framebuffer: WebGLFramebuffer | null): boolean;
+  pixelStorei(name: number, value: number | boolean): void;
+}
+
+/** The slice of three's WebGL2 fallback backend (`isWebGLBackend`) Tessera uses. */
+export interface WebGLBackendInternals {
+  readonly isWebGLBackend: true;
+  /** The context three renders with. */
+  readonly gl: WebGL2RenderingContext;
+  readonly state: WebGLStateInternals;
+  get(object: object): WebGLTextureData;
+}
+
+interface BackendFlags {
+  isWebGPUBackend?: boolean;
+  isWebGLBackend?: boolean;
+}
+
+/** three's WebGPU backend of `renderer`, or null when it runs on WebGL2 (or is not initialised). */
+export function webgpuBackendOf(renderer: WebGPURenderer): WebGPUBackendInternals | null {
+  const backend = renderer.backend as unknown as BackendFlags;
+  return backend.isWebGPUBackend === true ? (backend as unknown as WebGPUBackendInternals) : null;
+}
+
+/** three's WebGL2 fallback backend of `renderer`, or null when it runs on WebGPU. */
+export function webglBackendOf(renderer: WebGPURenderer): WebGLBackendInternals | null {
+  const backend = renderer.backend as unknown as BackendFlags;
+  return backend.isWebGLBackend === true ? (backend as unknown as WebGLBackendInternals) : null;
+}
+
+/** The GPUTexture three created for `texture` (after `renderer.initTexture`), else undefined. */
+export function gpuTextureOf(backend: WebGPUBackendInternals, texture: Texture): GPUTexture | undefined {
+  return backend.get(texture).texture;
+}
+
+/** The WebGL texture three created for `texture` (after `renderer.initTexture`), else undefined. */
+export function glTextureOf(backend: WebGLBackendInternals, texture: Texture): WebGLTexture | undefined {
+  return backend.get(texture).textureGPU;
+}
+
+/**
+ * Signature of `renderer.renderObject` and of a render-object function (three's typings declare
+ * it inline). `lightsNode` and `clippingContext` are passed through untouched.
+ */
+export type RenderObjectFunction = (
+  object: Object3D,
+  scene: Scene,
+  camera: Camera,
+  geometry: BufferGeometry,
+  material: Material,
+  group: unknown,
+  lightsNode: unknown,
+  clippingContext: unknown,
+  passId: string | null,
+) => void;
+
+/**
+ * The per-object draw hook of a renderer: `renderObject` draws one object, and a function set with
+ * `setRenderObjectFunction` replaces it for every object of the following renders (it must call
+ * `renderObject` itself). Bound to the renderer, so callers may keep the functions.
+ */
+export interface RenderObjectHook {
+  /** Draws one object (three's default render-object function). */
+  readonly renderObject: RenderObjectFunction;
+  /** The render-object function set now, or null for three's default. */
+  get(): RenderObjectFunction | null;
+  /** Replaces the render-object function; null restores three's default. */
+  set(fn: RenderObjectFunction | null): void;
+}
+
+interface RendererRenderObjectInternals {
+  renderObject: RenderObjectFunction;
+  getRenderObjectFunction(): RenderObjectFunction | null;
+  setRenderObjectFunction(fn: RenderObjectFunction | null): void;
+}
+
+/** The render-object hook of `renderer` (allocates; call once per owner, not per frame). */
+export function renderObjectHookOf(renderer: WebGPURenderer): RenderObjectHook {
+  const internals = renderer as unknown as RendererRenderObjectInternals;
+  return {
+    renderObject: internals.renderObject.bind(renderer),
+    get: () => internals.getRenderObjectFunction(),
+    set: (fn) => internals.setRenderObjectFunction(fn),
+  };
+}
+
+/** The material a node builder is compiling (null while building compute or scene-level nodes). */
+export function materialOfBuilder(builder: NodeBuilder): Material | null {
+  return (builder as unknown as { material: Material | null }).material ?? null;
+}

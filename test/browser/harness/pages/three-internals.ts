@@ -1,0 +1,165 @@
+import { DataTexture, Mesh, OrthographicCamera, PlaneGeometry, RGBAFormat, Scene } from 'three';
+import { nodeObject, vec4 } from 'three/tsl';
+import { MeshBasicNodeMaterial, Node, type NodeBuilder, RenderTarget } from 'three/webgpu';
+import {
+  glTextureOf,
+  gpuTextureOf,
+  materialOfBuilder,
+  type RenderObjectFunction,
+  renderObjectHookOf,
+  webglBackendOf,
+  webgpuBackendOf,
+} from '../../../../src/three/three-internals';
+import { createTestRenderer } from '../../support/renderer';
+
+// Runs every accessor of src/three/three-internals.ts against the real three on the requested
+// backend and reports plain facts; the spec asserts them one by one.
+
+const SIZE = 16;
+const renderer = await createTestRenderer(SIZE, SIZE);
+const camera = new OrthographicCamera(-1, 1, 1, -1, 0, 2);
+camera.position.z = 1;
+
+function makeTexture(name: string): DataTexture {
+  const texture = new DataTexture(new Uint8Array(4 * 4 * 4).fill(200), 4, 4, RGBAFormat);
+  texture.name = name;
+  texture.needsUpdate = true;
+  return texture;
+}
+
+/** Which backend accessor answered, and what it handed out. */
+function backendFacts() {
+  const gpu = webgpuBackendOf(renderer);
+  const gl = webglBackendOf(renderer);
+  return {
+    webgpu: gpu !== null,
+    webgl: gl !== null,
+    deviceIsGPUDevice: gpu !== null && typeof GPUDevice !== 'undefined' && gpu.device instanceof GPUDevice,
+    glIsWebGL2: gl !== null && gl.gl instanceof WebGL2RenderingContext,
+    stateMethods:
+      gl === null
+        ? null
+        : [gl.state.bindTexture, gl.state.bindFramebuffer, gl.state.pixelStorei].every(
+            (f) => typeof f === 'function',
+          ),
+  };
+}
+
+/** The GPU object behind a texture before and after `renderer.initTexture`. */
+function textureFacts() {
+  const texture = makeTexture('tessera-test:internals');
+  const gpu = webgpuBackendOf(renderer);
+  const gl = webglBackendOf(renderer);
+  const before = gpu ? gpuTextureOf(gpu, texture) : gl ? glTextureOf(gl, texture) : null;
+  renderer.initTexture(texture);
+  const facts = { before: before ?? null, isGPUTexture: false, label: '', width: 0, isWebGLTexture: false };
+  if (gpu !== null) {
+    const handle = gpuTextureOf(gpu, texture);
+    facts.isGPUTexture = handle instanceof GPUTexture;
+    facts.label = handle?.label ?? '';
+    facts.width = handle?.width ?? 0;
+  } else if (gl !== null) {
+    const handle = glTextureOf(gl, texture);
+    facts.isWebGLTexture = handle instanceof WebGLTexture && gl.gl.isTexture(handle);
+  }
+  texture.dispose();
+  return facts;
+}
+
+/** WebGL2 only: three's state cache calls reach the context. */
+function glStateFacts() {
+  const backend = webglBackendOf(renderer);
+  if (backend === null) return null;
+  const { gl, state } = backend;
+  const texture = makeTexture('tessera-test:internals-state');
+  renderer.initTexture(texture);
+  const handle = glTextureOf(backend, texture) ?? null;
+  state.bindTexture(gl.TEXTURE_2D, handle);
+  const boundTexture = gl.getParameter(gl.TEXTURE_BINDING_2D) === handle;
+  state.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+  const alignment = gl.getParameter(gl.UNPACK_ALIGNMENT) as number;
+  state.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
+  const framebuffer = gl.createFramebuffer();
+  const changed = state.bindFramebuffer(gl.READ_FRAMEBUFFER, framebuffer);
+  const boundFramebuffer = gl.getParameter(gl.READ_FRAMEBUFFER_BINDING) === framebuffer;
+  state.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
+  gl.deleteFramebuffer(framebuffer);
+  state.bindTexture(gl.TEXTURE_2D, null);
+  texture.dispose();
+  return { boundTexture, alignment, changed, boundFramebuffer };
+}
+
+/** The render-object override is called per drawn mesh, and drawing through it draws. */
+async function renderObjectFacts() {
+  const hook = renderObjectHookOf(renderer);
+  const material = new MeshBasicNodeMaterial({ color: 0xff0000 });
+  const mesh = new Mesh(new PlaneGeometry(2, 2), material);
+  const scene = new Scene();
+  scene.add(mesh);
+  const target = new RenderTarget(SIZE, SIZE);
+  target.texture.name = 'tessera-test:internals-target';
+  const seen: { isOurMesh: boolean; isOurMaterial: boolean }[] = [];
+  const override: RenderObjectFunction = (object, s, c, geometry, m, group, lights, clipping, passId) => {
+    seen.push({ isOurMesh: object === mesh, isOurMaterial: m === material });
+    hook.renderObject(object, s, c, geometry, m, group, lights, clipping, passId);
+  };
+  const initially = hook.get();
+  hook.set(override);
+  const whileSet = hook.get() === override;
+  renderer.setRenderTarget(target);
+  renderer.render(scene, camera);
+  renderer.setRenderTarget(null);
+  hook.set(initially);
+  const restored = hook.get() === initially;
+  const pixels = (await renderer.readRenderTargetPixelsAsync(target, 0, 0, SIZE, SIZE)) as Uint8Array;
+  const centre = ((SIZE / 2) * SIZE + SIZE / 2) * 4;
+  const colour = Array.from(pixels.slice(centre, centre + 4));
+  target.dispose();
+  material.dispose();
+  mesh.geometry.dispose();
+  return { initiallyNull: initially === null, whileSet, restored, seen, colour };
+}
+
+/** A node's setup() sees the material being compiled through materialOfBuilder. */
+class MaterialProbeNode extends Node<'vec4'> {
+  readonly seen: unknown[] = [];
+  constructor() {
+    super('vec4');
+  }
+  override setup(builder: NodeBuilder) {
+    this.seen.push(materialOfBuilder(builder));
+    return vec4(0, 1, 0, 1);
+  }
+}
+
+async function builderMaterialFacts() {
+  const probe = new MaterialProbeNode();
+  const material = new MeshBasicNodeMaterial();
+  material.colorNode = nodeObject(probe);
+  const mesh = new Mesh(new PlaneGeometry(2, 2), material);
+  const scene = new Scene();
+  scene.add(mesh);
+  renderer.render(scene, camera);
+  await renderer.compileAsync(scene, camera);
+  const facts = {
+    setups: probe.seen.length,
+    allCompiledMaterial: probe.seen.every((m) => m === material),
+  };
+  material.dispose();
+  mesh.geometry.dispose();
+  return facts;
+}
+
+Object.assign(globalThis, {
+  internals: { backendFacts, textureFacts, glStateFacts, renderObjectFacts, builderMaterialFacts },
+});
+document.title = 'ready';
+
+/** What the page exposes as `globalThis.internals` (typed for the spec). */
+export interface InternalsProbe {
+  backendFacts: typeof backendFacts;
+  textureFacts: typeof textureFacts;
+  glStateFacts: typeof glStateFacts;
+  renderObjectFacts: typeof renderObjectFacts;
+  builderMaterialFacts: typeof builderMaterialFacts;
+}
