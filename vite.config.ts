@@ -50,6 +50,8 @@ export default defineConfig({
         three: resolve(import.meta.dirname, 'src/three/index.ts'),
         sim: resolve(import.meta.dirname, 'src/sim/index.ts'),
         node: resolve(import.meta.dirname, 'src/sources/node.ts'),
+        // The `tessera` command of an installed package (bin/tessera.mjs).
+        cli: resolve(import.meta.dirname, 'src/cli/tessera.ts'),
         // Worker entries, for `new Worker(new URL('tessera/workers/...', import.meta.url), { type: 'module' })`.
         'procedural-worker': resolve(import.meta.dirname, 'src/sources/procedural/procedural-worker.ts'),
         'decode-worker': resolve(import.meta.dirname, 'src/sources/archive/worker/decode-worker.ts'),
