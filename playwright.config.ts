@@ -7,8 +7,9 @@ import type { BackendOptions } from './test/browser/fixtures';
  * backend of three's WebGPURenderer (the `backend` option).
  */
 export default defineConfig<BackendOptions>({
-  testDir: 'test/browser',
-  testMatch: '**/*.spec.ts',
+  testDir: 'test',
+  // test/package: the packed tarball in a fresh application (Node-side setup, its own browsers).
+  testMatch: ['browser/**/*.spec.ts', 'package/**/*.spec.ts'],
   outputDir: 'test-results/playwright',
   timeout: 90_000,
   expect: { timeout: 20_000 },

@@ -1,8 +1,43 @@
 import { resolve } from 'node:path';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+const DECODE_WORKER_IN_SOURCE = "new URL('./worker/decode-worker.ts', import.meta.url)";
+const DECODE_WORKER_PLACEHOLDER = '__TESSERA_DECODE_WORKER_ENTRY__';
+
+/**
+ * Points the default decoder's worker at the library's own worker entry, as
+ * `new Worker(new URL('./decode-worker.js', import.meta.url))`: the form an application's bundler
+ * recognises and bundles. Left to itself, lib mode rewrites it to a root-absolute asset path
+ * marked `@vite-ignore`, which resolves against the page rather than the package and which an
+ * application's build would not copy. A placeholder hides the URL from Vite's worker and asset
+ * plugins until the chunk is rendered.
+ */
+function libraryWorkerUrl(): Plugin {
+  return {
+    name: 'tessera-library-worker-url',
+    apply: 'build',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.endsWith('/src/sources/archive/default-tile-decoder.ts')) return null;
+      if (!code.includes(DECODE_WORKER_IN_SOURCE)) {
+        this.error(`default-tile-decoder.ts no longer contains ${DECODE_WORKER_IN_SOURCE}`);
+      }
+      return {
+        code: code.replace(DECODE_WORKER_IN_SOURCE, `new URL(${DECODE_WORKER_PLACEHOLDER}, import.meta.url)`),
+        map: null,
+      };
+    },
+    renderChunk(code) {
+      if (!code.includes(DECODE_WORKER_PLACEHOLDER)) return null;
+      return { code: code.replaceAll(DECODE_WORKER_PLACEHOLDER, "'./decode-worker.js'"), map: null };
+    },
+  };
+}
 
 /** Library build: one ESM entry per package export; three stays external (peer dependency). */
 export default defineConfig({
+  plugins: [libraryWorkerUrl()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -15,6 +50,8 @@ export default defineConfig({
         three: resolve(import.meta.dirname, 'src/three/index.ts'),
         sim: resolve(import.meta.dirname, 'src/sim/index.ts'),
         node: resolve(import.meta.dirname, 'src/sources/node.ts'),
+        // The `tessera` command of an installed package (bin/tessera.mjs).
+        cli: resolve(import.meta.dirname, 'src/cli/tessera.ts'),
         // Worker entries, for `new Worker(new URL('tessera/workers/...', import.meta.url), { type: 'module' })`.
         'procedural-worker': resolve(import.meta.dirname, 'src/sources/procedural/procedural-worker.ts'),
         'decode-worker': resolve(import.meta.dirname, 'src/sources/archive/worker/decode-worker.ts'),

@@ -6,7 +6,6 @@
 
 import type { TileSource } from '../../src/core/vt/tile-source';
 import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
-import { WorkerDecoderPool } from '../../src/sources/archive/worker/worker-decoder-pool';
 import { ProceduralWorld } from '../../src/sources/procedural/procedural-world';
 import { WorkerProceduralTileSource } from '../../src/sources/procedural/worker-procedural-tile-source';
 import type { TerrainSourceKind } from '../params';
@@ -55,19 +54,8 @@ function archiveUrl(): string {
 }
 
 async function openArchive(): Promise<TerrainTileSource> {
-  const decoder = new WorkerDecoderPool({
-    createWorker: () =>
-      new Worker(new URL('../../src/sources/archive/worker/decode-worker.ts', import.meta.url), {
-        type: 'module',
-      }),
-  });
-  try {
-    const source = await ArchiveTileSource.openUrl(archiveUrl(), { decoder, cacheBytes: 4 << 20 });
-    const world = new ProceduralWorld({ seed: ARCHIVE_SEED, widthPages: ARCHIVE_WIDTH_PAGES });
-    // The source disposes its decoder too.
-    return { kind: 'archive', source, world, dispose: () => source.dispose() };
-  } catch (error) {
-    decoder.dispose();
-    throw error;
-  }
+  // The default decoder is a pool of workers on the browser's codecs, disposed with the source.
+  const source = await ArchiveTileSource.openUrl(archiveUrl(), { cacheBytes: 4 << 20 });
+  const world = new ProceduralWorld({ seed: ARCHIVE_SEED, widthPages: ARCHIVE_WIDTH_PAGES });
+  return { kind: 'archive', source, world, dispose: () => source.dispose() };
 }

@@ -9,6 +9,7 @@ export {
 export { ArchiveTileSource, type ArchiveTileSourceOptions } from './archive/archive-tile-source';
 export { type ArchiveSink, ArchiveWriter, MemoryArchiveSink } from './archive/archive-writer';
 export { CompressedTileCache } from './archive/compressed-tile-cache';
+export { createDefaultTileDecoder, defaultDecodeWorkerCount } from './archive/default-tile-decoder';
 export { HttpRangeReader, type HttpRangeReaderOptions } from './archive/http-range-reader';
 export { MemoryRangeReader, type RangeReader } from './archive/range-reader';
 export { InlineTileDecoder, type TileDecoder } from './archive/tile-decoder';

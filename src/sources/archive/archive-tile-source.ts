@@ -15,13 +15,19 @@ import {
 } from './archive-format';
 import { type ArchiveIndex, parseArchiveIndex, parseArchivePrefix } from './archive-header-codec';
 import { CompressedTileCache } from './compressed-tile-cache';
+import { createDefaultTileDecoder } from './default-tile-decoder';
 import { HttpRangeReader, type HttpRangeReaderOptions } from './http-range-reader';
 import type { RangeReader } from './range-reader';
-import { InlineTileDecoder, type TileDecoder } from './tile-decoder';
+import type { TileDecoder } from './tile-decoder';
 
 /** Options of {@link ArchiveTileSource.open}. */
 export interface ArchiveTileSourceOptions {
-  /** Decoder (e.g. a worker pool in the browser). Default: inline, raw/deflate/PNG only. */
+  /**
+   * Decoder of the tile payloads; the source disposes it. Default: every encoding the baker
+   * writes, in a pool of Web Workers using the browser's codecs where `Worker` exists (at most
+   * 4 workers, one core left to the page), inline with the Node codecs otherwise (see
+   * {@link createDefaultTileDecoder}).
+   */
   decoder?: TileDecoder;
   /** Largest tile side accepted, texels; larger archives are refused with `oversized`. Default 1024. */
   maxTileSize?: number;
@@ -66,6 +72,8 @@ export class ArchiveTileSource implements TileSource {
   readonly cache: CompressedTileCache | undefined;
   private readonly layout: MipLayout;
   private pending: PendingTile[] = [];
+  /** `encoding code` pairs already reported on the console. */
+  private readonly warnedDecodeFailures = new Set<string>();
   private flushScheduled = false;
   private disposed = false;
 
@@ -156,7 +164,14 @@ export class ArchiveTileSource implements TileSource {
     }
     const maxPayload = options.maxPayloadBytes ?? 2 * header.tileSize * header.tileSize * 4 + 65536;
     const index = parseArchiveIndex(prefixBytes, prefix, maxPayload);
-    return new ArchiveTileSource(header, index, reader, options.decoder ?? new InlineTileDecoder(), options);
+    // Created last, so a refused archive leaves no workers behind.
+    return new ArchiveTileSource(
+      header,
+      index,
+      reader,
+      options.decoder ?? createDefaultTileDecoder(),
+      options,
+    );
   }
 
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
@@ -281,12 +296,31 @@ export class ArchiveTileSource implements TileSource {
           const payload = tile.payloads[i]!;
           // A cached payload must survive transfer to a worker: hand over a copy.
           const bytes = this.cache ? payload.slice() : payload;
-          return this.decoder.decode(layer.encoding, bytes, tileSize, tile.signal);
+          return this.decoder.decode(layer.encoding, bytes, tileSize, tile.signal).catch((error: unknown) => {
+            this.warnDecodeFailure(layer.encoding, error);
+            throw error;
+          });
         }),
       );
       this.settle(tile, undefined, { layers: decoded });
     } catch (error) {
       this.settle(tile, error);
     }
+  }
+
+  /**
+   * The rejection reaches the caller as a typed error (and the VT system's `error` event), which
+   * an application may not listen to: one console line per encoding and cause says why tiles
+   * are missing without flooding the console once per tile. A warning, not an error: the
+   * source keeps serving every tile it can decode.
+   */
+  private warnDecodeFailure(encoding: string, error: unknown): void {
+    if (isAbortError(error) || this.disposed) return;
+    const code = error instanceof TileSourceError ? error.code : 'decode-failed';
+    const key = `${encoding} ${code}`;
+    if (this.warnedDecodeFailures.has(key)) return;
+    this.warnedDecodeFailures.add(key);
+    const message = error instanceof Error ? error.message : String(error);
+    console.warn(`tessera: cannot decode ${encoding} tiles (${code}): ${message}; such tiles stay unloaded`);
   }
 }

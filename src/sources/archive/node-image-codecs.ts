@@ -6,11 +6,25 @@
 import { TileSourceError } from '../../core/errors';
 import type { ImageCodecs } from './tile-payload-decoder';
 
+// The main entry reaches these codecs (the default decoder's Node branch), so an application's
+// browser bundle sees this module too: the specifiers are kept out of bundlers' sight, or they
+// would try to bundle the native sharp module for the browser. Node resolves them as usual.
+const JPEG_JS_MODULE = 'jpeg-js';
+const SHARP_MODULE = 'sharp';
+
+function loadJpegJs(): Promise<{ default: typeof import('jpeg-js') }> {
+  return import(/* @vite-ignore */ /* webpackIgnore: true */ JPEG_JS_MODULE);
+}
+
+function loadSharp(): Promise<typeof import('sharp')> {
+  return import(/* @vite-ignore */ /* webpackIgnore: true */ SHARP_MODULE);
+}
+
 /** Creates the Node codecs. */
 export function createNodeImageCodecs(): ImageCodecs {
   return {
     async jpeg(bytes, size) {
-      const { default: jpeg } = await import('jpeg-js');
+      const { default: jpeg } = await loadJpegJs();
       try {
         const image = jpeg.decode(bytes, {
           useTArray: true,
@@ -24,7 +38,7 @@ export function createNodeImageCodecs(): ImageCodecs {
       }
     },
     async webp(bytes, size) {
-      const { default: sharp } = await import('sharp');
+      const { default: sharp } = await loadSharp();
       try {
         const { data, info } = await sharp(bytes, { limitInputPixels: size * size, failOn: 'error' })
           .ensureAlpha()

@@ -1,0 +1,55 @@
+/**
+ * A throwaway application depending on the packed library, as a new user sets one up: the
+ * tarball from `npm pack`, three and Vite at the versions this repository locks.
+ */
+
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Runs `command` in `cwd`; rejects with the tail of its output when it fails. */
+export function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, timeout: timeoutMs, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+      if (error) {
+        const tail = `${stdout}\n${stderr}`.trim().split('\n').slice(-30).join('\n');
+        reject(new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${tail}`));
+      } else resolve(stdout);
+    });
+  });
+}
+
+/** Builds the library and packs it into `destination`; returns the tarball's path. */
+export async function packLibrary(repositoryRoot: string, destination: string): Promise<string> {
+  await run('npm', ['run', 'build:lib'], repositoryRoot);
+  const packed = JSON.parse(
+    await run('npm', ['pack', '--json', '--pack-destination', destination], repositoryRoot),
+  ) as { filename: string }[];
+  return join(destination, packed[0].filename);
+}
+
+/** The version of `name` in `package-lock.json`. */
+export function lockedVersion(repositoryRoot: string, name: string): string {
+  const lock = JSON.parse(readFileSync(join(repositoryRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
+  const version = lock.packages[`node_modules/${name}`]?.version;
+  if (version === undefined) throw new Error(`package-lock.json locks no ${name}`);
+  return version;
+}
+
+/** Writes the application's package.json (tessera from `tarball`) and installs from the npm cache. */
+export async function installApplication(repositoryRoot: string, directory: string, tarball: string) {
+  const manifest = {
+    name: 'tessera-packed-readme-app',
+    private: true,
+    type: 'module',
+    dependencies: {
+      tessera: `file:${tarball}`,
+      three: lockedVersion(repositoryRoot, 'three'),
+    },
+    devDependencies: { vite: lockedVersion(repositoryRoot, 'vite') },
+  };
+  writeFileSync(join(directory, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], directory, 180_000);
+}

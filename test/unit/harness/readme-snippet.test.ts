@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { extractCodeBlock } from '../../package/support/readme-snippet';
+
+const DOC = [
+  '# Title',
+  '## Add a virtual texture to your scene',
+  'Some text.',
+  '```sh',
+  'npm i tessera',
+  '```',
+  '```ts',
+  "import { a } from 'tessera';",
+  '',
+  'a();',
+  '```',
+  '```ts',
+  'second();',
+  '```',
+  '## Next',
+  '```ts',
+  'other();',
+  '```',
+].join('\n');
+
+describe('extractCodeBlock', () => {
+  it('returns the first block in the language under the heading, verbatim', () => {
+    expect(extractCodeBlock(DOC, '## Add a virtual texture to your scene')).toBe(
+      "import { a } from 'tessera';\n\na();\n",
+    );
+  });
+
+  it('stops at the next heading of the same level and names what is missing', () => {
+    const doc = DOC.replace(/```ts\n[^`]*```\n```ts\nsecond\(\);\n```\n/, '');
+    expect(() => extractCodeBlock(doc, '## Add a virtual texture to your scene')).toThrow(
+      "README has no ```ts block under '## Add a virtual texture to your scene'",
+    );
+    expect(() => extractCodeBlock(DOC, '## Missing')).toThrow("README has no heading '## Missing'");
+    expect(() => extractCodeBlock('## H\n```ts\nopen();', '## H')).toThrow('is not closed');
+  });
+
+  it('finds the block in the repository README', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    expect(extractCodeBlock(readme, '## Add a virtual texture to your scene')).toMatch(/from 'tessera'/);
+  });
+});
