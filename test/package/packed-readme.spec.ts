@@ -5,8 +5,7 @@
  * canvas is compared with the same code running against plain three.js (the photo loaded by
  * TextureLoader, see support/plain-three-tessera.js), on WebGPU and on WebGL2.
  *
- * `TESSERA_README=<path>` reads the code block from another Markdown file (e.g. a README draft);
- * `TESSERA_PACKED_README=1` runs the test while it is marked fixme.
+ * `TESSERA_README=<path>` reads the code block from another Markdown file (e.g. a README draft).
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -25,6 +24,8 @@ const REPOSITORY = resolve(import.meta.dirname, '../..');
 const README_HEADING = '## Add a virtual texture to your scene';
 /** Agreement with plain three.js expected once the README shows a baked photo on a plane. */
 const MIN_PSNR_DB = 50;
+/** What the README's `whenSettled()` callback logs. */
+const SETTLED_MESSAGE = /tessera: every page in view is resident/;
 const VIEWPORT = { width: 960, height: 480 };
 
 const BACKENDS = {
@@ -99,17 +100,15 @@ async function renderPage(browser: Browser, url: string, hideWebGpu: boolean) {
       Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true }),
     );
   }
+  const settled = page.waitForEvent('console', {
+    predicate: (message) => SETTLED_MESSAGE.test(message.text()),
+    timeout: 90_000,
+  });
   try {
     await page.goto(url, { waitUntil: 'load' });
     await page.waitForSelector('canvas', { timeout: 30_000 });
-    // The README code may publish a promise of its first settled frame; otherwise frames run a while.
-    const waited = await page.evaluate(async () => {
-      const ready = (globalThis as { tesseraReady?: Promise<unknown> }).tesseraReady;
-      if (ready === undefined || typeof ready.then !== 'function') return false;
-      await ready;
-      return true;
-    });
-    if (!waited) await page.waitForTimeout(4000);
+    // The README code logs once every page in view is resident (`vts.whenSettled()`).
+    await settled;
     await page.evaluate(
       () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(undefined)))),
     );
@@ -128,14 +127,6 @@ test.describe('packed tarball + README code in a fresh Vite application', () => 
     const testInfo = test.info();
     // Node-side packaging plus its own browser per backend: one run, under the webgpu project.
     test.skip(testInfo.project.name !== 'webgpu', 'runs once, under the webgpu project');
-    // The README block does not yet show a baked photo on a plane (no scene, camera or canvas),
-    // and the archive's content rectangle and orientation are not yet applied: the pipeline runs
-    // (pack, install, bake, build, serve, render both backends, compare) but PSNR is ~8 dB.
-    // TESSERA_PACKED_README=1 runs it anyway, e.g. with TESSERA_README=<draft>.
-    test.fixme(
-      process.env.TESSERA_PACKED_README !== '1',
-      'waits for the README photo-on-a-plane block and the content-rectangle/orientation fixes',
-    );
     test.setTimeout(240_000);
     const readme = readFileSync(process.env.TESSERA_README ?? join(REPOSITORY, 'README.md'), 'utf8');
     const main = extractCodeBlock(readme, README_HEADING, 'ts');
@@ -184,6 +175,7 @@ test.describe('packed tarball + README code in a fresh Vite application', () => 
           expect(tessera.backend, 'the backend that rendered').toBe(name);
           const { psnr } = await psnrOfPngs(tessera.png, plain.png);
           testInfo.annotations.push({ type: 'psnr', description: `${name}: ${psnr.toFixed(2)} dB` });
+          console.log(`packed README vs plain three.js, ${name}: ${psnr.toFixed(2)} dB`);
           expect(psnr, `${name}: PSNR of the README page against plain three.js, dB`).toBeGreaterThanOrEqual(
             MIN_PSNR_DB,
           );
