@@ -4,17 +4,17 @@ import type { WebGPURenderer } from 'three/webgpu';
 import { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
-import { FEEDBACK_JITTER_PERIOD } from '../core/vt/feedback-jitter';
+import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileData, TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { planVirtualTextureBudget, type VirtualTextureBudgetInput } from '../core/vt/vt-budget-plan';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { BackendBridge } from './backend-bridge';
+import { EvictableTextures } from './evictable-textures';
 import { FeedbackLoop, feedbackSizeFor } from './feedback-loop';
 import { MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
 import { PageTableTexture, PoolTextures } from './pool-textures';
 import type { SamplingContext } from './sampling-context';
-import { SettleWaiters } from './settle-waiters';
 import { mapSourceLayers, VirtualTexture, type VirtualTexturePoolLayer } from './virtual-texture';
 import { reserveVirtualTextureBudget } from './virtual-texture-reservations';
 import { resolveSystemOptions, type VirtualTextureSystemOptions } from './virtual-texture-system-options';
@@ -24,25 +24,6 @@ import type {
   VirtualTextureSystemEvents,
   VirtualTextureSystemStats,
 } from './virtual-texture-system-types';
-
-/**
- * An evictable texture's page counts as out of view once unused for this many frames, in frames:
- * longer than the feedback latency (3 readbacks in flight), so pages still on screen stay.
- */
-const EVICTABLE_IDLE_FRAMES = 8;
-/**
- * Distinct sub-pixel jitter offsets (of 16) whose feedback must find nothing missing before the
- * view counts as settled. All 16 would be exact but take 16 delivered readbacks (seconds on a slow
- * device); 4 offsets of the Bayer cycle resolve everything down to about a quarter of a feedback
- * pixel: only pages covering a few screen pixels can still appear later.
- */
-const QUIET_PHASES_TO_SETTLE = 4;
-
-function bitCount(mask: number): number {
-  let n = 0;
-  for (let m = mask; m !== 0; m &= m - 1) n++;
-  return n;
-}
 
 /**
  * Virtual texturing for three.js `WebGPURenderer` (WebGPU and WebGL2 backends): one physical pool
@@ -80,25 +61,15 @@ export class VirtualTextureSystem {
   /** Reservations of the pool and page tables (the feedback loop owns its own two). */
   private readonly reservations: number[] = [];
   private readonly poolBytes: number;
-  /** Bit `vt` set: texture `vt`'s out-of-view pages are freed progressively (see makeEvictable). */
-  private evictableMask = 0;
-  private readonly evictPagesPerFrame: number;
+  /** Textures whose out-of-view pages are freed progressively (see makeEvictable). */
+  private readonly evictable: EvictableTextures;
   private readonly pageTableReserve: number;
   private pageTableUsed = 0;
   private frame = 0;
   private uploadsLastFrame = 0;
   private uploadsTotal = 0;
-  private lastFeedbackFrame = 0;
-  /** Frame a material last registered with the feedback pass (settling needs a later feedback). */
-  private lastRegistrationFrame = 0;
-  /**
-   * Bit `frame % FEEDBACK_JITTER_PERIOD` set for each quiet feedback (nothing pending after it) since
-   * the latest one that found a missing page: one jittered feedback samples the view at one
-   * sub-pixel offset, so settling needs quiet feedback at several.
-   */
-  private quietPhases = 0;
   private disposed = false;
-  private readonly settleWaiters = new SettleWaiters();
+  private readonly settle = new SettleTracker();
   private readonly uploadHandler: (vt: number, slot: number, pageId: number, data: TileData) => boolean;
   private readonly feedbackEvent: VirtualTextureSystemEvents['feedback'] = {
     frame: 0,
@@ -120,7 +91,6 @@ export class VirtualTextureSystem {
     this.tileSize = o.tileSize;
     this.border = o.border;
     this.maxUploadsPerFrame = o.maxUploadsPerFrame;
-    this.evictPagesPerFrame = o.evictPagesPerFrame;
     this.poolLayers = o.layers;
     this.pageTableReserve = o.pageTableBytes;
     const budget = o.budget;
@@ -165,6 +135,7 @@ export class VirtualTextureSystem {
       maxUploadsPerFrame: this.maxUploadsPerFrame,
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
+    this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);
     this.streamer.on('error', (event) => this.events.emit('error', event));
     this.streamer.on('page-evicted', (event) => this.events.emit('page-evicted', event));
     this.streamer.on('page-loaded', (event) => this.events.emit('page-loaded', event));
@@ -195,8 +166,7 @@ export class VirtualTextureSystem {
         const vt = textures[vtId];
         if (vt) feedbackPass.register(material, vt, uv);
         // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
-        this.lastRegistrationFrame = this.frame;
-        this.quietPhases = 0;
+        this.settle.noteRegistration(this.frame);
       },
     };
     this.uploadHandler = (vt, slot, _pageId, data) => {
@@ -227,15 +197,9 @@ export class VirtualTextureSystem {
         `source tiles are ${layout.tileSize}/${layout.border}, the system's ${this.tileSize}/${this.border}`,
       );
     }
-    const poolLayerSource = mapSourceLayers(
-      options.name ?? `vt${this.textures.length}`,
-      info.layers,
-      this.poolLayers,
-      options.layers,
-    );
     const name = options.name ?? `vt${this.textures.length}`;
-    let tableBytes = 0;
-    for (let m = 0; m < layout.mipCount; m++) tableBytes += layout.mipWidths[m] * layout.mipHeights[m] * 4;
+    const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
+    const tableBytes = layout.pageTableBytes;
     if (this.pageTableUsed + tableBytes > this.pageTableReserve) {
       throw new TesseraConfigError(
         'budget-too-small',
@@ -272,14 +236,14 @@ export class VirtualTextureSystem {
     this.streamer.beginFrame(frame);
     this.streamer.update();
     this.context.mipBias.value = this.streamer.mipBias;
-    if (this.evictableMask !== 0) this.releaseEvictablePages(frame);
+    this.evictable.release(frame);
     this.uploadsLastFrame = this.streamer.drainUploads(this.uploadHandler);
     this.uploadsTotal += this.uploadsLastFrame;
     for (let i = 0; i < this.textures.length; i++) {
       const vt = this.textures[i];
       if (vt && vt.pageTable.dirty.entryCount() > 0) vt.flushPageTable();
     }
-    if (this.settleWaiters.size > 0 && this.isSettled) this.settleWaiters.settle(this.lastFeedbackFrame);
+    if (this.settle.waiting > 0 && this.isSettled) this.settle.resolve();
     this.feedback.render(scene, camera, frame);
   }
 
@@ -299,14 +263,7 @@ export class VirtualTextureSystem {
    */
   get isSettled(): boolean {
     const s = this.streamer.stats();
-    return (
-      this.lastFeedbackFrame > this.lastRegistrationFrame &&
-      bitCount(this.quietPhases) >= QUIET_PHASES_TO_SETTLE &&
-      s.queued === 0 &&
-      s.inFlight === 0 &&
-      s.pendingUploads === 0 &&
-      this.isReady
-    );
+    return this.settle.quiet && s.queued === 0 && s.inFlight === 0 && s.pendingUploads === 0 && this.isReady;
   }
 
   /**
@@ -316,7 +273,7 @@ export class VirtualTextureSystem {
    */
   whenSettled(): Promise<number> {
     this.assertLive();
-    return this.settleWaiters.add(this.frame + 1);
+    return this.settle.whenSettled(this.frame + 1);
   }
 
   /** Frames started by {@link update} so far (the frame number recency and feedback use). */
@@ -357,7 +314,7 @@ export class VirtualTextureSystem {
         loading: s.inFlight,
         awaitingUpload: s.pendingUploads,
         failed: s.failed,
-        lastFeedbackFrame: this.lastFeedbackFrame,
+        lastFeedbackFrame: this.settle.lastFeedbackFrame,
         settled: live && this.isSettled,
       },
     };
@@ -378,8 +335,8 @@ export class VirtualTextureSystem {
     this.pageTableUsed = 0;
     for (const handle of this.reservations) this.budget.release(handle);
     this.reservations.length = 0;
-    this.evictableMask = 0;
-    this.settleWaiters.rejectAll(new TesseraError('disposed', 'the VirtualTextureSystem was disposed'));
+    this.evictable.clear();
+    this.settle.rejectAll(new TesseraError('disposed', 'the VirtualTextureSystem was disposed'));
     this.events.clear();
   }
 
@@ -395,41 +352,23 @@ export class VirtualTextureSystem {
   makeEvictable(vt: VirtualTexture | number, evictable = true): void {
     this.assertLive();
     const id = typeof vt === 'number' ? vt : vt.id;
-    if (
-      !Number.isInteger(id) ||
-      id < 0 ||
-      id >= 16 ||
-      !this.textures[id] ||
-      (typeof vt !== 'number' && this.textures[id] !== vt)
-    ) {
+    const known = Number.isInteger(id) && id >= 0 && id < 16 && this.textures[id];
+    if (!known || (typeof vt !== 'number' && this.textures[id] !== vt)) {
       throw new TesseraError('unknown-texture', `no virtual texture ${id} in this system`);
     }
-    if (evictable) this.evictableMask |= 1 << id;
-    else this.evictableMask &= ~(1 << id);
+    this.evictable.mark(id, evictable);
   }
 
   /** True when `vt` was marked with {@link makeEvictable}. */
   isEvictable(vt: VirtualTexture | number): boolean {
-    const id = typeof vt === 'number' ? vt : vt.id;
-    return (this.evictableMask & (1 << id)) !== 0;
-  }
-
-  private releaseEvictablePages(frame: number): void {
-    let budget = this.evictPagesPerFrame;
-    for (let vt = 0; vt < 16 && budget > 0; vt++) {
-      if ((this.evictableMask & (1 << vt)) === 0) continue;
-      budget -= this.streamer.releaseTexturePages(vt, budget, frame - EVICTABLE_IDLE_FRAMES);
-    }
+    return this.evictable.has(typeof vt === 'number' ? vt : vt.id);
   }
 
   private onFeedback(ids: Uint32Array, frame: number, width: number, height: number): void {
     if (this.disposed) return;
     this.streamer.submitFeedback(ids, width * height);
-    this.lastFeedbackFrame = frame;
     const s = this.streamer.stats();
-    if (s.queued + s.inFlight + s.pendingUploads > 0 || frame <= this.lastRegistrationFrame)
-      this.quietPhases = 0;
-    else this.quietPhases |= 1 << (frame % FEEDBACK_JITTER_PERIOD);
+    this.settle.noteFeedback(frame, s.queued + s.inFlight + s.pendingUploads);
     if (!this.events.has('feedback')) return;
     const event = this.feedbackEvent;
     event.frame = frame;

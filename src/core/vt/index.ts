@@ -13,6 +13,7 @@ export * from './page-table-entry';
 export * from './physical-pool';
 export * from './pool-shape';
 export * from './residency-scheduler';
+export * from './settle-tracker';
 export * from './streamer-events';
 export * from './streamer-options';
 export type { StreamerStats } from './streamer-stats';

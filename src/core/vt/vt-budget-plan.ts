@@ -132,7 +132,8 @@ export function fitFeedbackSize(
     h = Math.max(1, Math.min(h, Math.floor(h * shrink)));
     // Row padding can still overflow the ring: shave the longer side until both fit.
     while ((w > 1 || h > 1) && !fits(w, h)) {
-      if (w * height >= h * width && w > 1) w--;
+      // Shave the side longer than the wanted aspect; never below one pixel.
+      if (h === 1 || (w > 1 && w * height >= h * width)) w--;
       else h--;
     }
   }

@@ -191,6 +191,11 @@ export class VirtualTextureLayout {
     );
   }
 
+  /** Bytes of a full r32uint page table of this layout (one 4-byte entry per page of every mip). */
+  get pageTableBytes(): number {
+    return this.totalPages * 4;
+  }
+
   /** True when `mip` is one of the pinned coarsest levels. */
   isPinnedMip(mip: number): boolean {
     return mip >= this.firstPinnedMip;

@@ -67,3 +67,28 @@ describe('VirtualTextureLayout', () => {
     );
   });
 });
+
+describe('content rectangle', () => {
+  it('defaults to the whole payload and accepts a smaller content size', async () => {
+    const { VirtualTextureLayout } = await import('../../../src/core/vt/vt-layout');
+    const full = new VirtualTextureLayout({ widthPages: 64, heightPages: 32 });
+    expect([full.contentWidth, full.contentHeight]).toEqual([64 * 120, 32 * 120]);
+    const photo = new VirtualTextureLayout({
+      widthPages: 64,
+      heightPages: 32,
+      contentWidth: 4096,
+      contentHeight: 2048,
+    });
+    expect([photo.contentWidth, photo.contentHeight]).toEqual([4096, 2048]);
+    expect(full.pageTableBytes).toBe(full.totalPages * 4);
+  });
+
+  it('refuses a content size outside 1..payload with a typed error', async () => {
+    const { VirtualTextureLayout } = await import('../../../src/core/vt/vt-layout');
+    for (const contentWidth of [0, 7681, 1.5, Number.NaN]) {
+      expect(() => new VirtualTextureLayout({ widthPages: 64, heightPages: 32, contentWidth })).toThrow(
+        expect.objectContaining({ code: 'invalid-size' }),
+      );
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import type { TesseraError } from '../errors';
+import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
+
+/**
+ * Distinct sub-pixel jitter offsets (of {@link FEEDBACK_JITTER_PERIOD}) whose feedback must find
+ * nothing missing before a view counts as settled. All 16 would be exact but take 16 delivered
+ * readbacks (seconds on a slow device); 4 offsets resolve everything down to about a quarter of a
+ * feedback pixel: only pages covering a few screen pixels can still appear later.
+ */
+export const QUIET_PHASES_TO_SETTLE = 4;
+
+function bitCount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
+}
+
+/**
+ * Decides when streaming has settled on the current view, and keeps the promises waiting for it.
+ * One jittered feedback frame samples the view at one sub-pixel offset, so a view is settled once
+ * feedback at {@link QUIET_PHASES_TO_SETTLE} distinct offsets found nothing missing (nothing
+ * pending after it) since the latest feedback that did, all rendered after the latest material
+ * registration (a material compiled during a frame's main render is only in later feedback).
+ */
+export class SettleTracker {
+  /** Frame the latest analysed feedback was rendered at (0 before the first). */
+  lastFeedbackFrame = 0;
+  private lastRegistrationFrame = 0;
+  /** Bit `frame % FEEDBACK_JITTER_PERIOD` per quiet feedback since the latest one that was not. */
+  private quietPhases = 0;
+  private readonly fromFrames: number[] = [];
+  private readonly resolvers: ((frame: number) => void)[] = [];
+  private readonly rejecters: ((error: TesseraError) => void)[] = [];
+
+  /** A material sampling a virtual texture was compiled during frame `frame`. */
+  noteRegistration(frame: number): void {
+    this.lastRegistrationFrame = frame;
+    this.quietPhases = 0;
+  }
+
+  /** Feedback rendered at `frame` was analysed; `pendingPages` are queued, loading or awaiting upload after it. */
+  noteFeedback(frame: number, pendingPages: number): void {
+    this.lastFeedbackFrame = frame;
+    if (pendingPages > 0 || frame <= this.lastRegistrationFrame) this.quietPhases = 0;
+    else this.quietPhases |= 1 << (frame % FEEDBACK_JITTER_PERIOD);
+  }
+
+  /** True when enough quiet feedback arrived since anything was last missing (see the class). */
+  get quiet(): boolean {
+    return (
+      this.lastFeedbackFrame > this.lastRegistrationFrame &&
+      bitCount(this.quietPhases) >= QUIET_PHASES_TO_SETTLE
+    );
+  }
+
+  /** Waiters not yet resolved. */
+  get waiting(): number {
+    return this.fromFrames.length;
+  }
+
+  /** A promise resolved by the first {@link resolve} with a feedback frame >= `fromFrame`. */
+  whenSettled(fromFrame: number): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.fromFrames.push(fromFrame);
+      this.resolvers.push(resolve);
+      this.rejecters.push(reject);
+    });
+  }
+
+  /** The view is settled: resolves every waiter whose frame the latest feedback reaches. */
+  resolve(): void {
+    const feedbackFrame = this.lastFeedbackFrame;
+    let kept = 0;
+    for (let i = 0; i < this.fromFrames.length; i++) {
+      if (this.fromFrames[i] <= feedbackFrame) {
+        this.resolvers[i](feedbackFrame);
+        continue;
+      }
+      this.fromFrames[kept] = this.fromFrames[i];
+      this.resolvers[kept] = this.resolvers[i];
+      this.rejecters[kept] = this.rejecters[i];
+      kept++;
+    }
+    this.fromFrames.length = kept;
+    this.resolvers.length = kept;
+    this.rejecters.length = kept;
+  }
+
+  /** Rejects every waiter with `error`. */
+  rejectAll(error: TesseraError): void {
+    for (const reject of this.rejecters) reject(error);
+    this.fromFrames.length = 0;
+    this.resolvers.length = 0;
+    this.rejecters.length = 0;
+  }
+}
