@@ -2,11 +2,24 @@ import { resolve } from 'node:path';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
-const DECODE_WORKER_IN_SOURCE = "new URL('./worker/decode-worker.ts', import.meta.url)";
-const DECODE_WORKER_PLACEHOLDER = '__TESSERA_DECODE_WORKER_ENTRY__';
+/** Library modules that start a worker of their own, with the worker URL as written in source. */
+const WORKER_URLS = [
+  {
+    module: '/src/sources/archive/default-tile-decoder.ts',
+    source: "new URL('./worker/decode-worker.ts', import.meta.url)",
+    placeholder: '__TESSERA_DECODE_WORKER_ENTRY__',
+    entry: './decode-worker.js',
+  },
+  {
+    module: '/src/sources/procedural/worker-procedural-tile-source.ts',
+    source: "new URL('./procedural-worker.ts', import.meta.url)",
+    placeholder: '__TESSERA_PROCEDURAL_WORKER_ENTRY__',
+    entry: './procedural-worker.js',
+  },
+];
 
 /**
- * Points the default decoder's worker at the library's own worker entry, as
+ * Points the library's default workers at the library's own worker entries, as
  * `new Worker(new URL('./decode-worker.js', import.meta.url))`: the form an application's bundler
  * recognises and bundles. Left to itself, lib mode rewrites it to a root-absolute asset path
  * marked `@vite-ignore`, which resolves against the page rather than the package and which an
@@ -19,18 +32,18 @@ function libraryWorkerUrl(): Plugin {
     apply: 'build',
     enforce: 'pre',
     transform(code, id) {
-      if (!id.endsWith('/src/sources/archive/default-tile-decoder.ts')) return null;
-      if (!code.includes(DECODE_WORKER_IN_SOURCE)) {
-        this.error(`default-tile-decoder.ts no longer contains ${DECODE_WORKER_IN_SOURCE}`);
-      }
+      const worker = WORKER_URLS.find((w) => id.endsWith(w.module));
+      if (worker === undefined) return null;
+      if (!code.includes(worker.source)) this.error(`${worker.module} no longer contains ${worker.source}`);
       return {
-        code: code.replace(DECODE_WORKER_IN_SOURCE, `new URL(${DECODE_WORKER_PLACEHOLDER}, import.meta.url)`),
+        code: code.replace(worker.source, `new URL(${worker.placeholder}, import.meta.url)`),
         map: null,
       };
     },
     renderChunk(code) {
-      if (!code.includes(DECODE_WORKER_PLACEHOLDER)) return null;
-      return { code: code.replaceAll(DECODE_WORKER_PLACEHOLDER, "'./decode-worker.js'"), map: null };
+      let out = code;
+      for (const worker of WORKER_URLS) out = out.replaceAll(worker.placeholder, `'${worker.entry}'`);
+      return out === code ? null : { code: out, map: null };
     },
   };
 }

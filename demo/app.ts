@@ -3,10 +3,9 @@
  * API. main.ts only wires it to the page.
  */
 
+import { TextureBudget, TextureStreamingSystem } from 'tessera';
 import { Color, DirectionalLight, Fog, HemisphereLight, PerspectiveCamera, Scene, Vector3 } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
-import { TextureBudget } from '../src/core/budget/texture-budget';
-import { TextureStreamingSystem } from '../src/three/streamed/texture-streaming-system';
 import type { DemoStats, SettleResult } from './automation';
 import type { CameraPose } from './camera/camera-pose';
 import { FlyCamera } from './camera/fly-camera';

@@ -7,4 +7,12 @@ export default defineConfig({
   publicDir: resolve(import.meta.dirname, '../assets'),
   server: { port: 5173, host: 'localhost', fs: { allow: [resolve(import.meta.dirname, '..')] } },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022' },
+  // The demo imports the package by name, as an application would (tsconfig.json's paths agree).
+  resolve: {
+    alias: [
+      { find: /^tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
+      { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, '../src/core/index.ts') },
+      { find: /^tessera\/three$/, replacement: resolve(import.meta.dirname, '../src/three/index.ts') },
+    ],
+  },
 });

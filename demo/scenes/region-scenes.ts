@@ -5,9 +5,8 @@
  * scene progressively), reporting the budget's peak.
  */
 
+import type { StreamedTexture, TextureStreamingSystem } from 'tessera';
 import { Color, type Fog, type Scene } from 'three';
-import type { StreamedTexture } from '../../src/three/streamed/streamed-texture';
-import type { TextureStreamingSystem } from '../../src/three/streamed/texture-streaming-system';
 import type { RegionProps } from '../props/region-props';
 import { findRegion, type RegionDefinition, type RegionName } from '../regions';
 import { createRegionTextures } from './region-textures';

@@ -4,9 +4,8 @@
  * attached to the region's need proxies so their mips follow the screen.
  */
 
-import { LevelListSource } from '../../src/sources/mips/level-list-source';
-import type { StreamedTexture } from '../../src/three/streamed/streamed-texture';
-import type { TextureStreamingSystem } from '../../src/three/streamed/texture-streaming-system';
+import type { StreamedTexture, TextureStreamingSystem } from 'tessera';
+import { LevelListSource } from 'tessera';
 import {
   CORE_PROP_SURFACES,
   generatePropLevels,

@@ -3,8 +3,8 @@
  * texture with `?vt=0` (a comparison, and a fallback while the plugin is being brought up).
  */
 
+import type { TextureBudget } from 'tessera';
 import type { WebGPURenderer } from 'three/webgpu';
-import type { TextureBudget } from '../../src/core/budget/texture-budget';
 import { StandInTerrainSurface } from './stand-in-surface';
 import type { TerrainSurface, TerrainSurfaceSettings } from './terrain-surface';
 import type { TerrainTileSource } from './terrain-tile-source';

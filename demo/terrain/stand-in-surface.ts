@@ -4,9 +4,9 @@
  * gets you: ~8.5 m per texel) until `src/three` provides `VirtualTextureSystem`.
  */
 
+import type { ProceduralWorld } from 'tessera';
 import { DataTexture, LinearMipmapLinearFilter, SRGBColorSpace } from 'three';
 import { MeshStandardNodeMaterial } from 'three/webgpu';
-import type { ProceduralWorld } from '../../src/sources/procedural/procedural-world';
 import {
   emptySurfaceStats,
   type TerrainDebugView,

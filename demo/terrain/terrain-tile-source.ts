@@ -4,10 +4,8 @@
  * `assets/world-seed7-64p.tsva` streamed over HTTP Range requests and decoded (WebP) in workers.
  */
 
-import type { TileSource } from '../../src/core/vt/tile-source';
-import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
-import { ProceduralWorld } from '../../src/sources/procedural/procedural-world';
-import { WorkerProceduralTileSource } from '../../src/sources/procedural/worker-procedural-tile-source';
+import type { TileSource } from 'tessera';
+import { ArchiveTileSource, ProceduralWorld, WorkerProceduralTileSource } from 'tessera';
 import type { TerrainSourceKind } from '../params';
 
 /** File name of the baked world under assets/. */
@@ -32,13 +30,7 @@ export async function openTerrainTileSource(
   seed: number,
 ): Promise<TerrainTileSource> {
   if (kind === 'archive') return openArchive();
-  const source = new WorkerProceduralTileSource(
-    { seed },
-    () =>
-      new Worker(new URL('../../src/sources/procedural/procedural-worker.ts', import.meta.url), {
-        type: 'module',
-      }),
-  );
+  const source = new WorkerProceduralTileSource({ seed });
   return { kind, source, world: source.world, dispose: () => source.dispose() };
 }
 

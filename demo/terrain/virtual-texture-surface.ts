@@ -10,17 +10,20 @@
  * budget cut rebuilds the system with its new share.
  */
 
+import type { TextureBudget, TileSource, VirtualTexture } from 'tessera';
+import { type VirtualTextureSampleNode, VirtualTextureSystem, virtualTexture } from 'tessera';
+import {
+  NO_REQUEST,
+  pageMip,
+  pageVt,
+  pageX,
+  pageY,
+  paintFeedbackImage,
+  paintResidencyImage,
+} from 'tessera/core';
 import type { Camera, Scene } from 'three';
 import { normalMap, uv } from 'three/tsl';
 import { MeshStandardNodeMaterial, type WebGPURenderer } from 'three/webgpu';
-import type { TextureBudget } from '../../src/core/budget/texture-budget';
-import { paintFeedbackImage } from '../../src/core/vt/debug/feedback-image';
-import { paintResidencyImage } from '../../src/core/vt/debug/residency-image';
-import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../src/core/vt/page-id';
-import type { TileSource } from '../../src/core/vt/tile-source';
-import type { VirtualTexture } from '../../src/three/virtual-texture';
-import { type VirtualTextureSampleNode, virtualTexture } from '../../src/three/virtual-texture-node';
-import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
 import { DebugImageOverlay } from './debug-image-overlay';
 import { TeleportLatencyProbe } from './teleport-latency-probe';
 import {

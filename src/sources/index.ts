@@ -28,3 +28,5 @@ export {
   type GenerateWorkerLike,
   WorkerProceduralTileSource,
 } from './procedural/worker-procedural-tile-source';
+/** Sea level of the procedural world, in its normalised height units (heights below are water). */
+export { SEA_LEVEL as PROCEDURAL_SEA_LEVEL } from './procedural/world-shading';

@@ -1,7 +1,26 @@
-/** The three.js WebGPURenderer binding: virtual textures, TSL sampling nodes, streamed textures. */
-export type { VirtualTextureFiltering } from './sampling-context';
-export * from './streamed/index';
-export { VirtualTexture } from './virtual-texture';
+/**
+ * `tessera/three`: the three.js WebGPURenderer binding: virtual textures with TSL sampling nodes,
+ * and streamed ordinary textures, under one budget.
+ */
+export type { VirtualTextureFiltering, VirtualUv } from './sampling-context';
+export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
+export type {
+  SceneTextures,
+  StreamingTransitionOptions,
+  TransitionResult,
+} from './streamed/streaming-transition';
+export {
+  type TextureStreamingEvents,
+  type TextureStreamingStats,
+  TextureStreamingSystem,
+  type TextureStreamingSystemOptions,
+} from './streamed/texture-streaming-system';
+export {
+  mapSourceLayers,
+  VirtualTexture,
+  type VirtualTextureLayerMapping,
+  type VirtualTexturePoolLayer,
+} from './virtual-texture';
 export type { VirtualTextureDebugOptions } from './virtual-texture-debug';
 export type { SampledVirtualTexture, VirtualTextureUvSpace } from './virtual-texture-graph';
 export {
@@ -11,7 +30,10 @@ export {
   virtualTexture,
 } from './virtual-texture-node';
 export {
+  type VirtualTextureAddOptions,
   type VirtualTextureGpuBytes,
+  type VirtualTextureReservedBytes,
+  type VirtualTextureStreamingState,
   VirtualTextureSystem,
   type VirtualTextureSystemEvents,
   type VirtualTextureSystemOptions,

@@ -20,4 +20,12 @@ export default defineConfig({
     watch: null,
   },
   optimizeDeps: { noDiscovery: true, include: [] },
+  // The demo imports the package by name (see demo/vite.config.ts).
+  resolve: {
+    alias: [
+      { find: /^tessera$/, replacement: resolve(import.meta.dirname, '../../src/index.ts') },
+      { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, '../../src/core/index.ts') },
+      { find: /^tessera\/three$/, replacement: resolve(import.meta.dirname, '../../src/three/index.ts') },
+    ],
+  },
 });

@@ -26,12 +26,14 @@ export class WorkerProceduralTileSource implements TileSource {
 
   /**
    * @param options the world.
-   * @param createWorker creates one generation worker.
+   * @param createWorker creates one generation worker. Default: a module worker running the
+   *   library's own `procedural-worker` entry (bundlers such as Vite pick it up from the
+   *   `new Worker(new URL(...), import.meta.url)` form).
    * @param size workers in the pool (1..16). Default `hardwareConcurrency - 1`, at most 4.
    */
   constructor(
     private readonly options: ProceduralWorldOptions,
-    createWorker: () => GenerateWorkerLike,
+    createWorker: () => GenerateWorkerLike = createProceduralWorker,
     size?: number,
   ) {
     this.world = new ProceduralWorld(options);
@@ -70,4 +72,12 @@ export class WorkerProceduralTileSource implements TileSource {
 
 function disposedError(): TileSourceError {
   return new TileSourceError('source-disposed', 'source disposed', false);
+}
+
+/** The default generation worker (this exact shape is what bundlers recognise and bundle). */
+function createProceduralWorker(): GenerateWorkerLike {
+  return new Worker(new URL('./procedural-worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'tessera-procedural',
+  }) as unknown as GenerateWorkerLike;
 }

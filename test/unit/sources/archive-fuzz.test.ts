@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
 import { parseArchivePrefix } from '../../../src/sources/archive/archive-header-codec';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
@@ -12,6 +12,17 @@ import { buildTestArchive } from './archive-fixtures';
 const { bytes: base } = buildTestArchive(['png', 'deflate']);
 const { bytes: rawBase } = buildTestArchive(['raw', 'png']);
 const decoder = new InlineTileDecoder(createNodeImageCodecs());
+
+// Every mutated archive is a new source, so each warns once for its undecodable tiles: keep the
+// run's output readable, and check the warnings are Tessera's one-line decode warnings.
+let warn: MockInstance<typeof console.warn>;
+beforeAll(() => {
+  warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+});
+afterAll(() => {
+  for (const [message] of warn.mock.calls) expect(String(message)).toMatch(/^tessera: cannot decode /);
+  warn.mockRestore();
+});
 const HEADER_FIELDS = [4, 6, 8, 10, 12, 14, 16, 17, 18, 20, 24, 28, 32, 40, 44, 48, 80, 81, 88, 120, 121];
 
 type Mutation =

@@ -1,0 +1,72 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// Keeps the architecture readable: no import circles in src/, files small enough to read in one
+// sitting, and a demo that uses the package the way an application does.
+const root = resolve(new URL('../../../', import.meta.url).pathname);
+const MAX_LINES = 400;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Relative imports (value and type) of `file`, resolved to files. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const match of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const base = resolve(dirname(file), match[1]);
+    const hit = [`${base}.ts`, join(base, 'index.ts'), base].find(
+      (p) => existsSync(p) && statSync(p).isFile(),
+    );
+    if (hit) out.push(hit);
+  }
+  return out;
+}
+
+describe('source layout', () => {
+  const files = sourceFiles(join(root, 'src'));
+
+  it('has no import circle in src/ (type imports included)', () => {
+    const graph = new Map(files.map((f) => [f, importsOf(f)]));
+    const state = new Map<string, 1 | 2>();
+    const stack: string[] = [];
+    const cycles: string[] = [];
+    const visit = (node: string): void => {
+      state.set(node, 1);
+      stack.push(node);
+      for (const next of graph.get(node) ?? []) {
+        if (state.get(next) === 1) {
+          cycles.push(
+            stack
+              .slice(stack.indexOf(next))
+              .map((f) => relative(root, f))
+              .join(' -> '),
+          );
+        } else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(node, 2);
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it(`keeps every file in src/ within ${MAX_LINES} lines`, () => {
+    const long = files
+      .map((f) => ({ file: relative(root, f), lines: readFileSync(f, 'utf8').split('\n').length }))
+      .filter((f) => f.lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
+
+  it('lets the demo import only package entry points, never src/ paths', () => {
+    const reaching = sourceFiles(join(root, 'demo')).filter((f) =>
+      /from\s+['"](\.\.\/)+src\//.test(readFileSync(f, 'utf8')),
+    );
+    expect(reaching.map((f) => relative(root, f))).toEqual([]);
+  });
+});
