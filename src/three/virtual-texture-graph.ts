@@ -59,18 +59,22 @@ export type VirtualTextureUvSpace = 'image' | 'virtual';
 /** Largest uv strictly below 1 in float32, so floor() never names page w at the far edge. */
 const BELOW_ONE = 1 - 1 / (1 << 24);
 
-/** Maps `uvNode` in `space` onto the virtual texture's own uv space (see {@link VirtualTextureUvSpace}). */
+/**
+ * Maps `uvNode` in `space` onto the virtual texture's own uv space (see
+ * {@link VirtualTextureUvSpace}); `flipY` (image space only) as three's `Texture.flipY`.
+ */
 export function toVirtualUv(
   vt: SampledVirtualTexture,
   uvNode: Expr,
   space: VirtualTextureUvSpace,
+  flipY = true,
 ): VirtualUv {
   if (space === 'virtual') return { uv: uvNode, maxU: BELOW_ONE, maxV: BELOW_ONE };
   const payload = vt.tileSize - 2 * vt.border;
   const su = vt.contentWidth / (vt.widthPages * payload);
   const sv = vt.contentHeight / (vt.heightPages * payload);
   return {
-    uv: vec2(uvNode.x.mul(su), float(1).sub(uvNode.y).mul(sv)),
+    uv: vec2(uvNode.x.mul(su), (flipY ? float(1).sub(uvNode.y) : uvNode.y).mul(sv)),
     maxU: Math.min(su, BELOW_ONE),
     maxV: Math.min(sv, BELOW_ONE),
   };

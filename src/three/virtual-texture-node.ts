@@ -21,6 +21,12 @@ export interface VirtualTextureSampleOptions {
    * {@link VirtualTextureUvSpace}.
    */
   uvSpace?: VirtualTextureUvSpace;
+  /**
+   * In the `'image'` space, whether v runs up (uv (0, 0) = the image's bottom-left), as three's
+   * `Texture.flipY` (true for `TextureLoader`, the default). Pass `false` for meshes whose uvs
+   * follow glTF's top-left origin (three's `GLTFLoader` loads their textures with `flipY = false`).
+   */
+  flipY?: boolean;
 }
 
 /**
@@ -132,6 +138,14 @@ export function virtualTexture(
   uvNode: Expr = uv(),
   options: VirtualTextureSampleOptions = {},
 ): VirtualTextureSampleNode {
-  const node = new VirtualTextureNode(vt, uvNode, 0, null, options.uvSpace ?? 'image');
+  const space = options.uvSpace ?? 'image';
+  const node = new VirtualTextureNode(
+    vt,
+    uvNode,
+    0,
+    null,
+    space,
+    toVirtualUv(vt, uvNode, space, options.flipY ?? true),
+  );
   return nodeObject(node) as unknown as VirtualTextureSampleNode;
 }

@@ -22,6 +22,9 @@ interface PhotoSceneApi {
 }
 declare const photoScene: PhotoSceneApi;
 
+/** Agreement with TextureLoader on every mesh, dB. */
+const MIN_MESH_PSNR = 50;
+
 /**
  * The README path on a photograph: bake an image with the CLI's defaults, add the archive with
  * `ArchiveTileSource.openUrl`, show it with `virtualTexture(vt)` on a plane of the photo's aspect.
@@ -62,3 +65,26 @@ test('a baked photograph shows exactly as TextureLoader shows it, before and aft
   });
   console.log(`photo vs TextureLoader: ${test.info().annotations.at(-1)?.description}`);
 });
+
+/**
+ * The same image on other meshes, with their own uvs: a sphere, and a sphere read back from glTF
+ * (GLTFExporter, then GLTFLoader) sampled with `flipY: false` as GLTFLoader loads a glTF's own
+ * textures. Each equals three's texture of the same image on the same mesh.
+ */
+for (const mesh of ['sphere', 'gltf'] as const) {
+  test(`a baked photograph on a ${mesh} shows as TextureLoader shows it`, async ({ page, openPage }) => {
+    test.setTimeout(180_000);
+    const urls = await bakedPhotograph(2048, 1024);
+    await openPage('/test/browser/readme/pages/photo.html', {
+      archive: urls.archive,
+      image: urls.image,
+      mesh,
+    });
+    await page.waitForFunction(() => document.title === 'ready', undefined, { timeout: 60_000 });
+    expect(await page.evaluate(() => photoScene.settle())).toBeGreaterThan(0);
+    const result = await page.evaluate(() => photoScene.compare());
+    if (result.psnr < MIN_MESH_PSNR) await saveFrames(page, mesh);
+    console.log(`photo on a ${mesh} vs TextureLoader: ${result.psnr.toFixed(1)} dB`);
+    expect(result.psnr, JSON.stringify(result)).toBeGreaterThanOrEqual(MIN_MESH_PSNR);
+  });
+}

@@ -1,24 +1,48 @@
 /**
  * The README's "Add a virtual texture to your scene" path on a baked photograph, beside the same
- * photograph loaded by three's `TextureLoader` on the same plane: the scene code below follows the
+ * photograph loaded by three's `TextureLoader` on the same mesh: the scene code below follows the
  * README line by line (the renderer comes from the test harness, for the backend choice).
  *
- * `?archive=` the baked .tsva, `?image=` the same image for TextureLoader, `?w=&h=` canvas size.
+ * `?archive=` the baked .tsva, `?image=` the same image for TextureLoader, `?w=&h=` canvas size,
+ * `?mesh=plane` (the README's), `sphere`, or `gltf`: a sphere written by GLTFExporter and read
+ * back by GLTFLoader, sampled with `flipY: false` on both sides, as GLTFLoader loads a glTF's own
+ * textures.
  */
 import {
+  type BufferGeometry,
   FloatType,
   Mesh,
+  type Object3D,
   PerspectiveCamera,
   PlaneGeometry,
   Scene,
+  SphereGeometry,
   SRGBColorSpace,
   TextureLoader,
 } from 'three';
+import { GLTFExporter } from 'three/examples/jsm/exporters/GLTFExporter.js';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { ArchiveTileSource, VirtualTextureSystem, virtualTexture } from '../../../../src/index';
 import { createTestRenderer } from '../../support/renderer';
 
 const params = new URLSearchParams(location.search);
+const meshKind = params.get('mesh') ?? 'plane';
+const flipY = meshKind !== 'gltf';
+
+/** A sphere's geometry after a round trip through glTF (GLTFExporter, then GLTFLoader). */
+async function gltfSphere(): Promise<BufferGeometry> {
+  const json = await new GLTFExporter().parseAsync(new Mesh(new SphereGeometry(0.5, 48, 24)), {
+    binary: false,
+  });
+  const gltf = await new GLTFLoader().parseAsync(JSON.stringify(json), '');
+  let geometry: BufferGeometry | null = null;
+  gltf.scene.traverse((object: Object3D) => {
+    if ((object as Mesh).isMesh) geometry = (object as Mesh).geometry;
+  });
+  if (geometry === null) throw new Error('the glTF round trip lost the mesh');
+  return geometry;
+}
 let width = Number(params.get('w') ?? 640);
 let height = Number(params.get('h') ?? 320);
 const renderer = await createTestRenderer(width, height);
@@ -33,17 +57,23 @@ const scene = new Scene();
 const camera = new PerspectiveCamera(50, width / height, 0.1, 100);
 camera.position.z = 1.1;
 const material = new MeshBasicNodeMaterial();
-material.colorNode = virtualTexture(photo);
-scene.add(new Mesh(new PlaneGeometry(photo.aspect, 1), material));
+material.colorNode =
+  meshKind === 'gltf' ? virtualTexture(photo, undefined, { flipY: false }) : virtualTexture(photo);
+const geometry =
+  meshKind === 'sphere'
+    ? new SphereGeometry(0.5, 48, 24)
+    : meshKind === 'gltf'
+      ? await gltfSphere()
+      : new PlaneGeometry(photo.aspect, 1);
+scene.add(new Mesh(geometry, material));
 // --- end of the README's code ---
 
 // The reference: three's own texture of the same image on the same plane (mipmapped, trilinear).
 const reference = await new TextureLoader().loadAsync(params.get('image') as string);
 reference.colorSpace = SRGBColorSpace;
+reference.flipY = flipY;
 const referenceScene = new Scene();
-referenceScene.add(
-  new Mesh(new PlaneGeometry(photo.aspect, 1), new MeshBasicNodeMaterial({ map: reference })),
-);
+referenceScene.add(new Mesh(geometry, new MeshBasicNodeMaterial({ map: reference })));
 
 const capture = new RenderTarget(width, height, { type: FloatType });
 const isWebGPU = (renderer.backend as { isWebGPUBackend?: boolean }).isWebGPUBackend === true;
