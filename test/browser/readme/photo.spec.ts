@@ -19,6 +19,8 @@ interface PhotoSceneApi {
   resize(width: number, height: number): void;
   stats(): { feedbackSize: { width: number; height: number }; streaming: { settled: boolean } };
   content(): { width: number; height: number; aspect: number };
+  pageEvents(): { count: number; unmapped: number; wrongFrame: number };
+  budget(): { live: number; budget: number; peak: number } | null;
 }
 declare const photoScene: PhotoSceneApi;
 
@@ -64,6 +66,10 @@ test('a baked photograph shows exactly as TextureLoader shows it, before and aft
     description: `straight ${straight.psnr.toFixed(1)} dB (${frames} frames), resized ${resized.psnr.toFixed(1)} dB (${resizedFrames} frames)`,
   });
   console.log(`photo vs TextureLoader: ${test.info().annotations.at(-1)?.description}`);
+  // Every page-loaded event came after its page was mapped, in the frame it names.
+  const events = await page.evaluate(() => photoScene.pageEvents());
+  expect(events.count).toBeGreaterThan(20);
+  expect(events).toMatchObject({ unmapped: 0, wrongFrame: 0 });
 });
 
 /**
@@ -88,3 +94,39 @@ for (const mesh of ['sphere', 'gltf'] as const) {
     expect(result.psnr, JSON.stringify(result)).toBeGreaterThanOrEqual(MIN_MESH_PSNR);
   });
 }
+
+/**
+ * A resize the budget cannot pay for: the shared budget is full right after the system is made,
+ * so the feedback target keeps its reservation, warns once, and requests stay right (the LOD
+ * offset follows the real ratio): the frame still matches TextureLoader, and nothing exceeds the
+ * budget.
+ */
+test('a resize with no room in the budget keeps the target, warns once, and stays sharp', async ({
+  page,
+  openPage,
+}) => {
+  test.setTimeout(180_000);
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning' && message.text().startsWith('tessera:')) warnings.push(message.text());
+  });
+  const urls = await bakedPhotograph(2048, 1024);
+  await openPage('/test/browser/readme/pages/photo.html', {
+    archive: urls.archive,
+    image: urls.image,
+    tight: 1,
+  });
+  await page.waitForFunction(() => document.title === 'ready', undefined, { timeout: 60_000 });
+  expect(await page.evaluate(() => photoScene.settle())).toBeGreaterThan(0);
+  await page.evaluate(() => photoScene.resize(1280, 640));
+  expect(await page.evaluate(() => photoScene.settle())).toBeGreaterThan(0);
+  const stats = await page.evaluate(() => photoScene.stats());
+  // The target stays at the pixels reserved for 640 x 320 (80 x 40), not the 160 x 80 wanted.
+  expect(stats.feedbackSize.width * stats.feedbackSize.height).toBeLessThanOrEqual(80 * 40);
+  expect(warnings.filter((w) => w.includes('feedback target'))).toHaveLength(1);
+  const budget = await page.evaluate(() => photoScene.budget());
+  expect(budget?.peak).toBeLessThanOrEqual(budget?.budget ?? 0);
+  const result = await page.evaluate(() => photoScene.compare());
+  expect(result.psnr, JSON.stringify(result)).toBeGreaterThanOrEqual(45);
+  console.log(`photo after a resize refused by the budget: ${result.psnr.toFixed(1)} dB`);
+});

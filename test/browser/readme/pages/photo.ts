@@ -23,7 +23,13 @@ import {
 import { GLTFExporter } from 'three/examples/jsm/exporters/GLTFExporter.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
-import { ArchiveTileSource, VirtualTextureSystem, virtualTexture } from '../../../../src/index';
+import { pageMip, pageX, pageY } from '../../../../src/core/index';
+import {
+  ArchiveTileSource,
+  TextureBudget,
+  VirtualTextureSystem,
+  virtualTexture,
+} from '../../../../src/index';
 import { createTestRenderer } from '../../support/renderer';
 
 const params = new URLSearchParams(location.search);
@@ -47,11 +53,17 @@ let width = Number(params.get('w') ?? 640);
 let height = Number(params.get('h') ?? 320);
 const renderer = await createTestRenderer(width, height);
 
+// ?tight=1: a shared budget that others fill right after the system is made, so a resize finds no room.
+const tight = params.get('tight') === '1';
+const shared = tight ? new TextureBudget({ budgetBytes: 48 * 2 ** 20 }) : undefined;
+
 // --- The README's code ---
 const vts = new VirtualTextureSystem(renderer, {
-  budgetBytes: 128 * 2 ** 20,
+  budgetBytes: tight ? 40 * 2 ** 20 : 128 * 2 ** 20,
+  budget: shared,
   filtering: 'trilinear',
 });
+if (shared) shared.tryReserve('other', shared.freeBytes);
 const photo = vts.add(await ArchiveTileSource.openUrl(params.get('archive') as string));
 const scene = new Scene();
 const camera = new PerspectiveCamera(50, width / height, 0.1, 100);
@@ -67,6 +79,15 @@ const geometry =
       : new PlaneGeometry(photo.aspect, 1);
 scene.add(new Mesh(geometry, material));
 // --- end of the README's code ---
+
+// `page-loaded` must fire once the page is mapped (resident in its page table), in the current frame.
+const pageEvents = { count: 0, unmapped: 0, wrongFrame: 0 };
+vts.events.on('page-loaded', (event) => {
+  pageEvents.count++;
+  if (!photo.pageTable.isResident(pageMip(event.pageId), pageX(event.pageId), pageY(event.pageId)))
+    pageEvents.unmapped++;
+  if (event.frame !== vts.currentFrame) pageEvents.wrongFrame++;
+});
 
 // The reference: three's own texture of the same image on the same plane (mipmapped, trilinear).
 const reference = await new TextureLoader().loadAsync(params.get('image') as string);
@@ -169,6 +190,9 @@ const api = {
   compare,
   resize,
   stats: () => vts.stats(),
+  pageEvents: () => ({ ...pageEvents }),
+  budget: () =>
+    shared ? { live: shared.liveBytes, budget: shared.budgetBytes, peak: shared.peakBytes } : null,
   content: () => ({ width: photo.contentWidth, height: photo.contentHeight, aspect: photo.aspect }),
 };
 (window as unknown as { photoScene: typeof api }).photoScene = api;
