@@ -1,6 +1,7 @@
 import { TesseraConfigError } from '../core/errors';
 import { FeedbackAnalyzer } from '../core/vt/feedback-analyzer';
 import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
+import type { FilterMode } from '../core/vt/mip-rule';
 import { NO_REQUEST } from '../core/vt/page-id';
 import type { PageTable } from '../core/vt/page-table';
 import { EMPTY_ENTRY } from '../core/vt/page-table-entry';
@@ -62,6 +63,8 @@ export interface FrameSimulatorOptions {
   feedbackScale?: number;
   /** Sampler anisotropy limit used for the mip. Default 8. */
   maxAnisotropy?: number;
+  /** The sampler's filtering, whose mip rule the feedback follows. Default 'anisotropic'. */
+  filtering?: FilterMode;
   /** Rotate the sub-pixel feedback offset every frame (as the GPU pass does). Default true. */
   jitter?: boolean;
   /** Feed the streamer's oversubscription mip bias back into the feedback. Default true. */
@@ -202,6 +205,7 @@ export class FrameSimulator {
       feedbackWidth: Math.ceil(screenWidth / scale),
       feedbackHeight: Math.ceil(screenHeight / scale),
       maxAnisotropy: options.maxAnisotropy,
+      filtering: options.filtering,
     });
     this.source = new SimulatedTileSource({
       widthPages: t.widthPages,

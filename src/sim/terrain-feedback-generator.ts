@@ -1,4 +1,5 @@
 import { TesseraConfigError } from '../core/errors';
+import { type FilterMode, type MipRule, mipRule } from '../core/vt/mip-rule';
 import { MAX_PAGES_PER_SIDE, MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId } from '../core/vt/page-id';
 import type { CameraPose } from './camera-pose';
 
@@ -37,6 +38,11 @@ export interface TerrainFeedbackConfig {
   feedbackHeight: number;
   /** Largest anisotropy ratio the sampler resolves (dimensionless, >= 1). Default 8. */
   maxAnisotropy?: number;
+  /**
+   * The sampler's filtering, whose mip rule (src/core/vt/mip-rule.ts) picks the requested mip,
+   * as the GPU pass does. Default 'anisotropic'.
+   */
+  filtering?: FilterMode;
 }
 
 function isPowerOfTwo(n: number): boolean {
@@ -65,10 +71,11 @@ function requirePositive(name: string, value: number): void {
  *    1/scale of the screen, so its `dpdx/dpdy` are per feedback pixel: divide them by the scale
  *    (equivalently subtract log2(scale) from lambda) to get the same figure.
  * 5. `Px = |dT/dx|`, `Py = |dT/dy|`, `Pmax = max`, `Pmin = min`; texel footprint
- *    `f = max(Pmin, Pmax / maxAnisotropy)` (anisotropic filtering covers the long axis with up to
- *    maxAnisotropy probes, as EXT_texture_filter_anisotropic and Unreal's VT feedback do).
- * 6. `lambda = log2(f) + mipBias`; `mip = clamp(floor(lambda), 0, maxMip)` (computed exactly from the
- *    binary exponent of `f^2 4^mipBias`, the same integer); page
+ *    `f = max(Pmin, Pmax / a)` with `a` the mode's anisotropy (`maxAnisotropy` for anisotropic
+ *    filtering, 1 otherwise: see src/core/vt/mip-rule.ts).
+ * 6. `lambda = log2(f) + mipBias`; `mip = clamp(floor(lambda + offset), 0, maxMip)` with the mode's
+ *    request offset (0.5 bilinear, 1/16 trilinear and anisotropic), computed exactly from the
+ *    binary exponent of `f^2 4^(mipBias + offset)`, the same integer; page
  *    `(floor(u * w_mip), floor(v * h_mip))` with `w_mip = max(1, widthPages >> mip)`.
  */
 export class TerrainFeedbackGenerator {
@@ -95,7 +102,7 @@ export class TerrainFeedbackGenerator {
 
   private readonly screenWidth: number;
   private readonly screenHeight: number;
-  private readonly maxAnisotropy: number;
+  private readonly rule: MipRule;
   /** Mip-0 payload texels per world unit along x and z. */
   private readonly texelsPerWorldX: number;
   private readonly texelsPerWorldZ: number;
@@ -154,7 +161,7 @@ export class TerrainFeedbackGenerator {
     this.screenHeight = config.screenHeight;
     this.feedbackWidth = config.feedbackWidth;
     this.feedbackHeight = config.feedbackHeight;
-    this.maxAnisotropy = maxAnisotropy;
+    this.rule = mipRule(config.filtering ?? 'anisotropic', maxAnisotropy);
     this.texelsPerWorldX = (config.widthPages * this.payloadTexels) / config.worldWidth;
     this.texelsPerWorldZ = (config.heightPages * this.payloadTexels) / worldDepth;
     this.buffer = new Uint32Array(config.feedbackWidth * config.feedbackHeight);
@@ -195,8 +202,9 @@ export class TerrainFeedbackGenerator {
     // NDC per screen pixel (sign is irrelevant: only lengths are used).
     const ndcPerPixelX = 2 / this.screenWidth;
     const ndcPerPixelY = 2 / this.screenHeight;
-    const invAniso2 = 1 / (this.maxAnisotropy * this.maxAnisotropy);
-    const biasScale = 4 ** mipBias;
+    const invAniso2 = 1 / (this.rule.anisotropy * this.rule.anisotropy);
+    // floor(lambda + offset) with the offset folded into the bias (see the mip formula).
+    const biasScale = 4 ** (mipBias + this.rule.requestOffset);
     const scratch = SCRATCH_DOUBLE;
     const words = SCRATCH_WORDS;
     const high = HIGH_WORD;
@@ -279,7 +287,7 @@ export class TerrainFeedbackGenerator {
       ky * (this.bx * dy - dx * this.by) * this.texelsPerWorldX,
       ky * (this.bz * dy - dz * this.by) * this.texelsPerWorldZ,
     );
-    return Math.log2(Math.max(Math.min(px, py), Math.max(px, py) / this.maxAnisotropy)) + mipBias;
+    return Math.log2(Math.max(Math.min(px, py), Math.max(px, py) / this.rule.anisotropy)) + mipBias;
   }
 
   /** Packs a page address for this generator's virtual texture. */

@@ -1,5 +1,6 @@
 import type { Material } from 'three';
 import type { UniformNode } from 'three/webgpu';
+import type { FilterMode } from '../core/vt/mip-rule';
 import type { PoolShape } from '../core/vt/pool-shape';
 import type { PoolTexture } from './pool-textures';
 
@@ -16,8 +17,8 @@ export interface VirtualUv {
   readonly maxV: number;
 }
 
-/** How pool samples are filtered. */
-export type VirtualTextureFiltering = 'bilinear' | 'trilinear' | 'anisotropic';
+/** How pool samples are filtered (the mip rule of each mode: src/core/vt/mip-rule.ts). */
+export type VirtualTextureFiltering = FilterMode;
 
 /**
  * What sampling and feedback nodes need from the system that owns the pool. One per

@@ -1,4 +1,4 @@
-import { abs, clamp, dFdx, dFdy, floor, fract, max, mix, step, vec3, vec4 } from 'three/tsl';
+import { abs, clamp, dFdx, dFdy, fract, max, mix, step, vec3, vec4 } from 'three/tsl';
 import { MIP_HUE_STEP, MIP_PALETTE_SATURATION } from '../core/vt/debug/mip-palette';
 import type { VirtualUv } from './sampling-context';
 import {
@@ -6,6 +6,8 @@ import {
   footprint,
   lookupPage,
   pagesAt,
+  requestedMipNode,
+  ruleOf,
   type SampledVirtualTexture,
 } from './virtual-texture-graph';
 
@@ -56,8 +58,14 @@ export function buildDebugGraph(
   options: VirtualTextureDebugOptions,
 ): Expr {
   let colour: Expr = buildSampleGraph(vt, layer, vuv);
-  const fp = footprint(vt, vuv, 1);
-  const neededF = clamp(floor(fp.lambdaIso.add(0.5)), 0, vt.mipCount - 1);
+  // The mip the view needs: what the feedback requests (the same rule), without the bias.
+  const rule = ruleOf(vt);
+  const fp = footprint(vt, vuv, rule.anisotropy);
+  const neededF = requestedMipNode(
+    rule,
+    rule.anisotropy > 1 ? fp.lambdaAniso : fp.lambdaIso,
+    vt.mipCount - 1,
+  );
   const { residentF, empty } = lookupPage(vt, fp.uvc, neededF);
   if (options.mipColours) {
     const fallback = step(neededF.add(0.5), residentF);

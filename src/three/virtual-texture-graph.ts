@@ -18,6 +18,7 @@ import {
   vec2,
   vec4,
 } from 'three/tsl';
+import { BLEND_KNEE, type MipRule, mipRule } from '../core/vt/mip-rule';
 import type { SamplingContext, VirtualUv } from './sampling-context';
 
 // TSL's generic node types are not worth fighting here: every value below is a shader expression.
@@ -199,21 +200,34 @@ function sampleAtMip(
   return mix(colour, vec4(0), empty);
 }
 
+/** The mip rule of `vt`'s system (see src/core/vt/mip-rule.ts). */
+export function ruleOf(vt: SampledVirtualTexture): MipRule {
+  return mipRule(vt.context.filtering, vt.context.maxAnisotropy);
+}
+
+/** The footprint's lambda the rule reads: isotropic or anisotropic, in mips (no bias). */
+function ruleLambda(rule: MipRule, fp: Footprint): Expr {
+  return rule.anisotropy > 1 ? fp.lambdaAniso : fp.lambdaIso;
+}
+
+/** The mip `rule` requests for `lambda` (bias included), as a float holding an integer. */
+export function requestedMipNode(rule: MipRule, lambda: Expr, maxMip: number): Expr {
+  return clamp(floor(lambda.add(rule.requestOffset)), 0, maxMip);
+}
+
 /** Shader expression of the filtered colour of one layer of `vt` at `uvNode`. */
 export function buildSampleGraph(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv): Expr {
-  const ctx = vt.context;
+  const rule = ruleOf(vt);
   const maxMip = vt.mipCount - 1;
-  const mode = ctx.filtering;
-  const fp = footprint(vt, vuv, mode === 'anisotropic' ? ctx.maxAnisotropy : 1);
-  if (mode === 'bilinear') {
-    const mipF = clamp(floor(fp.lambdaIso.add(0.5)), 0, maxMip);
-    return sampleAtMip(vt, layer, fp, mipF, false);
-  }
-  const lambda = clamp(mode === 'anisotropic' ? fp.lambdaAniso : fp.lambdaIso, 0, maxMip);
+  const fp = footprint(vt, vuv, rule.anisotropy);
+  const anisotropic = rule.anisotropy > 1;
+  if (!rule.blends) return sampleAtMip(vt, layer, fp, requestedMipNode(rule, fp.lambdaIso, maxMip), false);
+  const lambda = clamp(ruleLambda(rule, fp), 0, maxMip);
   const fine = floor(lambda);
   const coarse = min(fine.add(1), maxMip);
-  const blend = lambda.sub(fine);
-  const anisotropic = mode === 'anisotropic';
+  // trilinearBlend: the fine mip weighs nothing within FINE_MIP_SLACK of the coarser one.
+  const fraction = lambda.sub(fine);
+  const blend = min(max(fraction, fraction.mul(2).sub(BLEND_KNEE)), 1);
   return mix(
     sampleAtMip(vt, layer, fp, fine, anisotropic),
     sampleAtMip(vt, layer, fp, coarse, anisotropic),
@@ -228,10 +242,10 @@ export function buildSampleGraph(vt: SampledVirtualTexture, layer: number, vuv: 
  */
 export function buildFeedbackGraph(vt: SampledVirtualTexture, vuv: VirtualUv): Expr {
   const ctx = vt.context;
-  const maxMip = vt.mipCount - 1;
-  const fp = footprint(vt, vuv, ctx.maxAnisotropy);
-  const lambda = fp.lambdaAniso.sub(ctx.feedbackLodOffset).add(ctx.mipBias);
-  const mipF = clamp(floor(lambda), 0, maxMip);
+  const rule = ruleOf(vt);
+  const fp = footprint(vt, vuv, rule.anisotropy);
+  const lambda = ruleLambda(rule, fp).sub(ctx.feedbackLodOffset).add(ctx.mipBias);
+  const mipF = requestedMipNode(rule, lambda, vt.mipCount - 1);
   const pages = pagesAt(vt, mipF);
   const page: Expr = min(floor(fp.uvc.mul(pages)), pages.sub(1));
   const x = page.x.toUint();

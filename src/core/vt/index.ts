@@ -7,6 +7,7 @@ export * from './eviction-tuning';
 export * from './feedback-analyzer';
 export * from './feedback-jitter';
 export * from './mip-bias-controller';
+export * from './mip-rule';
 export * from './page-id';
 export * from './page-table';
 export * from './page-table-entry';

@@ -22,16 +22,22 @@ function explained(id: number, set: Set<number>): boolean {
 
 /**
  * The GPU feedback pass requests the pages the simulator (src/sim) predicts for the same
- * perspective camera and the same rotating sub-pixel offset. Quad derivatives over 8-pixel
+ * perspective camera and the same rotating sub-pixel offset, under each filtering mode's mip rule
+ * (src/core/vt/mip-rule.ts) on an oblique view. Quad derivatives over 8-pixel
  * feedback pixels differ slightly from the simulator's exact Jacobian, so mips may differ by one at
  * mip boundaries and pages by one at tile edges; anything further is a bug.
  */
-for (const fog of [false, true]) {
-  test(`feedback requests match the simulator for the same camera${fog ? ', with scene fog' : ''}`, async ({
+for (const [filtering, fog] of [
+  ['bilinear', false],
+  ['bilinear', true],
+  ['trilinear', false],
+  ['anisotropic', false],
+] as const) {
+  test(`${filtering}: feedback requests match the simulator for the same camera${fog ? ', with scene fog' : ''}`, async ({
     page,
     openPage,
   }) => {
-    await openPage(VT_SCENE, { budget: 64 * 1024 * 1024, fog: fog ? 1 : 0 });
+    await openPage(VT_SCENE, { budget: 64 * 1024 * 1024, fog: fog ? 1 : 0, filtering });
     await waitForScene(page);
     const frames = await page.evaluate(async () => {
       vtScene.setPose(0.3, 0.05, 0.2, 0.4, -0.5);

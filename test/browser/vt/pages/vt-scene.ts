@@ -13,6 +13,7 @@ import { mix, uv } from 'three/tsl';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/vt/feedback-jitter';
+import { trilinearBlend } from '../../../../src/core/vt/mip-rule';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/vt/page-id';
 import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../../src/core/vt/page-table-entry';
 import { createCameraPose } from '../../../../src/sim/camera-pose';
@@ -265,7 +266,7 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
     const histogram = new Array(vt.mipCount).fill(0);
     const mip =
       filtering === 'bilinear' ? Math.min(maxMip, Math.round(lod)) : Math.min(maxMip, Math.floor(lod));
-    const t = filtering === 'bilinear' ? 0 : Math.min(1, lod - mip);
+    const t = filtering === 'bilinear' ? 0 : trilinearBlend(Math.min(1, lod - mip));
     for (let py = 0; py < size; py++) {
       for (let px = 0; px < size; px++) {
         const [u, v] = pixelUv(px, py, mirrorU);
@@ -422,6 +423,7 @@ async function stepAndCompareFeedback(): Promise<{
     feedbackWidth: fw,
     feedbackHeight: fw,
     maxAnisotropy: 8,
+    filtering,
   });
   const sim = generator.generate(
     pose,
