@@ -49,6 +49,11 @@ export interface VirtualTextureSystemStats {
   uploadsTotal: number;
   /** Current residency mip bias, in mips. */
   mipBias: number;
+  /**
+   * Resident pages the view used (requested, or blended as a request's parent) during the last
+   * 16-frame feedback jitter cycle, over resident pages (0..1; see `poolEfficiency` in tessera/core).
+   */
+  poolEfficiency: number;
   /** Feedback readbacks started / delivered / dropped as stale / skipped (3 in flight). */
   readbacks: { started: number; delivered: number; dropped: number; skipped: number };
   /** Feedback target size now (follows the renderer's drawing buffer), in feedback pixels. */

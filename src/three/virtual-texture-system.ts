@@ -4,6 +4,7 @@ import type { WebGPURenderer } from 'three/webgpu';
 import { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
+import { poolEfficiency } from '../core/vt/pool-efficiency';
 import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileData, TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
@@ -307,6 +308,7 @@ export class VirtualTextureSystem {
       uploadsLastFrame: this.uploadsLastFrame,
       uploadsTotal: this.uploadsTotal,
       mipBias: this.streamer.mipBias,
+      poolEfficiency: poolEfficiency(this.streamer.pool, this.frame),
       readbacks: { ...this.feedback.counters },
       feedbackSize: { width: this.feedback.width, height: this.feedback.height },
       streaming: {

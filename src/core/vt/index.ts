@@ -12,6 +12,7 @@ export * from './page-id';
 export * from './page-table';
 export * from './page-table-entry';
 export * from './physical-pool';
+export * from './pool-efficiency';
 export * from './pool-shape';
 export * from './residency-scheduler';
 export * from './settle-tracker';
