@@ -66,8 +66,18 @@ describe('planVirtualTextureBudget', () => {
             feedbackHeight: fh,
             pageTableBytes: 1 << 20,
           });
-          const plan = planVirtualTextureBudget(i);
+          let plan: ReturnType<typeof planVirtualTextureBudget>;
+          try {
+            plan = planVirtualTextureBudget(i);
+          } catch (error) {
+            // Refused only when the fixed bytes and the fewest slots really do not fit.
+            expect(error).toMatchObject({ code: 'budget-too-small' });
+            const fixed = fw * fh * 8 + Math.ceil((fw * 4) / 256) * 256 * fh * 3 + (1 << 20);
+            expect(fixed + 21 * 128 * 128 * 4 * layers).toBeGreaterThan(share);
+            return;
+          }
           expect(plan.fixedBytes + plan.poolBytes).toBeLessThanOrEqual(share);
+          expect(poolSlotCount(plan.poolShape)).toBeGreaterThanOrEqual(21);
         },
       ),
     );
