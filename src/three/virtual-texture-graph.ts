@@ -12,13 +12,14 @@ import {
   max,
   min,
   mix,
+  step,
   texture,
   textureLoad,
   uint,
   vec2,
   vec4,
 } from 'three/tsl';
-import { BLEND_KNEE, type MipRule, mipRule } from '../core/vt/mip-rule';
+import { anisotropicTaps, BLEND_KNEE, type MipRule, mipRule } from '../core/vt/mip-rule';
 import type { SamplingContext, VirtualUv } from './sampling-context';
 
 // TSL's generic node types are not worth fighting here: every value below is a shader expression.
@@ -155,7 +156,7 @@ function sampleAtMip(
   layer: number,
   fp: Footprint,
   mipF: Expr,
-  anisotropic: boolean,
+  taps: number,
 ): Expr {
   const ctx = vt.context;
   const payload = vt.tileSize - 2 * vt.border;
@@ -177,24 +178,30 @@ function sampleAtMip(
     .add(vt.border)
     .add(local.mul(payload));
   const poolSize = vec2(ctx.poolWidth, ctx.poolHeight);
-  const atlasUv = texel.div(poolSize);
   const poolTexture = ctx.poolTextures[layer];
-  const pool: Expr =
-    arrayLayer === null
-      ? texture(poolTexture, atlasUv)
-      : texture(poolTexture, atlasUv).depth(int(arrayLayer));
+  const poolSample = (at: Expr): Expr => {
+    const sample: Expr = texture(poolTexture, at.div(poolSize));
+    return (arrayLayer === null ? sample : sample.depth(int(arrayLayer))).level(int(0));
+  };
   let colour: Expr;
-  if (anisotropic) {
-    // Gradients in pool uv at the resident mip, capped so the footprint stays inside the border.
+  if (taps > 1) {
+    // Explicit anisotropy (the pool has no mips, so the GPU sampler cannot): `taps` bilinear taps
+    // spread along the footprint's major axis, in texels of the resident mip, each kept inside
+    // this tile (its border holds the neighbours' texels, so any point of the tile is right).
     const scale = exp2(residentF.negate());
-    const limit = float(Math.max(1, 2 * vt.border));
     const gx = fp.dx.mul(scale);
     const gy = fp.dy.mul(scale);
-    const gxc = gx.mul(min(float(1), limit.div(max(length(gx), float(1e-8)))));
-    const gyc = gy.mul(min(float(1), limit.div(max(length(gy), float(1e-8)))));
-    colour = pool.grad(gxc.div(poolSize), gyc.div(poolSize));
+    const major: Expr = mix(gy, gx, step(length(gy), length(gx)));
+    const origin: Expr = vec2(slotX.toFloat(), slotY.toFloat()).mul(vt.tileSize);
+    const lo: Expr = origin.add(0.5);
+    const hi: Expr = origin.add(vt.tileSize - 0.5);
+    let sum: Expr = vec4(0);
+    for (let i = 0; i < taps; i++) {
+      sum = sum.add(poolSample(clamp(texel.add(major.mul((i + 0.5) / taps - 0.5)), lo, hi)));
+    }
+    colour = sum.div(taps);
   } else {
-    colour = pool.level(int(0));
+    colour = poolSample(texel);
   }
   // An empty entry (nothing resident yet, before the pinned mips load) shows transparent black.
   return mix(colour, vec4(0), empty);
@@ -220,19 +227,15 @@ export function buildSampleGraph(vt: SampledVirtualTexture, layer: number, vuv: 
   const rule = ruleOf(vt);
   const maxMip = vt.mipCount - 1;
   const fp = footprint(vt, vuv, rule.anisotropy);
-  const anisotropic = rule.anisotropy > 1;
-  if (!rule.blends) return sampleAtMip(vt, layer, fp, requestedMipNode(rule, fp.lambdaIso, maxMip), false);
+  const taps = anisotropicTaps(rule);
+  if (!rule.blends) return sampleAtMip(vt, layer, fp, requestedMipNode(rule, fp.lambdaIso, maxMip), 1);
   const lambda = clamp(ruleLambda(rule, fp), 0, maxMip);
   const fine = floor(lambda);
   const coarse = min(fine.add(1), maxMip);
   // trilinearBlend: the fine mip weighs nothing within FINE_MIP_SLACK of the coarser one.
   const fraction = lambda.sub(fine);
   const blend = min(max(fraction, fraction.mul(2).sub(BLEND_KNEE)), 1);
-  return mix(
-    sampleAtMip(vt, layer, fp, fine, anisotropic),
-    sampleAtMip(vt, layer, fp, coarse, anisotropic),
-    blend,
-  );
+  return mix(sampleAtMip(vt, layer, fp, fine, taps), sampleAtMip(vt, layer, fp, coarse, taps), blend);
 }
 
 /**

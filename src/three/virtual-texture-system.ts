@@ -149,9 +149,6 @@ export class VirtualTextureSystem {
       { feedback: reserved.feedback, readback: reserved.readback },
       (ids, frame, width, height) => this.onFeedback(ids, frame, width, height),
     );
-    if (o.filtering === 'anisotropic') {
-      for (const texture of this.poolTextures.textures) texture.anisotropy = o.maxAnisotropy;
-    }
     const feedbackPass = this.feedback.feedbackPass;
     const textures = this.textures;
     this.context = {

@@ -31,14 +31,22 @@ export interface MipRule {
   readonly blends: boolean;
 }
 
-/** The rule of `mode` (`maxAnisotropy` only matters for `anisotropic`). */
+/**
+ * Most taps the anisotropic sampler takes along a footprint, per mip: the ratio it resolves is
+ * capped here (as hardware caps at 16), since the footprint's mip must match what the taps cover.
+ */
+export const MAX_ANISOTROPIC_TAPS = 8;
+
+/** The rule of `mode` (`maxAnisotropy` only matters for `anisotropic`, capped at 8). */
 export function mipRule(mode: FilterMode, maxAnisotropy: number): MipRule {
   if (mode === 'bilinear') return { anisotropy: 1, requestOffset: 0.5, blends: false };
-  return {
-    anisotropy: mode === 'anisotropic' ? maxAnisotropy : 1,
-    requestOffset: FINE_MIP_SLACK,
-    blends: true,
-  };
+  const anisotropy = mode === 'anisotropic' ? Math.min(maxAnisotropy, MAX_ANISOTROPIC_TAPS) : 1;
+  return { anisotropy, requestOffset: FINE_MIP_SLACK, blends: true };
+}
+
+/** Bilinear taps per mip the sampler of `rule` takes: enough to cover its anisotropy ratio. */
+export function anisotropicTaps(rule: MipRule): number {
+  return Math.ceil(rule.anisotropy);
 }
 
 /** The mip a pixel with footprint `lambda` (bias included) requests, clamped to 0..maxMip. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  anisotropicTaps,
   FINE_MIP_SLACK,
   type FilterMode,
   mipRule,
@@ -58,6 +59,9 @@ describe('the mip rule', () => {
 
   it('uses the anisotropic footprint only in anisotropic mode', () => {
     expect(mipRule('anisotropic', 8).anisotropy).toBe(8);
+    // Capped at the taps the sampler takes, so the requested mip is what the taps cover.
+    expect(mipRule('anisotropic', 16).anisotropy).toBe(8);
+    expect(anisotropicTaps(mipRule('anisotropic', 2.5))).toBe(3);
     expect(mipRule('trilinear', 8).anisotropy).toBe(1);
     expect(mipRule('bilinear', 8)).toMatchObject({ anisotropy: 1, requestOffset: 0.5, blends: false });
   });

@@ -11,6 +11,7 @@
 import {
   type BufferGeometry,
   FloatType,
+  LinearFilter,
   Mesh,
   type Object3D,
   PerspectiveCamera,
@@ -27,6 +28,7 @@ import { pageMip, pageX, pageY } from '../../../../src/core/index';
 import {
   ArchiveTileSource,
   TextureBudget,
+  type VirtualTextureFiltering,
   VirtualTextureSystem,
   virtualTexture,
 } from '../../../../src/index';
@@ -57,11 +59,13 @@ const renderer = await createTestRenderer(width, height);
 const tight = params.get('tight') === '1';
 const shared = tight ? new TextureBudget({ budgetBytes: 48 * 2 ** 20 }) : undefined;
 
+const filtering = (params.get('filtering') ?? 'trilinear') as VirtualTextureFiltering;
+
 // --- The README's code ---
 const vts = new VirtualTextureSystem(renderer, {
   budgetBytes: tight ? 40 * 2 ** 20 : 128 * 2 ** 20,
   budget: shared,
-  filtering: 'trilinear',
+  filtering,
 });
 if (shared) shared.tryReserve('other', shared.freeBytes);
 const photo = vts.add(await ArchiveTileSource.openUrl(params.get('archive') as string));
@@ -77,8 +81,16 @@ const geometry =
     : meshKind === 'gltf'
       ? await gltfSphere()
       : new PlaneGeometry(photo.aspect, 1);
-scene.add(new Mesh(geometry, material));
+const photoMesh = new Mesh(geometry, material);
+scene.add(photoMesh);
 // --- end of the README's code ---
+
+// ?view=grazing: the photo as a floor seen from just above it, towards the far edge.
+if (params.get('view') === 'grazing') {
+  photoMesh.rotation.x = -Math.PI / 2;
+  camera.position.set(0, 0.04, 0.5);
+  camera.lookAt(0, 0, -0.5);
+}
 
 // `page-loaded` must fire once the page is mapped (resident in its page table), in the current frame.
 const pageEvents = { count: 0, unmapped: 0, wrongFrame: 0 };
@@ -97,6 +109,8 @@ const referenceScene = new Scene();
 referenceScene.add(new Mesh(geometry, new MeshBasicNodeMaterial({ map: reference })));
 
 const capture = new RenderTarget(width, height, { type: FloatType });
+/** Supersampling factor of the {@link supersampled} reference, per axis. */
+const SUPERSAMPLE = 4;
 const isWebGPU = (renderer.backend as { isWebGPUBackend?: boolean }).isWebGPUBackend === true;
 
 function linearToSrgb(v: number): number {
@@ -125,6 +139,64 @@ async function shoot(target: Scene): Promise<Uint8Array> {
 function frame(): void {
   vts.update(camera, scene);
   renderer.render(scene, camera);
+}
+
+/**
+ * The reference for filtering quality: the photo's mip 0 (no mipmaps, bilinear) rendered at
+ * 4 x 4 samples per pixel and box-filtered in linear light, as sRGB bytes, rows top-down.
+ */
+async function supersampled(): Promise<Uint8Array> {
+  const level0 = reference.clone();
+  level0.generateMipmaps = false;
+  level0.minFilter = LinearFilter;
+  level0.needsUpdate = true;
+  const sceneAt0 = new Scene();
+  const mesh = new Mesh(geometry, new MeshBasicNodeMaterial({ map: level0 }));
+  mesh.rotation.copy(photoMesh.rotation);
+  sceneAt0.add(mesh);
+  const w = width * SUPERSAMPLE;
+  const h = height * SUPERSAMPLE;
+  const big = new RenderTarget(w, h, { type: FloatType });
+  renderer.setRenderTarget(big);
+  renderer.render(sceneAt0, camera);
+  renderer.setRenderTarget(null);
+  const linear = (await renderer.readRenderTargetPixelsAsync(big, 0, 0, w, h)) as Float32Array;
+  big.dispose();
+  level0.dispose();
+  const out = new Uint8Array(width * height * 4);
+  const n = SUPERSAMPLE * SUPERSAMPLE;
+  for (let y = 0; y < height; y++) {
+    const row = isWebGPU ? y : height - 1 - y;
+    for (let x = 0; x < width; x++) {
+      for (let c = 0; c < 4; c++) {
+        let sum = 0;
+        for (let sy = 0; sy < SUPERSAMPLE; sy++) {
+          for (let sx = 0; sx < SUPERSAMPLE; sx++) {
+            sum += linear[((y * SUPERSAMPLE + sy) * w + x * SUPERSAMPLE + sx) * 4 + c];
+          }
+        }
+        const v = sum / n;
+        out[(row * width + x) * 4 + c] = c === 3 ? Math.round(v * 255) : Math.round(linearToSrgb(v));
+      }
+    }
+  }
+  return out;
+}
+
+/** PSNR (dB) of RGB bytes `a` against `b`. */
+function psnrOf(a: Uint8Array, b: Uint8Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    if ((i & 3) === 3) continue;
+    sum += (a[i] - b[i]) ** 2;
+  }
+  const mse = sum / ((a.length / 4) * 3);
+  return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
+}
+
+/** PSNR (dB) of the virtual texture's frame against the 4 x 4 supersampled reference. */
+async function compareSupersampled(): Promise<number> {
+  return psnrOf(await shoot(scene), await supersampled());
 }
 
 /** Runs frames until `vts.whenSettled()` resolves; returns the frames it took (-1: maxFrames ran out). */
@@ -191,6 +263,7 @@ const api = {
   resize,
   stats: () => vts.stats(),
   pageEvents: () => ({ ...pageEvents }),
+  compareSupersampled,
   budget: () =>
     shared ? { live: shared.liveBytes, budget: shared.budgetBytes, peak: shared.peakBytes } : null,
   content: () => ({ width: photo.contentWidth, height: photo.contentHeight, aspect: photo.aspect }),
