@@ -1,5 +1,8 @@
+import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
 import { type CameraPath, flyOverPath, orbitPath, pingPongPath, teleportPath } from '../src/sim/camera-paths';
 import { FrameSimulator, type FrameSimulatorOptions } from '../src/sim/frame-simulator';
+import { heldOutCases } from '../src/sim/heldout-paths';
+import { evaluatePolicies, recordTrace } from './policy-eval';
 
 /**
  * Simulator-driven benchmarks (issue 3, section 8): cache efficiency against Belady's optimum on
@@ -60,6 +63,35 @@ export async function measureCachePath(path: CameraPath): Promise<{
     maxFrame: half.maxFrameWorkingSet,
     mipBias: half.finalMipBias,
   };
+}
+
+/**
+ * Held-out evaluation: paths no policy was tuned on ({@link heldOutCases}), each replayed at its
+ * pool fraction of the union. Per policy: the worst loads / Belady and the worst loads / LRU on
+ * the same trace; `cache.heldout.worst_ratio` and `cache.heldout.vs_lru` are the default policy's.
+ */
+export async function measureHeldOut(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const worst: Record<string, number> = {};
+  const worstVsLru: Record<string, number> = {};
+  for (const c of heldOutCases({ world: WORLD, altitude: SHAPE.altitude })) {
+    const r = evaluatePolicies(await recordTrace(c.path, { ...CACHE_RUN, terrain: TERRAIN }), c.poolFraction);
+    out[`cache.heldout.${c.key}.pool_pages`] = r.capacity;
+    out[`cache.heldout.${c.key}.union_pages`] = r.union;
+    for (const policy of REPLACEMENT_POLICIES) {
+      const p = r.byPolicy[policy];
+      out[`cache.heldout.${c.key}.${policy}.ratio`] = p.loads / p.optLoads;
+      worst[policy] = Math.max(worst[policy] ?? 0, p.loads / p.optLoads);
+      worstVsLru[policy] = Math.max(worstVsLru[policy] ?? 0, p.loads / p.lruLoads);
+    }
+  }
+  for (const policy of REPLACEMENT_POLICIES) {
+    out[`cache.heldout.${policy}.worst_ratio`] = worst[policy];
+    out[`cache.heldout.${policy}.vs_lru`] = worstVsLru[policy];
+  }
+  out['cache.heldout.worst_ratio'] = worst[REPLACEMENT_POLICIES[0]];
+  out['cache.heldout.vs_lru'] = worstVsLru[REPLACEMENT_POLICIES[0]];
+  return out;
 }
 
 function median(values: number[]): number {
@@ -137,6 +169,16 @@ export default {
       out[`cache.${key}.pool_pages`] = r.capacity;
       out[`cache.${key}.union_pages`] = r.union;
     }
+    // The same three paths replayed by every policy (pool at 1/2 of the union, as above).
+    for (const path of cachePaths()) {
+      const r = evaluatePolicies(await recordTrace(path, { ...CACHE_RUN, terrain: TERRAIN }), 1 / 2);
+      for (const policy of REPLACEMENT_POLICIES) {
+        const p = r.byPolicy[policy];
+        out[`cache.${PATH_KEYS[path.name]}.${policy}.ratio`] = p.loads / p.optLoads;
+        out[`cache.${PATH_KEYS[path.name]}.${policy}.vs_lru`] = p.loads / p.lruLoads;
+      }
+    }
+    Object.assign(out, await measureHeldOut());
     const t = await measureTeleports();
     out['sim.teleport.time_to_sharp_frames'] = t.timeToSharp;
     out['sim.teleport.limit_frames'] = t.limit;

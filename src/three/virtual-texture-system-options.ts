@@ -1,5 +1,6 @@
 import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError } from '../core/errors';
+import type { ReplacementPolicyName } from '../core/vt/replacement-policy';
 import type { TileEncoding } from '../core/vt/tile-source';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { VirtualTextureFiltering } from './sampling-context';
@@ -7,6 +8,11 @@ import type { VirtualTexturePoolLayer } from './virtual-texture';
 
 /** Options of a {@link VirtualTextureSystem}. */
 export interface VirtualTextureSystemOptions {
+  /**
+   * Which idle page the pool evicts: `arc` (default), `lru` or `predictive` (see
+   * `PhysicalPoolOptions.replacementPolicy`).
+   */
+  replacementPolicy?: ReplacementPolicyName;
   /**
    * A budget shared with other users (a `TextureStreamingSystem`): the pool, page tables, feedback
    * target and readback ring are reserved from it at construction (infrastructure priority) and
@@ -70,6 +76,8 @@ const DEFAULT_MIN_POOL_SLOTS = 21;
 /** {@link VirtualTextureSystemOptions} validated, with every default applied. */
 export interface ResolvedSystemOptions {
   budget: TextureBudget | undefined;
+  /** Replacement policy of the pool (undefined: the pool's default). */
+  replacementPolicy: ReplacementPolicyName | undefined;
   /** This system's share, in bytes. */
   shareBytes: number;
   minPoolSlots: number;
@@ -148,6 +156,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
   }
   return {
     budget: options.budget,
+    replacementPolicy: options.replacementPolicy,
     shareBytes,
     minPoolSlots: positiveInteger('minPoolSlots', options.minPoolSlots ?? DEFAULT_MIN_POOL_SLOTS),
     evictPagesPerFrame: positiveInteger('evictPagesPerFrame', options.evictPagesPerFrame ?? 64),

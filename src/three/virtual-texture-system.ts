@@ -132,7 +132,7 @@ export class VirtualTextureSystem {
       this.poolLayers.map((layer) => layer.format),
     );
     this.streamer = new VirtualTextureStreamer({
-      pool: { slotCount: this.poolTextures.slotCount },
+      pool: { slotCount: this.poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
       maxUploadsPerFrame: this.maxUploadsPerFrame,
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });

@@ -1,4 +1,7 @@
 /** The virtual-texture pipeline: addressing, page table, pool, feedback, scheduling, streamer. */
+
+export * from './arc-policy';
+export * from './create-replacement-policy';
 export * from './debug/feedback-image';
 export * from './debug/mip-palette';
 export * from './debug/residency-image';
@@ -6,6 +9,7 @@ export * from './dirty-regions';
 export * from './eviction-tuning';
 export * from './feedback-analyzer';
 export * from './feedback-jitter';
+export * from './lru-policy';
 export * from './mip-bias-controller';
 export * from './mip-rule';
 export * from './page-id';
@@ -14,6 +18,8 @@ export * from './page-table-entry';
 export * from './physical-pool';
 export * from './pool-efficiency';
 export * from './pool-shape';
+export * from './predictive-policy';
+export * from './replacement-policy';
 export * from './residency-scheduler';
 export * from './settle-tracker';
 export * from './streamer-events';

@@ -1,5 +1,6 @@
 import { TesseraConfigError } from '../errors';
 import { MAX_SLOTS } from './page-table-entry';
+import type { ReplacementPolicyFactory, ReplacementPolicyName } from './replacement-policy';
 
 /** Options of a {@link PhysicalPool}: either `slotCount`, or `budgetBytes` with the tile format. */
 export interface PhysicalPoolOptions {
@@ -13,6 +14,11 @@ export interface PhysicalPoolOptions {
   bytesPerTexel?: number;
   /** Layers stored per slot (a slot holds the same page in every layer). Default 1. */
   layers?: number;
+  /**
+   * Which idle page is evicted: `arc` (default; ARC adapted to frames), `lru` (the baseline),
+   * `predictive` (the tuned predictor), or a factory for a custom policy.
+   */
+  replacementPolicy?: ReplacementPolicyName | ReplacementPolicyFactory;
 }
 
 /**

@@ -1,13 +1,12 @@
 import { TesseraConfigError } from '../errors';
-import { IndexedMinHeap } from '../structures/indexed-heap';
 import { IntrusiveList } from '../structures/intrusive-list';
 import { PageIndexMap } from '../structures/page-index-map';
+import { createReplacementPolicy } from './create-replacement-policy';
 import { NO_REQUEST } from './page-id';
 import { MAX_SLOTS } from './page-table-entry';
 import { type PhysicalPoolOptions, slotCountForBudget } from './physical-pool-options';
-import { RecencyRanking } from './recency-ranking';
-import { ReturnPredictions } from './return-predictions';
-import { ReuseHistory } from './reuse-history';
+import { RecentUseCounter } from './recent-use-counter';
+import type { ReplacementPolicy } from './replacement-policy';
 
 export type { PhysicalPoolOptions } from './physical-pool-options';
 
@@ -18,51 +17,15 @@ const STATE_PINNED = 3;
 const STATE_LOCKED = 4;
 
 /**
- * Fixed set of physical tile slots shared by several virtual textures and by every layer of each.
+ * Fixed set of physical tile slots shared by several virtual textures and by every layer of each:
+ * the slot table. Each slot is free, active (used in the current frame), idle (resident, not used
+ * in the current frame: an eviction candidate), pinned or locked (upload in flight).
  *
- * Replacement policy, an online estimate of Belady's "evict the page needed furthest in the future"
- * in frame numbers, with no allocation and O(log n) per eviction:
- * - pages used in the current frame are never candidates; the others are idle, in last-use order;
- * - each page remembers its last two long absences ("reuse gaps", > {@link LEFT_VIEW_FRAMES}) and
- *   its longest short one ("flicker", at most {@link LEFT_VIEW_FRAMES}), also across evictions
- *   through a small 4-way ghost table keyed by page id;
- * - an idle page is "departed" once idle for longer than its own longest flicker + 1 frame (at
- *   least {@link MIN_FLICKER_FRAMES} + 1, at most {@link LEFT_VIEW_FRAMES}); a min-heap keyed by
- *   that frame moves pages there in O(log n). Why: most pages that stop being requested are gone
- *   for long and are the best victims at once (in the orbit simulation, an oracle telling the
- *   true return of pages idle 3..16 frames cuts the excess over optimal from ~21% to ~5%), but
- *   pages at the edge of the view flicker in and out for a few frames; a page's own flicker
- *   history tells the two apart far better than one global threshold (a shorter global one made
- *   orbits worse: the largest predictions were mostly flickers mistaken for departures);
- * - a departed page with a known gap is predicted back at `lastUse + gap` (the gap before the
- *   latest, else the latest) and sits in a max-heap by that frame: on loops (orbits) the page that
- *   just left is the one needed last, which plain LRU gets exactly wrong;
- * - a departed page with no known gap is predicted back {@link NEW_DEPARTURE_FRAMES} after its
- *   last use: among such pages the one that left last goes first (Belady on a first lap: pages
- *   that left first return first), and one that stayed resident past that point is kept as if
- *   due back any moment, like the other overdue predictions: LIRS-like, the pages that stayed
- *   form the set a loop comes back to (orbit benchmark, with the expiry below: 4972 -> 4799
- *   loads, mostly in the first two revolutions, where few pages have a gap yet);
- * - an overdue prediction is kept (the page may be back any moment) until every prediction is
- *   overdue, or until the page has been idle for {@link PREDICTION_EXPIRY_GAPS} typical reuse
- *   gaps (running mean over all pages, tracked by a min-heap on last use); it then falls back to
- *   recency. Before any page has shown a gap, predictions expire at once (pure recency);
- * - other idle pages (no prediction) are ranked by mip-aware recency: among the first
- *   {@link EVICTION_SAMPLE} longest idle (walking at most twice that many), the largest
- *   `idleFrames / MIP_RECENCY_BASE^mip x density²`, where density is the fraction of frames since
- *   its load the page was used (finer pages and pages that stopped after steady use go first;
- *   flickering ones stay);
- * - the victim is whichever estimate of "frames until needed again" is larger; a page chosen by
- *   recency is expected back no sooner than it has been gone beyond two {@link LEFT_VIEW_FRAMES}
- *   (LRU's estimate), so pages left behind long ago (a fly-over's trail) go before pages that come
- *   and go in the current view (the demo thrashed on those while stale pages stayed resident);
- * - a page evicted during a flicker and requested again learns that flicker (it is remembered in
- *   the ghost table), so it is not taken for departed as early the next time (orbit benchmark:
- *   4799 -> 4725 loads).
- *
- * Never evicted: pages used in the current frame, pinned pages, locked pages (upload in flight).
- *
- * Tuning history (weak spots, what was tried without gain): see `eviction-tuning.ts`.
+ * Never evicted: pages used in the current frame, pinned pages, locked pages. The pool enforces
+ * this; which idle page goes is the choice of its {@link ReplacementPolicy} (option
+ * `replacementPolicy`, default ARC adapted to frames; `lru` and `predictive` are options). Active
+ * slots sit in a list in last-use order, so marking the pages left behind by a frame idle costs
+ * O(1) per page, amortised, not a sweep over every active page on each allocation.
  */
 export class PhysicalPool {
   /** Number of slots. */
@@ -75,6 +38,8 @@ export class PhysicalPool {
   readonly slotLoadFrame: Int32Array;
   /** Frames in which each slot's page was used since it was loaded. */
   readonly slotUseFrames: Int32Array;
+  /** The replacement policy choosing victims among idle slots. */
+  readonly policy: ReplacementPolicy;
   /** Pages evicted so far. */
   evictionCount = 0;
   /** Slots handed out by {@link allocate} so far. */
@@ -86,16 +51,14 @@ export class PhysicalPool {
   private readonly lockCount: Uint16Array;
   private readonly pageToSlot: PageIndexMap;
   private readonly free: IntrusiveList;
+  /** Active slots, oldest last use first. */
   private readonly active: IntrusiveList;
-  private readonly idleOrder: IntrusiveList;
-  private readonly idleOld: IntrusiveList;
-  /** Idle slots by the frame they count as departed (see {@link ReuseHistory.departureFrame}). */
-  private readonly byDeparture: IndexedMinHeap;
-  private readonly predictions: ReturnPredictions;
-  private readonly history: ReuseHistory;
-  private readonly recency: RecencyRanking;
+  private readonly recentUse = new RecentUseCounter();
   private pinned = 0;
   private locked = 0;
+  private idle = 0;
+  /** Latest frame seen (the current one), in frames. */
+  private frame = -0x80000000;
 
   constructor(options: PhysicalPoolOptions) {
     const count = options.slotCount ?? slotCountForBudget(options);
@@ -115,18 +78,8 @@ export class PhysicalPool {
     this.pageToSlot = new PageIndexMap(count);
     this.free = new IntrusiveList(count);
     this.active = new IntrusiveList(count);
-    this.idleOrder = new IntrusiveList(count);
-    this.idleOld = new IntrusiveList(count);
-    this.byDeparture = new IndexedMinHeap(count);
-    this.predictions = new ReturnPredictions(count);
-    this.history = new ReuseHistory(count);
-    this.recency = new RecencyRanking(
-      this.slotPages,
-      this.slotLastUse,
-      this.slotLoadFrame,
-      this.slotUseFrames,
-    );
     for (let s = 0; s < count; s++) this.free.pushBack(s);
+    this.policy = createReplacementPolicy(this, options.replacementPolicy);
   }
 
   /**
@@ -156,14 +109,16 @@ export class PhysicalPool {
 
   /**
    * Unpinned slots whose page was used at or after `sinceFrame`: the resident part of the working
-   * set over a window of frames. O(slots), allocates nothing.
+   * set over a window of frames. O(window) for windows up to 64 frames (a running count per
+   * frame), O(slots) beyond; allocates nothing.
    */
   usedSinceCount(sinceFrame: number): number {
-    const state = this.state;
-    const lastUse = this.slotLastUse;
+    const counted = this.recentUse.countSince(sinceFrame, this.frame);
+    if (counted >= 0) return counted;
     let count = 0;
     for (let s = 0; s < this.slotCount; s++) {
-      if (lastUse[s] >= sinceFrame && state[s] !== STATE_FREE && state[s] !== STATE_PINNED) count++;
+      const st = this.state[s];
+      if (this.slotLastUse[s] >= sinceFrame && st !== STATE_FREE && st !== STATE_PINNED) count++;
     }
     return count;
   }
@@ -190,6 +145,7 @@ export class PhysicalPool {
    */
   allocate(pageId: number, frame: number, pinned = false): number {
     this.lastEvictedPage = NO_REQUEST;
+    if (frame > this.frame) this.frame = frame;
     const existing = this.pageToSlot.get(pageId);
     if (existing >= 0) {
       if (pinned) this.setPinned(existing, true);
@@ -198,26 +154,28 @@ export class PhysicalPool {
     }
     let slot = this.free.popFront();
     if (slot < 0) {
-      slot = this.selectVictim(frame);
-      if (slot < 0) return -1;
+      this.sweep(frame);
+      slot = this.idle > 0 ? this.policy.victim(frame) : -1;
+      if (slot < 0 || this.state[slot] !== STATE_IDLE) return -1;
       this.lastEvictedPage = this.slotPages[slot];
       this.evictionCount++;
-      this.vacate(slot);
+      this.vacate(slot, true);
       this.free.remove(slot);
     }
     this.allocationCount++;
     this.slotPages[slot] = pageId;
     this.pageToSlot.set(pageId, slot);
     this.slotLastUse[slot] = frame;
-    this.history.recall(slot, pageId, frame);
     this.slotLoadFrame[slot] = frame;
     this.slotUseFrames[slot] = 1;
+    this.policy.inserted(slot, pageId, frame);
     if (pinned) {
       this.state[slot] = STATE_PINNED;
       this.pinned++;
     } else {
       this.state[slot] = STATE_ACTIVE;
       this.active.pushBack(slot);
+      this.recentUse.add(frame);
     }
     return slot;
   }
@@ -226,17 +184,22 @@ export class PhysicalPool {
   touch(slot: number, frame: number): void {
     const st = this.state[slot];
     if (st === STATE_FREE) return;
-    // Absences are measured whatever the state: without evictions no sweep marks pages idle.
-    this.history.noteAbsence(slot, frame - this.slotLastUse[slot]);
+    if (frame > this.frame) this.frame = frame;
+    const last = this.slotLastUse[slot];
     if (st === STATE_IDLE) {
-      this.idleOrder.remove(slot);
-      this.idleOld.remove(slot);
-      this.predictions.drop(slot);
-      this.byDeparture.delete(slot);
+      this.idle--;
+      this.policy.protect(slot);
       this.state[slot] = STATE_ACTIVE;
       this.active.pushBack(slot);
+    } else if (st === STATE_ACTIVE && frame > last) {
+      this.active.pushBack(slot); // keeps the list in last-use order
     }
-    if (frame > this.slotLastUse[slot]) {
+    if (frame > last) {
+      this.policy.referenced(slot, frame, last);
+      if (st !== STATE_PINNED) {
+        this.recentUse.remove(last);
+        this.recentUse.add(frame);
+      }
       this.slotLastUse[slot] = frame;
       this.slotUseFrames[slot]++;
     }
@@ -248,12 +211,13 @@ export class PhysicalPool {
     if (st === STATE_FREE || st === STATE_LOCKED) return;
     if (pinned && st !== STATE_PINNED) {
       this.detach(slot);
+      this.recentUse.remove(this.slotLastUse[slot]);
       this.state[slot] = STATE_PINNED;
       this.pinned++;
     } else if (!pinned && st === STATE_PINNED) {
       this.pinned--;
-      this.state[slot] = STATE_ACTIVE;
-      this.active.pushBack(slot);
+      this.recentUse.add(this.slotLastUse[slot]);
+      this.reactivate(slot);
     }
   }
 
@@ -273,84 +237,69 @@ export class PhysicalPool {
     if (this.lockCount[slot] === 0) return;
     if (--this.lockCount[slot] === 0 && this.state[slot] === STATE_LOCKED) {
       this.locked--;
-      this.state[slot] = STATE_ACTIVE;
-      this.active.pushBack(slot);
+      this.reactivate(slot);
     }
   }
 
   /** Frees `slot` without counting an eviction (its page is forgotten by the pool). No-op if free. */
   release(slot: number): void {
     if (this.state[slot] === STATE_FREE) return;
-    this.vacate(slot);
+    this.vacate(slot, false);
   }
 
-  /** Moves pages not used in `frame` from the active set to the eviction candidates. O(active). */
+  /**
+   * Marks the pages not used in `frame` idle (eviction candidates). Only pages used before
+   * `frame` are visited: the active list is in last-use order, so this is O(1) amortised.
+   */
   sweep(frame: number): void {
-    let s = this.active.head;
-    while (s >= 0) {
-      const next = this.active.next(s);
-      if (this.slotLastUse[s] < frame) {
-        this.active.remove(s);
-        this.state[s] = STATE_IDLE;
-        this.idleOrder.pushBack(s);
-        this.byDeparture.set(s, this.history.departureFrame(s, this.slotLastUse[s]));
-      }
-      s = next;
+    if (frame > this.frame) this.frame = frame;
+    const active = this.active;
+    const lastUse = this.slotLastUse;
+    for (let s = active.head; s >= 0 && lastUse[s] < frame; s = active.head) {
+      active.remove(s);
+      this.state[s] = STATE_IDLE;
+      this.idle++;
+      this.policy.evictable(s, lastUse[s]);
     }
   }
 
   /** Slots that could be evicted at `frame` right now (idle, plus active ones not used in `frame`). */
   evictableCount(frame: number): number {
     this.sweep(frame);
-    return this.idleOrder.size + this.idleOld.size;
+    return this.idle;
   }
 
-  private selectVictim(frame: number): number {
-    this.sweep(frame);
-    const young = this.idleOrder;
-    const old = this.idleOld;
-    const predictions = this.predictions;
-    // Pages idle for longer than they ever flickered have left the view: predict their return.
-    const departing = this.byDeparture;
-    while (departing.size > 0 && departing.peekKey() <= frame) {
-      const s = departing.pop();
-      young.remove(s);
-      old.pushBack(s);
-      const returnFrame = this.slotLastUse[s] + this.history.expectedGap(s);
-      if (returnFrame > frame) predictions.predict(s, this.slotLastUse[s], returnFrame);
+  /** Returns an unpinned, unlocked slot to the active set, or straight to idle if used before now. */
+  private reactivate(slot: number): void {
+    const last = this.slotLastUse[slot];
+    if (last < this.frame) {
+      this.state[slot] = STATE_IDLE;
+      this.idle++;
+      this.policy.evictable(slot, last);
+    } else {
+      this.state[slot] = STATE_ACTIVE;
+      this.active.pushBack(slot);
     }
-    predictions.expire(frame, this.history.typicalGap);
-    let best = this.recency.sample(old, frame, predictions);
-    if (best < 0) best = this.recency.sample(young, frame, predictions);
-    const top = predictions.latest();
-    if (
-      top >= 0 &&
-      (best < 0 || predictions.returnFrame(top) - frame > this.recency.staleness(best, frame))
-    ) {
-      return top;
-    }
-    return best;
   }
 
   private detach(slot: number): void {
     const st = this.state[slot];
     if (st === STATE_ACTIVE) this.active.remove(slot);
     else if (st === STATE_IDLE) {
-      this.idleOrder.remove(slot);
-      this.idleOld.remove(slot);
-      this.predictions.drop(slot);
-      this.byDeparture.delete(slot);
+      this.idle--;
+      this.policy.protect(slot);
     }
   }
 
-  private vacate(slot: number): void {
+  private vacate(slot: number, evicted: boolean): void {
     const st = this.state[slot];
     this.detach(slot);
     if (st === STATE_PINNED) this.pinned--;
+    else this.recentUse.remove(this.slotLastUse[slot]);
     if (st === STATE_LOCKED) this.locked--;
     this.lockCount[slot] = 0;
     const page = this.slotPages[slot];
-    this.history.remember(slot, page, this.slotLastUse[slot]);
+    this.policy.removed(slot, page, this.slotLastUse[slot], evicted);
     this.pageToSlot.delete(page);
     this.slotPages[slot] = NO_REQUEST;
     this.state[slot] = STATE_FREE;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
+import { REPLACEMENT_POLICIES } from '../../../src/core/vt/create-replacement-policy';
 import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
 import { PhysicalPool } from '../../../src/core/vt/physical-pool';
 
@@ -60,12 +61,17 @@ function sweep(n: number, window: number, laps: number, pingPong: boolean): numb
   return frames;
 }
 
-describe('PhysicalPool', () => {
+describe.each(REPLACEMENT_POLICIES)('PhysicalPool (%s policy)', (policy) => {
+  /** Behaviour specific to the tuned predictor. */
+  const predictive = policy === 'predictive' ? it : it.skip;
+
   it('derives slots from a byte budget and validates', () => {
     expect(new PhysicalPool({ budgetBytes: 64 * 1024 * 1024, tileSize: 128, layers: 2 }).slotCount).toBe(512);
     expect(() => new PhysicalPool({ budgetBytes: 10 })).toThrow(TesseraConfigError);
-    expect(() => new PhysicalPool({ slotCount: 0 })).toThrow(TesseraConfigError);
-    expect(() => new PhysicalPool({ slotCount: 65537 })).toThrow(TesseraConfigError);
+    expect(() => new PhysicalPool({ replacementPolicy: policy, slotCount: 0 })).toThrow(TesseraConfigError);
+    expect(() => new PhysicalPool({ replacementPolicy: policy, slotCount: 65537 })).toThrow(
+      TesseraConfigError,
+    );
     expect(new PhysicalPool({ budgetBytes: 2 ** 40 }).slotCount).toBe(65536);
     try {
       new PhysicalPool({ budgetBytes: 10 });
@@ -75,7 +81,7 @@ describe('PhysicalPool', () => {
   });
 
   it('allocates free slots, then evicts, reporting the victim', () => {
-    const pool = new PhysicalPool({ slotCount: 2 });
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 2 });
     const a = pool.allocate(page(1), 0);
     const b = pool.allocate(page(2), 0);
     expect(a).not.toBe(b);
@@ -92,7 +98,7 @@ describe('PhysicalPool', () => {
   });
 
   it('never evicts pinned or locked pages', () => {
-    const pool = new PhysicalPool({ slotCount: 3 });
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 3 });
     const pinned = pool.allocate(page(1), 0, true);
     const locked = pool.allocate(page(2), 0);
     pool.lock(locked);
@@ -107,7 +113,7 @@ describe('PhysicalPool', () => {
   });
 
   it('evicts the longest idle page among continuously used pages of one mip (LRU in frames)', () => {
-    const pool = new PhysicalPool({ slotCount: 3 });
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 3 });
     const a = pool.allocate(page(1), 0);
     pool.allocate(page(2), 1);
     pool.allocate(page(3), 2);
@@ -115,8 +121,8 @@ describe('PhysicalPool', () => {
     expect(pool.lastEvictedPage).toBe(page(1));
   });
 
-  it('keeps a page used now and then over one that stopped after steady use', () => {
-    const pool = new PhysicalPool({ slotCount: 2 });
+  predictive('keeps a page used now and then over one that stopped after steady use', () => {
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 2 });
     const sparse = pool.allocate(page(1), 0);
     const steady = pool.allocate(page(2), 0);
     for (let f = 1; f <= 20; f++) {
@@ -127,11 +133,11 @@ describe('PhysicalPool', () => {
     expect(pool.allocate(page(3), 30)).toBe(steady);
   });
 
-  it('keeps part of a loop resident where LRU reloads every page every lap', () => {
+  predictive('keeps part of a loop resident where LRU reloads every page every lap', () => {
     const orbit = sweep(64, 4, 8, false);
     const lru = lruLoads(32, orbit);
     expect(lru).toBe(64 + 3 + 7 * 64); // LRU: every page misses on every lap
-    const loads = playTrace(new PhysicalPool({ slotCount: 32 }), orbit);
+    const loads = playTrace(new PhysicalPool({ replacementPolicy: policy, slotCount: 32 }), orbit);
     expect(loads).toBeLessThan(lru * 0.8);
   });
 
@@ -140,7 +146,7 @@ describe('PhysicalPool', () => {
    * asked), E seen steadily 0..57 (no history), C seen every frame up to 65.
    */
   function departureScenario(flickerOfB: boolean): { pool: PhysicalPool; b: number; e: number } {
-    const pool = new PhysicalPool({ slotCount: 3 });
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 3 });
     const b = pool.allocate(page(1), 0);
     const e = pool.allocate(page(2), 0);
     const c = pool.allocate(page(3), 0);
@@ -153,8 +159,8 @@ describe('PhysicalPool', () => {
     return { pool, b, e };
   }
 
-  it('learns a flicker that ended while the page was evicted', () => {
-    const pool = new PhysicalPool({ slotCount: 3 });
+  predictive('learns a flicker that ended while the page was evicted', () => {
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 3 });
     const p = page(1);
     const q = page(2);
     pool.allocate(p, 0);
@@ -176,14 +182,14 @@ describe('PhysicalPool', () => {
     expect(pool.lastEvictedPage).toBe(q);
   });
 
-  it('evicts a page that has left with a known far return before a merely longer idle one', () => {
+  predictive('evicts a page that has left with a known far return before a merely longer idle one', () => {
     // At 65, B (idle 5, never flickered) has left and returns around 100; E is idle 8 but
     // nothing says it is gone for long. LRU-like ranking would evict E.
     const { pool, b } = departureScenario(false);
     expect(pool.allocate(page(4), 65)).toBe(b);
   });
 
-  it("does not treat an absence shorter than a page's own flicker as a departure", () => {
+  predictive("does not treat an absence shorter than a page's own flicker as a departure", () => {
     // Same, but B once vanished for 6 frames and came back: idle 5 may be flicker, so it stays.
     const { pool, e } = departureScenario(true);
     expect(pool.allocate(page(4), 65)).toBe(e);
@@ -192,15 +198,17 @@ describe('PhysicalPool', () => {
   it('on a back-and-forth sweep does as well as LRU (near optimal there: first out, last back)', () => {
     const pingPong = sweep(64, 4, 8, true);
     const lru = lruLoads(32, pingPong);
-    const loads = playTrace(new PhysicalPool({ slotCount: 32 }), pingPong);
-    expect(loads).toBeLessThanOrEqual(Math.ceil(lru * 1.02));
+    const loads = playTrace(new PhysicalPool({ replacementPolicy: policy, slotCount: 32 }), pingPong);
+    // ARC is 8% worse than LRU here (312 vs 288 loads): pages seen twice at a turn enter T2 and
+    // are kept over the pages just passed, which the way back needs first. A known weak spot.
+    expect(loads).toBeLessThanOrEqual(Math.ceil(lru * (policy === 'arc' ? 1.1 : 1.02)));
   });
 
-  it('evicts pages left behind long ago before pages that come and go in the current view', () => {
+  predictive('evicts pages left behind long ago before pages that come and go in the current view', () => {
     // Seen in the demo: after a fly-over the pool is full of coarse pages used sparsely long ago;
     // in the new, still view some pages are requested only now and then. Their predicted returns
     // must not make the pool evict them (and reload them) while the stale pages stay.
-    const pool = new PhysicalPool({ slotCount: 8 });
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 8 });
     const stale: number[] = [];
     for (let i = 0; i < 4; i++) {
       const slot = pool.allocate(packPageId(0, 5, i, 0), 0);
@@ -220,10 +228,10 @@ describe('PhysicalPool', () => {
     }
   });
 
-  it('lets a prediction that came due long ago expire instead of protecting the page', () => {
+  predictive('lets a prediction that came due long ago expire instead of protecting the page', () => {
     // S showed a 20-frame gap and is predicted back at 960; it never comes. A few typical gaps
     // later it must go before C and R, which are due back soon (the demo thrashed on such pages).
-    const pool = new PhysicalPool({ slotCount: 4 });
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 4 });
     const r = pool.allocate(packPageId(0, 0, 1, 0), 890);
     const s = pool.allocate(packPageId(0, 5, 0, 0), 900);
     const q = pool.allocate(packPageId(0, 0, 2, 0), 900);
@@ -251,20 +259,23 @@ describe('PhysicalPool', () => {
     expect(pool.slotOf(packPageId(0, 0, 1, 0))).toBe(r);
   });
 
-  it('gives up newly departed pages without history before those that stayed, once pages return', () => {
-    // A loop twice the pool, plus a page seen every 40 frames (say a coarse one): it shows that
-    // pages do return. Loop pages have no reuse gap during the first lap, so each one that leaves
-    // is predicted back soon; as Belady does on loops, the pool gives up the newest departures
-    // and keeps those that stayed, which the second lap finds resident (LRU reloads all 64).
-    const pool = new PhysicalPool({ slotCount: 32 });
-    const lap = (first: number) =>
-      sweep(64, 4, 1, false).map((req, i) => ((first + i) % 40 === 0 ? [...req, 4095] : req));
-    playTrace(pool, lap(0));
-    expect(playTrace(pool, lap(64), 64)).toBeLessThanOrEqual(48);
-  });
+  predictive(
+    'gives up newly departed pages without history before those that stayed, once pages return',
+    () => {
+      // A loop twice the pool, plus a page seen every 40 frames (say a coarse one): it shows that
+      // pages do return. Loop pages have no reuse gap during the first lap, so each one that leaves
+      // is predicted back soon; as Belady does on loops, the pool gives up the newest departures
+      // and keeps those that stayed, which the second lap finds resident (LRU reloads all 64).
+      const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 32 });
+      const lap = (first: number) =>
+        sweep(64, 4, 1, false).map((req, i) => ((first + i) % 40 === 0 ? [...req, 4095] : req));
+      playTrace(pool, lap(0));
+      expect(playTrace(pool, lap(64), 64)).toBeLessThanOrEqual(48);
+    },
+  );
 
-  it('prefers evicting a fine page over an equally idle coarse one', () => {
-    const pool = new PhysicalPool({ slotCount: 2 });
+  predictive('prefers evicting a fine page over an equally idle coarse one', () => {
+    const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: 2 });
     const coarse = pool.allocate(packPageId(0, 3, 0, 0), 0);
     const fine = pool.allocate(packPageId(0, 0, 5, 5), 0);
     expect(pool.allocate(packPageId(0, 0, 6, 6), 10)).toBe(fine);
@@ -279,7 +290,7 @@ describe('PhysicalPool', () => {
         fc.integer({ min: 1, max: 12 }),
         fc.array(fc.tuple(fc.nat(3), fc.nat(40), fc.boolean()), { maxLength: 300 }),
         (slots, ops) => {
-          const pool = new PhysicalPool({ slotCount: slots });
+          const pool = new PhysicalPool({ replacementPolicy: policy, slotCount: slots });
           let frame = 0;
           const pinned = new Set<number>();
           const usedThisFrame = new Set<number>();

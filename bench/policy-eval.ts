@@ -1,0 +1,47 @@
+import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
+import type { ReplacementPolicyName } from '../src/core/vt/replacement-policy';
+import type { CameraPath } from '../src/sim/camera-paths';
+import { FrameSimulator, type FrameSimulatorOptions } from '../src/sim/frame-simulator';
+import { countOptimalLoads } from '../src/sim/optimal-loads';
+import { replayLoads } from '../src/sim/policy-replay';
+import type { RequestTrace } from '../src/sim/request-trace';
+
+/** Loads of one policy on one trace, against Belady and LRU on the same trace and pool. */
+export interface PolicyFigures {
+  loads: number;
+  optLoads: number;
+  lruLoads: number;
+}
+
+/** One trace replayed at one capacity by every policy. */
+export interface TraceFigures {
+  union: number;
+  capacity: number;
+  byPolicy: Record<ReplacementPolicyName, PolicyFigures>;
+}
+
+/** Records the request trace of `path` with a pool that holds everything (no eviction). */
+export async function recordTrace(
+  path: CameraPath,
+  run: Omit<FrameSimulatorOptions, 'path' | 'poolSlots'>,
+): Promise<RequestTrace> {
+  const sim = new FrameSimulator({ ...run, path, poolSlots: 65536 });
+  const report = await sim.run();
+  sim.dispose();
+  if (!report.trace) throw new Error('trace not recorded');
+  return report.trace;
+}
+
+/** Replays `trace` at `fraction` of its union (at least its largest frame) with every policy. */
+export function evaluatePolicies(trace: RequestTrace, fraction: number): TraceFigures {
+  const union = trace.unionSize();
+  const capacity = Math.max(trace.maxFrameSize(), Math.floor(union * fraction));
+  const optLoads = countOptimalLoads(trace, capacity);
+  const lruLoads = replayLoads(trace, capacity, 'lru');
+  const byPolicy = {} as Record<ReplacementPolicyName, PolicyFigures>;
+  for (const policy of REPLACEMENT_POLICIES) {
+    const loads = policy === 'lru' ? lruLoads : replayLoads(trace, capacity, policy);
+    byPolicy[policy] = { loads, optLoads, lruLoads };
+  }
+  return { union, capacity, byPolicy };
+}

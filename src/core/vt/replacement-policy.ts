@@ -1,0 +1,55 @@
+/**
+ * What a {@link ReplacementPolicy} may read of the pool's slot table: per-slot typed arrays owned
+ * by the pool (a policy never writes them).
+ */
+export interface SlotTableView {
+  /** Number of slots. */
+  readonly slotCount: number;
+  /** Page id held by each slot, `NO_REQUEST` when free. */
+  readonly slotPages: Uint32Array;
+  /** Frame each slot's page was last used. */
+  readonly slotLastUse: Int32Array;
+  /** Frame each slot's page was loaded. */
+  readonly slotLoadFrame: Int32Array;
+  /** Frames in which each slot's page was used since it was loaded. */
+  readonly slotUseFrames: Int32Array;
+}
+
+/**
+ * Victim choice of a {@link PhysicalPool}, separate from the slot table (free, active, idle, pinned,
+ * locked), which stays in the pool. The pool guarantees the protection rules: it only ever offers
+ * "evictable" slots (not used in the current frame, not pinned, not locked), so a policy cannot
+ * break them; a policy only orders the evictable slots. Every hook is O(1) or O(log n) and
+ * allocates nothing.
+ *
+ * Call order for one slot: `inserted`, then any number of `referenced` / `evictable` / `protect`,
+ * then `removed`. `evictable` and `protect` alternate (a slot starts protected).
+ */
+export interface ReplacementPolicy {
+  /** Short name used in options and reports (`arc`, `lru`, `predictive`). */
+  readonly name: string;
+  /** `pageId` was loaded into `slot` at `frame` (a miss). */
+  inserted(slot: number, pageId: number, frame: number): void;
+  /**
+   * The page in `slot` is used in `frame` for the first time in that frame; its previous use was
+   * at `lastUse` (frames). Called at most once per slot and frame.
+   */
+  referenced(slot: number, frame: number, lastUse: number): void;
+  /** `slot` became a candidate: not used since frame `lastUse`, which is before the current one. */
+  evictable(slot: number, lastUse: number): void;
+  /** `slot` stopped being a candidate (used again, pinned or locked). */
+  protect(slot: number): void;
+  /**
+   * `pageId` left `slot` (last used at `lastUse`): evicted by this policy's choice when `evicted`,
+   * else released by its owner (forget it without counting a ghost).
+   */
+  removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void;
+  /** Chooses the slot to evict at `frame` among the evictable ones, or -1 when there is none. */
+  victim(frame: number): number;
+}
+
+/** Built-in policies: `arc` (default), `lru` (the baseline), `predictive` (the tuned predictor). */
+export type ReplacementPolicyName = 'arc' | 'lru' | 'predictive';
+
+/** A policy for a pool, built from the pool's slot table. */
+export type ReplacementPolicyFactory = (table: SlotTableView) => ReplacementPolicy;
