@@ -116,7 +116,7 @@ export class FeedbackPass {
         mirror = this.occluderOf(material);
       }
       if (mirror.version !== material.version || mirror.transparent !== material.transparent) {
-        this.sync(material, mirror);
+        mirror = this.sync(material, mirror);
       }
       syncMirrorState(material, mirror.material);
       // Not hook.renderObject: that would call the object's onBeforeRender/onAfterRender again.
@@ -158,15 +158,18 @@ export class FeedbackPass {
     return mirror;
   }
 
-  /** Rebuilds `mirror` from `user` (after the user's material changed; allocates node graphs). */
-  private sync(user: Material, mirror: Mirror): void {
+  /**
+   * Rebuilds `mirror` from `user` (after the user's material changed; allocates node graphs) and
+   * returns the mirror to draw with.
+   */
+  private sync(user: Material, mirror: Mirror): Mirror {
+    if (mirror === this.sharedOccluder) return mirror;
     mirror.version = user.version;
     mirror.transparent = user.transparent;
-    if (mirror === this.sharedOccluder) return;
     // An occluder mirror whose user no longer needs it goes back to the shared occluder.
     if (mirror.sources.length === 0 && !movesVertices(user) && !discardsPixels(user)) {
       this.unmirror(user);
-      return;
+      return this.sharedOccluder;
     }
     let output = mirror.sources.length === 0 ? vec4(1) : this.requestGraph(mirror.sources);
     if (mirror.sources.length > 0 && user.transparent) {
@@ -179,6 +182,7 @@ export class FeedbackPass {
       })();
     }
     syncMirror(user, mirror.material, output);
+    return mirror;
   }
 
   /** The request colour for `sources`, one per frame in turn when there are several. */

@@ -22,8 +22,9 @@ async function feedback(
   openPage: (path: string, query?: Record<string, string | number>) => Promise<void>,
   which: string,
   frames = 6,
+  extra: Record<string, string | number> = {},
 ): Promise<number[][]> {
-  await openPage(PAGE, { case: which });
+  await openPage(PAGE, { case: which, ...extra });
   await waitForScene(page);
   const grid = await page.evaluate((n) => faithful.run(n), frames);
   expect(grid.length, 'a feedback readback arrived').toBe(16);
@@ -77,6 +78,15 @@ test('where an alpha-tested quad discards, the plane behind it requests', async 
   // The quad (texture b) is cut away on its left half (alpha map 0 < alphaTest 0.5).
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([A]);
   expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([B]);
+});
+
+test('where an alpha-tested plain quad discards, the plane behind it requests; elsewhere it occludes', async ({
+  page,
+  openPage,
+}) => {
+  const grid = await feedback(page, openPage, 'alpha-test', 6, { occluder: 1 });
+  expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([A]);
+  expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([NONE]);
 });
 
 test('transparent quads do not occlude the plane behind them', async ({ page, openPage }) => {

@@ -94,7 +94,9 @@ if (which === 'displaced') {
   addGround();
   const alpha = new DataTexture(new Uint8Array([0, 0, 0, 255, 255, 255, 255, 255]), 2, 1);
   alpha.needsUpdate = true;
-  const material = vtMaterial(b);
+  // ?occluder=1: a plain (non-virtual-texture) quad instead, which occludes where it is opaque.
+  const material =
+    params.get('occluder') === '1' ? new MeshBasicNodeMaterial({ side: DoubleSide }) : vtMaterial(b);
   material.alphaMap = alpha;
   material.alphaTest = 0.5;
   scene.add(new Mesh(flat(1, 1, 0.5, 0.1, 0.5), material));
