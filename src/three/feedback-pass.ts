@@ -38,7 +38,7 @@ const FEEDBACK_PASS_ID = 'tessera-feedback';
  * (alpha test) neither request nor occlude. Transparent materials write no depth here: a plain one
  * is skipped (it hides nothing), one with a virtual texture requests on half its pixels, in a
  * checkerboard that flips every frame, so the surface behind requests on the other half. Objects'
- * `onBeforeRender`/`onAfterRender` are not called again by this pass.
+ * and the scene's `onBeforeRender`/`onAfterRender` are not called again by this pass.
  *
  * RGBA8 rather than r32uint because it renders and reads back identically on WebGPU and WebGL2
  * (k/255 round-trips exactly through unorm8).
@@ -256,6 +256,13 @@ export class FeedbackPass {
     const previousFog = scene.fog;
     scene.fog = null;
     scene.overrideMaterial = null;
+    // renderer.render calls the scene's own callbacks too: once per frame is the main pass's.
+    const ownBefore = Object.hasOwn(scene, 'onBeforeRender');
+    const ownAfter = Object.hasOwn(scene, 'onAfterRender');
+    const previousBefore = scene.onBeforeRender;
+    const previousAfter = scene.onAfterRender;
+    scene.onBeforeRender = skipCallback;
+    scene.onAfterRender = skipCallback;
     renderer.autoClear = true;
     renderer.setClearColor(0xffffff, 1);
     this.frameUniform.value = frame;
@@ -271,6 +278,8 @@ export class FeedbackPass {
       scene.background = previousBackground;
       scene.fog = previousFog;
       scene.overrideMaterial = previousOverride;
+      restoreCallback(scene, 'onBeforeRender', ownBefore, previousBefore);
+      restoreCallback(scene, 'onAfterRender', ownAfter, previousAfter);
       projection.copy(this.savedProjection);
       camera.projectionMatrixInverse.copy(this.savedProjectionInverse);
     }
@@ -316,6 +325,20 @@ export class FeedbackPass {
       break;
     }
   }
+}
+
+/** Stands in for the scene's callbacks during the pass. */
+function skipCallback(): void {}
+
+/** Puts a scene callback back as it was: an own property, or the prototype's (own one deleted). */
+function restoreCallback(
+  scene: Scene,
+  key: 'onBeforeRender' | 'onAfterRender',
+  wasOwn: boolean,
+  previous: Scene['onBeforeRender'],
+): void {
+  if (wasOwn) scene[key] = previous;
+  else delete (scene as Partial<Pick<Scene, typeof key>>)[key];
 }
 
 /** One virtual texture a request material samples, with its uv node. */

@@ -7,7 +7,7 @@ interface FaithfulApi {
   fw: number;
   ids: { a: number; b: number };
   run(frames: number): Promise<number[][]>;
-  calls: { before: number; after: number };
+  calls: { before: number; after: number; sceneBefore: number; sceneAfter: number };
 }
 declare const faithful: FaithfulApi;
 
@@ -58,12 +58,18 @@ test('a plane displaced by its positionNode requests where the displaced surface
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([NONE]);
 });
 
-test('each instance of an InstancedMesh requests where it is', async ({ page, openPage }) => {
-  const grid = await feedback(page, openPage, 'instanced');
-  // Strips 0.125 wide centred at x = 0.2, 0.5, 0.8: columns 3, 7-8 and 12.
-  for (const column of [3, 8, 12]) expect(idsIn(grid, 2, 13, column, column), show(grid)).toEqual([A]);
-  for (const column of [0, 5, 10, 15]) expect(idsIn(grid, 0, 15, column, column), show(grid)).toEqual([NONE]);
-});
+for (const [which, kind] of [
+  ['instanced', 'an InstancedMesh'],
+  ['batched', 'a BatchedMesh'],
+]) {
+  test(`each instance of ${kind} requests where it is`, async ({ page, openPage }) => {
+    const grid = await feedback(page, openPage, which);
+    // Strips 0.125 wide centred at x = 0.2, 0.5, 0.8: columns 3, 7-8 and 12.
+    for (const column of [3, 8, 12]) expect(idsIn(grid, 2, 13, column, column), show(grid)).toEqual([A]);
+    for (const column of [0, 5, 10, 15])
+      expect(idsIn(grid, 0, 15, column, column), show(grid)).toEqual([NONE]);
+  });
+}
 
 test('a SkinnedMesh requests where its bones pose it', async ({ page, openPage }) => {
   const grid = await feedback(page, openPage, 'skinned');
@@ -99,9 +105,17 @@ test('transparent quads do not occlude the plane behind them', async ({ page, op
   expect(share(grid, A, 0, 15, 8, 15), show(grid)).toBeGreaterThan(0.3);
 });
 
-test("a mesh's onBeforeRender and onAfterRender run once per frame", async ({ page, openPage }) => {
+test("a mesh's and the scene's onBeforeRender and onAfterRender run once per frame", async ({
+  page,
+  openPage,
+}) => {
   const grid = await feedback(page, openPage, 'callbacks', 6);
   expect(idsIn(grid, 0, 15, 0, 15)).toEqual([A]);
   // Six frames, each one main render (and one feedback pass that must not call them).
-  expect(await page.evaluate(() => ({ ...faithful.calls }))).toEqual({ before: 6, after: 6 });
+  expect(await page.evaluate(() => ({ ...faithful.calls }))).toEqual({
+    before: 6,
+    after: 6,
+    sceneBefore: 6,
+    sceneAfter: 6,
+  });
 });

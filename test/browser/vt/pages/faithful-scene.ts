@@ -1,4 +1,5 @@
 import {
+  BatchedMesh,
   Bone,
   DataTexture,
   DoubleSide,
@@ -53,8 +54,8 @@ function flat(w: number, d: number, x: number, y: number, z: number, segments = 
 }
 /** The plane of virtual texture `a` over the whole view. */
 const addGround = () => scene.add(new Mesh(flat(1, 1, 0.5, 0, 0.5), vtMaterial(a)));
-/** Calls of the counted mesh's onBeforeRender / onAfterRender. */
-const calls = { before: 0, after: 0 };
+/** Calls of the counted mesh's and of the scene's onBeforeRender / onAfterRender. */
+const calls = { before: 0, after: 0, sceneBefore: 0, sceneAfter: 0 };
 
 if (which === 'displaced') {
   // A plane over x in [0, 0.5] that its positionNode moves to x in [0.5, 1].
@@ -66,6 +67,20 @@ if (which === 'displaced') {
   const mesh = new InstancedMesh(flat(0.125, 1, 0, 0, 0.5), vtMaterial(a), 3);
   [0.2, 0.5, 0.8].forEach((x, i) => {
     mesh.setMatrixAt(i, new Matrix4().makeTranslation(x, 0, 0));
+  });
+  scene.add(mesh);
+} else if (which === 'batched') {
+  // The same three strips as instances of one geometry in a BatchedMesh.
+  const strip = flat(0.125, 1, 0, 0, 0.5);
+  const mesh = new BatchedMesh(
+    3,
+    strip.getAttribute('position').count,
+    strip.getIndex()?.count,
+    vtMaterial(a),
+  );
+  const id = mesh.addGeometry(strip);
+  [0.2, 0.5, 0.8].forEach((x) => {
+    mesh.setMatrixAt(mesh.addInstance(id), new Matrix4().makeTranslation(x, 0, 0));
   });
   scene.add(mesh);
 } else if (which === 'skinned') {
@@ -114,6 +129,8 @@ if (which === 'displaced') {
   const counted: Object3D = scene.children[0];
   counted.onBeforeRender = () => void calls.before++;
   counted.onAfterRender = () => void calls.after++;
+  scene.onBeforeRender = () => void calls.sceneBefore++;
+  scene.onAfterRender = () => void calls.sceneAfter++;
 }
 
 const camera = new OrthographicCamera(-0.5, 0.5, 0.5, -0.5, 0.1, 10);
