@@ -58,6 +58,15 @@ test('a plane displaced by its positionNode requests where the displaced surface
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([NONE]);
 });
 
+test('a plain occluder displaced by its positionNode occludes where the displaced surface is', async ({
+  page,
+  openPage,
+}) => {
+  const grid = await feedback(page, openPage, 'displaced', 6, { occluder: 1 });
+  expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([A]);
+  expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([NONE]);
+});
+
 for (const [which, kind] of [
   ['instanced', 'an InstancedMesh'],
   ['batched', 'a BatchedMesh'],
