@@ -11,11 +11,17 @@ import {
   UnsignedByteType,
   UnsignedIntType,
 } from 'three';
-import { abs, float, min, mod, uniform, vec4 } from 'three/tsl';
+import { abs, Fn, float, floor, min, mod, screenCoordinate, uniform, vec4 } from 'three/tsl';
 import { NodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
 import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
+import { discardsPixels, movesVertices, syncMirror, syncMirrorState } from './feedback-mirror';
 import type { VirtualUv } from './sampling-context';
-import { type RenderObjectFunction, type RenderObjectHook, renderObjectHookOf } from './three-internals';
+import {
+  type DrawObjectFunction,
+  type RenderObjectFunction,
+  type RenderObjectHook,
+  renderObjectHookOf,
+} from './three-internals';
 import { buildFeedbackGraph, type SampledVirtualTexture } from './virtual-texture-graph';
 
 /** Pass id that keeps three's cached render objects of this pass apart from the main pass. */
@@ -26,6 +32,13 @@ const FEEDBACK_PASS_ID = 'tessera-feedback';
  * pixel holds the packed page id its virtual-texture material needs (white = NO_REQUEST). Meshes
  * with a virtual texture draw through a mirrored request material; other meshes draw white so they
  * still occlude; lines, points and sprites are skipped.
+ *
+ * Mirrors follow the user's material (see feedback-mirror.ts): vertex displacement, instancing,
+ * skinning and morphs move the surface as in the main pass, and pixels the material discards
+ * (alpha test) neither request nor occlude. Transparent materials write no depth here: a plain one
+ * is skipped (it hides nothing), one with a virtual texture requests on half its pixels, in a
+ * checkerboard that flips every frame, so the surface behind requests on the other half. Objects'
+ * and the scene's `onBeforeRender`/`onAfterRender` are not called again by this pass.
  *
  * RGBA8 rather than r32uint because it renders and reads back identically on WebGPU and WebGL2
  * (k/255 round-trips exactly through unorm8).
@@ -38,18 +51,20 @@ export class FeedbackPass {
   /** Target size, in feedback pixels. */
   height: number;
   private readonly renderer: WebGPURenderer;
-  private readonly requestMaterials = new WeakMap<Material, NodeMaterial>();
-  /** Virtual textures each mirrored material samples, with their uv nodes (index = rotation slot). */
-  private readonly requestSources = new WeakMap<
-    NodeMaterial,
-    { vt: SampledVirtualTexture; uv: VirtualUv }[]
-  >();
+  /** The mirror drawing each user material that samples a virtual texture. */
+  private readonly requests = new WeakMap<Material, Mirror>();
+  /** Occluders of their own, for user materials that move vertices or discard pixels. */
+  private readonly occluders = new WeakMap<Material, Mirror>();
+  /** Materials this pass created: their compilation must not register them as user materials. */
+  private readonly own = new WeakSet<Material>();
   /** Frame number, so a material sampling several virtual textures requests each in turn. */
   private readonly frameUniform = uniform(0);
   private readonly occluder: NodeMaterial;
+  /** {@link occluder} as a mirror: drawn for every material that moves and discards nothing. */
+  private readonly sharedOccluder: Mirror;
   /**
-   * The user materials mirrored now, held weakly: a request material is reachable only through
-   * {@link requestMaterials}, so it goes with the user's material; this set finds the live ones
+   * The user materials mirrored now, held weakly: a mirror is reachable only through
+   * {@link requests} or {@link occluders}, so it goes with the user's material; this set finds the live ones
    * at {@link dispose}.
    */
   private readonly mirrored = new Set<WeakRef<Material>>();
@@ -59,6 +74,7 @@ export class FeedbackPass {
   /** Disposes a request material with its user's material (three's 'dispose' event). */
   private readonly onUserMaterialDispose = (event: { target: Material }): void => this.unmirror(event.target);
   private readonly hook: RenderObjectHook;
+  private readonly draw: DrawObjectFunction;
   private readonly renderObjectFunction: RenderObjectFunction;
   // Scratch state saved around the pass (no allocation per frame).
   private readonly savedClear = new Color();
@@ -86,14 +102,25 @@ export class FeedbackPass {
     this.occluder = new NodeMaterial();
     this.occluder.name = 'tessera:feedback-occluder';
     this.occluder.fragmentNode = vec4(1);
+    this.sharedOccluder = { material: this.occluder, version: 0, transparent: false, sources: [] };
+    this.own.add(this.occluder);
     const hook = renderObjectHookOf(renderer);
     this.hook = hook;
-    this.renderObjectFunction = (object, scene, camera, geometry, material, group, lights, clipping) => {
+    this.draw = hook.draw;
+    this.renderObjectFunction = (object, scene, camera, _geometry, material, group, lights, clipping) => {
       if (!(object as { isMesh?: boolean }).isMesh) return;
-      const request = this.requestMaterials.get(material);
-      const used = request ?? this.occluder;
-      used.side = material.side;
-      hook.renderObject(object, scene, camera, geometry, used, group, lights, clipping, FEEDBACK_PASS_ID);
+      let mirror = this.requests.get(material);
+      if (mirror === undefined) {
+        // A plain transparent surface hides nothing behind it from the feedback.
+        if (material.transparent) return;
+        mirror = this.occluderOf(material);
+      }
+      if (mirror.version !== material.version || mirror.transparent !== material.transparent) {
+        mirror = this.sync(material, mirror);
+      }
+      syncMirrorState(material, mirror.material);
+      // Not hook.renderObject: that would call the object's onBeforeRender/onAfterRender again.
+      this.draw(object, mirror.material, scene, camera, lights, group, clipping, FEEDBACK_PASS_ID);
     };
   }
 
@@ -102,35 +129,85 @@ export class FeedbackPass {
    * sampling several virtual textures requests them in turn, one per frame.
    */
   register(material: Material, vt: SampledVirtualTexture, uv: VirtualUv): void {
-    let request = this.requestMaterials.get(material);
-    if (request === undefined) {
-      request = new NodeMaterial();
+    // A mirror that copied a colorNode sampling a virtual texture compiles that node too.
+    if (this.own.has(material)) return;
+    let mirror = this.requests.get(material);
+    if (mirror === undefined) {
+      const request = new NodeMaterial();
       request.name = 'tessera:feedback-request';
-      this.requestMaterials.set(material, request);
-      this.requestSources.set(request, []);
-      const ref = new WeakRef(material);
-      this.mirrored.add(ref);
-      this.forgetMirrored.register(material, ref, ref);
-      material.addEventListener('dispose', this.onUserMaterialDispose);
+      mirror = { material: request, version: -1, transparent: false, sources: [] };
+      this.requests.set(material, mirror);
+      this.watch(material, request);
     }
-    const sources = this.requestSources.get(request)!;
-    for (const source of sources) if (source.vt.id === vt.id && source.uv === uv) return;
-    sources.push({ vt, uv });
-    if (sources.length === 1) {
-      request.fragmentNode = buildFeedbackGraph(vt, uv);
-    } else {
-      // Σ request_k · [frame mod n == k]: straight-line selection, no divergent branch.
-      const n = sources.length;
-      const slot = mod(this.frameUniform, float(n));
-      // biome-ignore lint/suspicious/noExplicitAny: TSL node graph value.
-      let sum: any = vec4(0);
-      sources.forEach((source, k) => {
-        const weight = float(1).sub(min(abs(slot.sub(k)), float(1)));
-        sum = sum.add(buildFeedbackGraph(source.vt, source.uv).mul(weight));
-      });
-      request.fragmentNode = sum;
+    for (const source of mirror.sources) if (source.vt.id === vt.id && source.uv === uv) return;
+    mirror.sources.push({ vt, uv });
+    // Rebuilt at its next draw (this runs while three compiles the user's material).
+    mirror.version = -1;
+  }
+
+  /** The occluder drawing `material`: the shared one, or a mirror of its own when it needs one. */
+  private occluderOf(material: Material): Mirror {
+    let mirror = this.occluders.get(material);
+    if (mirror !== undefined) return mirror;
+    if (!movesVertices(material) && !discardsPixels(material)) return this.sharedOccluder;
+    const occluder = new NodeMaterial();
+    occluder.name = 'tessera:feedback-occluder';
+    mirror = { material: occluder, version: -1, transparent: false, sources: [] };
+    this.occluders.set(material, mirror);
+    this.watch(material, occluder);
+    return mirror;
+  }
+
+  /**
+   * Rebuilds `mirror` from `user` (after the user's material changed; allocates node graphs) and
+   * returns the mirror to draw with.
+   */
+  private sync(user: Material, mirror: Mirror): Mirror {
+    if (mirror === this.sharedOccluder) return mirror;
+    mirror.version = user.version;
+    mirror.transparent = user.transparent;
+    // An occluder mirror whose user no longer needs it goes back to the shared occluder.
+    if (mirror.sources.length === 0 && !movesVertices(user) && !discardsPixels(user)) {
+      this.unmirror(user);
+      return this.sharedOccluder;
     }
-    request.needsUpdate = true;
+    let output = mirror.sources.length === 0 ? vec4(1) : this.requestGraph(mirror.sources);
+    if (mirror.sources.length > 0 && user.transparent) {
+      // Checkerboard flipping each frame: the other half of the pixels shows what lies behind.
+      const graph = output;
+      const odd = mod(floor(screenCoordinate.x).add(floor(screenCoordinate.y)).add(this.frameUniform), 2);
+      output = Fn(() => {
+        odd.greaterThan(0.5).discard();
+        return graph;
+      })();
+    }
+    syncMirror(user, mirror.material, output);
+    return mirror;
+  }
+
+  /** The request colour for `sources`, one per frame in turn when there are several. */
+  // biome-ignore lint/suspicious/noExplicitAny: TSL node graph value.
+  private requestGraph(sources: readonly Source[]): any {
+    if (sources.length === 1) return buildFeedbackGraph(sources[0].vt, sources[0].uv);
+    // Σ request_k · [frame mod n == k]: straight-line selection, no divergent branch.
+    const n = sources.length;
+    const slot = mod(this.frameUniform, float(n));
+    // biome-ignore lint/suspicious/noExplicitAny: TSL node graph value.
+    let sum: any = vec4(0);
+    sources.forEach((source, k) => {
+      const weight = float(1).sub(min(abs(slot.sub(k)), float(1)));
+      sum = sum.add(buildFeedbackGraph(source.vt, source.uv).mul(weight));
+    });
+    return sum;
+  }
+
+  /** Starts tracking `material`, mirrored by `mirror`, so both go at its dispose (or collection). */
+  private watch(material: Material, mirror: NodeMaterial): void {
+    this.own.add(mirror);
+    const ref = new WeakRef(material);
+    this.mirrored.add(ref);
+    this.forgetMirrored.register(material, ref, ref);
+    material.addEventListener('dispose', this.onUserMaterialDispose);
   }
 
   /** Resizes the target (feedback pixels); called when the canvas size changes. */
@@ -179,6 +256,13 @@ export class FeedbackPass {
     const previousFog = scene.fog;
     scene.fog = null;
     scene.overrideMaterial = null;
+    // renderer.render calls the scene's own callbacks too: once per frame is the main pass's.
+    const ownBefore = Object.hasOwn(scene, 'onBeforeRender');
+    const ownAfter = Object.hasOwn(scene, 'onAfterRender');
+    const previousBefore = scene.onBeforeRender;
+    const previousAfter = scene.onAfterRender;
+    scene.onBeforeRender = skipCallback;
+    scene.onAfterRender = skipCallback;
     renderer.autoClear = true;
     renderer.setClearColor(0xffffff, 1);
     this.frameUniform.value = frame;
@@ -194,6 +278,8 @@ export class FeedbackPass {
       scene.background = previousBackground;
       scene.fog = previousFog;
       scene.overrideMaterial = previousOverride;
+      restoreCallback(scene, 'onBeforeRender', ownBefore, previousBefore);
+      restoreCallback(scene, 'onAfterRender', ownAfter, previousAfter);
       projection.copy(this.savedProjection);
       camera.projectionMatrixInverse.copy(this.savedProjectionInverse);
     }
@@ -213,20 +299,25 @@ export class FeedbackPass {
       const material = ref.deref();
       if (material === undefined) continue;
       material.removeEventListener('dispose', this.onUserMaterialDispose);
-      this.requestMaterials.get(material)?.dispose();
-      this.requestMaterials.delete(material);
+      this.requests.get(material)?.material.dispose();
+      this.requests.delete(material);
+      this.occluders.get(material)?.material.dispose();
+      this.occluders.delete(material);
       this.forgetMirrored.unregister(ref);
     }
     this.mirrored.clear();
   }
 
-  /** Disposes the request material mirroring `material` and stops listening to it. */
+  /** Disposes the mirrors of `material` and stops listening to it. */
   private unmirror(material: Material): void {
     material.removeEventListener('dispose', this.onUserMaterialDispose);
-    const request = this.requestMaterials.get(material);
-    if (request === undefined) return;
-    this.requestMaterials.delete(material);
-    request.dispose();
+    const request = this.requests.get(material);
+    const occluder = this.occluders.get(material);
+    if (request === undefined && occluder === undefined) return;
+    this.requests.delete(material);
+    this.occluders.delete(material);
+    request?.material.dispose();
+    occluder?.material.dispose();
     for (const ref of this.mirrored) {
       if (ref.deref() !== material) continue;
       this.mirrored.delete(ref);
@@ -234,4 +325,34 @@ export class FeedbackPass {
       break;
     }
   }
+}
+
+/** Stands in for the scene's callbacks during the pass. */
+function skipCallback(): void {}
+
+/** Puts a scene callback back as it was: an own property, or the prototype's (own one deleted). */
+function restoreCallback(
+  scene: Scene,
+  key: 'onBeforeRender' | 'onAfterRender',
+  wasOwn: boolean,
+  previous: Scene['onBeforeRender'],
+): void {
+  if (wasOwn) scene[key] = previous;
+  else delete (scene as Partial<Pick<Scene, typeof key>>)[key];
+}
+
+/** One virtual texture a request material samples, with its uv node. */
+interface Source {
+  vt: SampledVirtualTexture;
+  uv: VirtualUv;
+}
+
+/** A material the feedback pass draws in place of a user's material. */
+interface Mirror {
+  material: NodeMaterial;
+  /** The user material's `version` (and `transparent`) it was last built from; -1 = rebuild. */
+  version: number;
+  transparent: boolean;
+  /** Virtual textures requested (index = rotation slot); empty for an occluder. */
+  sources: Source[];
 }

@@ -92,13 +92,36 @@ export type RenderObjectFunction = (
 ) => void;
 
 /**
+ * Signature of three's per-object draw step (`renderer._handleObjectFunction`, i.e.
+ * `_renderObjectDirect` while rendering): what `renderObject` calls once it has run the object's
+ * `onBeforeRender` and before its `onAfterRender`.
+ */
+export type DrawObjectFunction = (
+  object: Object3D,
+  material: Material,
+  scene: Scene,
+  camera: Camera,
+  lightsNode: unknown,
+  group: unknown,
+  clippingContext: unknown,
+  passId: string | null,
+) => void;
+
+/**
  * The per-object draw hook of a renderer: `renderObject` draws one object, and a function set with
  * `setRenderObjectFunction` replaces it for every object of the following renders (it must call
- * `renderObject` itself). Bound to the renderer, so callers may keep the functions.
+ * `renderObject` itself, or `draw`). Bound to the renderer, so callers may keep the functions.
  */
 export interface RenderObjectHook {
   /** Draws one object (three's default render-object function). */
   readonly renderObject: RenderObjectFunction;
+  /**
+   * Draws one object as `renderObject` does but without calling its `onBeforeRender` and
+   * `onAfterRender` (nor applying `scene.overrideMaterial` or splitting double-sided transparent
+   * materials): for an extra pass that must not run user callbacks a second time per frame. Only
+   * valid inside a render-object function, while three is rendering.
+   */
+  readonly draw: DrawObjectFunction;
   /** The render-object function set now, or null for three's default. */
   get(): RenderObjectFunction | null;
   /** Replaces the render-object function; null restores three's default. */
@@ -107,6 +130,8 @@ export interface RenderObjectHook {
 
 interface RendererRenderObjectInternals {
   renderObject: RenderObjectFunction;
+  /** Swapped by three per render call (draw, or create pipelines in compileAsync): read per call. */
+  _handleObjectFunction: DrawObjectFunction;
   getRenderObjectFunction(): RenderObjectFunction | null;
   setRenderObjectFunction(fn: RenderObjectFunction | null): void;
 }
@@ -116,6 +141,18 @@ export function renderObjectHookOf(renderer: WebGPURenderer): RenderObjectHook {
   const internals = renderer as unknown as RendererRenderObjectInternals;
   return {
     renderObject: internals.renderObject.bind(renderer),
+    draw: (object, material, scene, camera, lightsNode, group, clippingContext, passId) =>
+      internals._handleObjectFunction.call(
+        renderer,
+        object,
+        material,
+        scene,
+        camera,
+        lightsNode,
+        group,
+        clippingContext,
+        passId,
+      ),
     get: () => internals.getRenderObjectFunction(),
     set: (fn) => internals.setRenderObjectFunction(fn),
   };

@@ -57,17 +57,24 @@ test('WebGL2 state cache: bindTexture, pixelStorei and bindFramebuffer reach the
   expect(facts).toEqual({ boundTexture: true, alignment: 1, changed: true, boundFramebuffer: true });
 });
 
-test('renderObjectHookOf: the override is called for each drawn object and draws through renderObject', async ({
+test('renderObjectHookOf: the override is called for each drawn object and draws through renderObject, or through draw without callbacks', async ({
   page,
 }) => {
   const facts = await probe(page, 'renderObjectFacts');
   expect(facts.initiallyNull, 'no render-object function set by default').toBe(true);
   expect(facts.whileSet, 'getRenderObjectFunction returns the override').toBe(true);
   expect(facts.restored, 'setRenderObjectFunction(null) restores the default').toBe(true);
-  expect(facts.seen, 'called once, with the mesh and its material').toEqual([
+  expect(facts.seen, 'called once per render, with the mesh and its material').toEqual([
+    { isOurMesh: true, isOurMaterial: true },
     { isOurMesh: true, isOurMaterial: true },
   ]);
   expect(facts.colour, 'the mesh drew red through hook.renderObject').toEqual([255, 0, 0, 255]);
+  expect(facts.callbacksAfterRenderObject, 'renderObject runs the callbacks').toEqual({
+    before: 1,
+    after: 1,
+  });
+  expect(facts.drawColour, 'hook.draw drew the mesh with the material given').toEqual([0, 255, 0, 255]);
+  expect(facts.callbacksAfterDraw, 'hook.draw runs neither callback').toEqual({ before: 1, after: 1 });
 });
 
 test('materialOfBuilder: a node setup() sees the material being compiled', async ({ page }) => {

@@ -28,9 +28,8 @@ const vt = {
 } as unknown as SampledVirtualTexture;
 
 function requestOf(pass: FeedbackPass, material: Material): NodeMaterial | undefined {
-  return (pass as unknown as { requestMaterials: WeakMap<Material, NodeMaterial> }).requestMaterials.get(
-    material,
-  );
+  const requests = (pass as unknown as { requests: WeakMap<Material, { material: NodeMaterial }> }).requests;
+  return requests.get(material)?.material;
 }
 
 function countDisposals(material: NodeMaterial): { count: number } {

@@ -99,9 +99,16 @@ async function renderObjectFacts() {
   const target = new RenderTarget(SIZE, SIZE);
   target.texture.name = 'tessera-test:internals-target';
   const seen: { isOurMesh: boolean; isOurMaterial: boolean }[] = [];
+  const callbacks = { before: 0, after: 0 };
+  mesh.onBeforeRender = () => void callbacks.before++;
+  mesh.onAfterRender = () => void callbacks.after++;
+  const green = new MeshBasicNodeMaterial({ color: 0x00ff00 });
+  // ?draw: the second render draws through hook.draw, which must skip the object's callbacks.
+  let useDraw = false;
   const override: RenderObjectFunction = (object, s, c, geometry, m, group, lights, clipping, passId) => {
     seen.push({ isOurMesh: object === mesh, isOurMaterial: m === material });
-    hook.renderObject(object, s, c, geometry, m, group, lights, clipping, passId);
+    if (useDraw) hook.draw(object, green, s, c, lights, group, clipping, 'tessera-test:draw');
+    else hook.renderObject(object, s, c, geometry, m, group, lights, clipping, passId);
   };
   const initially = hook.get();
   hook.set(override);
@@ -109,15 +116,32 @@ async function renderObjectFacts() {
   renderer.setRenderTarget(target);
   renderer.render(scene, camera);
   renderer.setRenderTarget(null);
+  const centre = ((SIZE / 2) * SIZE + SIZE / 2) * 4;
+  let pixels = (await renderer.readRenderTargetPixelsAsync(target, 0, 0, SIZE, SIZE)) as Uint8Array;
+  const colour = Array.from(pixels.slice(centre, centre + 4));
+  const callbacksAfterRenderObject = { ...callbacks };
+  useDraw = true;
+  renderer.setRenderTarget(target);
+  renderer.render(scene, camera);
+  renderer.setRenderTarget(null);
   hook.set(initially);
   const restored = hook.get() === initially;
-  const pixels = (await renderer.readRenderTargetPixelsAsync(target, 0, 0, SIZE, SIZE)) as Uint8Array;
-  const centre = ((SIZE / 2) * SIZE + SIZE / 2) * 4;
-  const colour = Array.from(pixels.slice(centre, centre + 4));
+  pixels = (await renderer.readRenderTargetPixelsAsync(target, 0, 0, SIZE, SIZE)) as Uint8Array;
+  const drawColour = Array.from(pixels.slice(centre, centre + 4));
   target.dispose();
   material.dispose();
+  green.dispose();
   mesh.geometry.dispose();
-  return { initiallyNull: initially === null, whileSet, restored, seen, colour };
+  return {
+    initiallyNull: initially === null,
+    whileSet,
+    restored,
+    seen,
+    colour,
+    drawColour,
+    callbacksAfterRenderObject,
+    callbacksAfterDraw: { ...callbacks },
+  };
 }
 
 /** A node's setup() sees the material being compiled through materialOfBuilder. */
