@@ -90,6 +90,13 @@ export function planVirtualTextureBudget(input: VirtualTextureBudgetInput): Virt
     );
   }
   const poolShape = poolShapeFor(input, input.shareBytes - fixedBytes);
+  if (poolSlotCount(poolShape) < input.minPoolSlots) {
+    // The slot grid rounds the slot count down (whole rows): the bytes fit, the grid does not.
+    throw new TesseraConfigError(
+      'budget-too-small',
+      `a pool of ${input.shareBytes - fixedBytes} bytes holds a grid of only ${poolSlotCount(poolShape)} slots, below the minimum of ${input.minPoolSlots}`,
+    );
+  }
   return {
     feedbackBytes,
     readbackBytes,
