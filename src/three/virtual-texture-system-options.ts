@@ -47,6 +47,11 @@ export interface VirtualTextureSystemOptions {
   border?: number;
   /** Screen pixels per feedback pixel along each axis (power of two). Default 8. */
   feedbackScale?: number;
+  /**
+   * Frames a requested page may go unrequested before its queued or running load is dropped, once
+   * two feedback readbacks arrived without it too (so slow readbacks abort nothing). Default 8.
+   */
+  abortAfterFrames?: number;
   /** Most tiles written into the pool per frame. Default 16. */
   maxUploadsPerFrame?: number;
   /** Pool filtering. Default 'bilinear'. */
@@ -87,6 +92,7 @@ export interface ResolvedSystemOptions {
   border: number;
   feedbackScale: number;
   maxUploadsPerFrame: number;
+  abortAfterFrames: number | undefined;
   filtering: VirtualTextureFiltering;
   maxAnisotropy: number;
   layers: VirtualTexturePoolLayer[];
@@ -168,6 +174,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     border,
     feedbackScale: positiveInteger('feedbackScale', options.feedbackScale ?? 8),
     maxUploadsPerFrame: positiveInteger('maxUploadsPerFrame', options.maxUploadsPerFrame ?? 16),
+    abortAfterFrames: options.abortAfterFrames,
     filtering,
     maxAnisotropy,
     layers,

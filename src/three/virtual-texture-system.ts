@@ -134,6 +134,7 @@ export class VirtualTextureSystem {
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: this.poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
       maxUploadsPerFrame: this.maxUploadsPerFrame,
+      abortAfterFrames: o.abortAfterFrames,
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
     this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);

@@ -9,7 +9,10 @@ import type { TileData, TileSource } from './tile-source';
 export interface ResidencySchedulerOptions {
   /** Loads running at once, all textures together. Default 16. */
   maxConcurrentLoads?: number;
-  /** Frames without a request after which a queued page is dropped and its load aborted. Default 8. */
+  /**
+   * Frames without a request after which a queued page is dropped and its load aborted, once at
+   * least two feedback buffers arrived without it as well. Default 8.
+   */
   abortAfterFrames?: number;
   /** Attempts before a page is marked failed. Default 3. */
   maxAttempts?: number;
@@ -70,6 +73,9 @@ const COVERAGE_WEIGHT = 2 ** 20;
 const MAX_COVERAGE = 2 ** 24 - 1;
 const MAX_AGE = 2 ** 20 - 1;
 
+/** Feedback buffers that must arrive without a page's request before its load is dropped. */
+const FEEDBACKS_BEFORE_ABORT = 2;
+
 /**
  * Decides what to load: missing pages are queued by priority (a max-heap, never a sort): pages whose
  * fallback is far coarser first, then pixel coverage, then how long they have waited. Runs at most
@@ -96,6 +102,10 @@ export class ResidencyScheduler {
   private readonly pageOf: Uint32Array;
   private readonly state: Uint8Array;
   private readonly lastRequested: Int32Array;
+  /** {@link feedbacks} when each record was last requested. */
+  private readonly requestedAtFeedback: Int32Array;
+  /** Feedback buffers analysed so far (see {@link noteFeedback}). */
+  private feedbacks = 0;
   private readonly firstRequested: Int32Array;
   private readonly attempts: Uint8Array;
   private readonly waitUntil: Int32Array;
@@ -145,6 +155,7 @@ export class ResidencyScheduler {
     this.pageOf = new Uint32Array(n);
     this.state = new Uint8Array(n);
     this.lastRequested = new Int32Array(n);
+    this.requestedAtFeedback = new Int32Array(n);
     this.firstRequested = new Int32Array(n);
     this.attempts = new Uint8Array(n);
     this.waitUntil = new Int32Array(n);
@@ -189,6 +200,11 @@ export class ResidencyScheduler {
     return r < 0 ? PageLoadState.Untracked : (this.state[r] as PageLoadState);
   }
 
+  /** A feedback buffer is being analysed: its requests follow (see the expiry in {@link update}). */
+  noteFeedback(): void {
+    this.feedbacks++;
+  }
+
   /**
    * Asks for non-resident `pageId` this frame. `fallbackMips`: how many mips coarser the page
    * currently shown instead is (16 when nothing is); `coverage`: pixels requesting it.
@@ -209,6 +225,7 @@ export class ResidencyScheduler {
       this.attempts[r] = 0;
     }
     this.lastRequested[r] = frame;
+    this.requestedAtFeedback[r] = this.feedbacks;
     const st = this.state[r];
     if (st === PageLoadState.Failed) {
       if (frame - this.waitUntil[r] < this.cooldown) return;
@@ -237,7 +254,14 @@ export class ResidencyScheduler {
     while (this.failedOrder.head >= 0 && frame - this.waitUntil[this.failedOrder.head] >= this.cooldown) {
       this.drop(this.failedOrder.head);
     }
-    while (this.byRequest.head >= 0 && frame - this.lastRequested[this.byRequest.head] > this.abortAfter) {
+    // Unrequested means unrequested by feedback: a page is only dropped once at least two feedback
+    // buffers arrived without it, so slow readbacks (or frames rendered without a feedback) never
+    // abort loads the view still wants. Both orders agree, so the oldest request is the head.
+    while (
+      this.byRequest.head >= 0 &&
+      frame - this.lastRequested[this.byRequest.head] > this.abortAfter &&
+      this.feedbacks - this.requestedAtFeedback[this.byRequest.head] >= FEEDBACKS_BEFORE_ABORT
+    ) {
       this.drop(this.byRequest.head);
     }
     while (this.inFlight < this.maxConcurrent && this.queue.size > 0) this.start(this.queue.pop());

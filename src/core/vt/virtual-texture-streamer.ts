@@ -174,6 +174,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   submitFeedback(buffer: Uint32Array, length?: number): void {
     this.assertLive();
     const a = this.analyzer;
+    this.scheduler.noteFeedback();
     const n = a.analyze(buffer, length);
     const pages = a.pages;
     const coverage = a.coverage;

@@ -34,6 +34,7 @@ describe('ResidencyScheduler', () => {
     const id = packPageId(0, 1, 1, 1);
     for (let f = 1; f <= 3; f++) {
       s.beginFrame(f);
+      s.noteFeedback();
       s.request(id, 2, 5);
       s.update();
     }
@@ -42,6 +43,7 @@ describe('ResidencyScheduler', () => {
     const signal = src.pending[0].signal;
     for (let f = 4; f <= 6; f++) {
       s.beginFrame(f);
+      s.noteFeedback(); // feedback arrives, without the page
       s.update();
     }
     expect(signal.aborted).toBe(true);
@@ -49,6 +51,30 @@ describe('ResidencyScheduler', () => {
     expect(s.stats().loadsAborted).toBe(1);
     await flush();
     expect(s.stats().inFlight).toBe(0);
+  });
+
+  it('does not abort a load while no feedback arrives (slow readbacks), however many frames pass', async () => {
+    const src = new ManualTileSource(16, 16);
+    const s = new ResidencyScheduler({ abortAfterFrames: 2 });
+    s.setSource(0, src);
+    const id = packPageId(0, 1, 1, 1);
+    s.beginFrame(1);
+    s.noteFeedback();
+    s.request(id, 2, 5);
+    s.update();
+    const signal = src.pending[0].signal;
+    for (let f = 2; f <= 40; f++) {
+      s.beginFrame(f);
+      if (f === 20) s.noteFeedback(); // one feedback without the page is not enough evidence
+      s.update();
+    }
+    expect(s.stateOf(id)).toBe(PageLoadState.Loading);
+    expect(signal.aborted).toBe(false);
+    s.beginFrame(41);
+    s.noteFeedback();
+    s.update();
+    expect(s.stateOf(id)).toBe(PageLoadState.Untracked);
+    expect(signal.aborted).toBe(true);
   });
 
   it('retries with exponential backoff, then marks the page failed and reports it once', async () => {
