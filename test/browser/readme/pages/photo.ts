@@ -33,6 +33,7 @@ import {
   virtualTexture,
 } from '../../../../src/index';
 import { createTestRenderer } from '../../support/renderer';
+import { linearToSrgb } from '../../vt/test-content';
 
 const params = new URLSearchParams(location.search);
 const meshKind = params.get('mesh') ?? 'plane';
@@ -112,11 +113,6 @@ const capture = new RenderTarget(width, height, { type: FloatType });
 /** Supersampling factor of the {@link supersampled} reference, per axis. */
 const SUPERSAMPLE = 4;
 const isWebGPU = (renderer.backend as { isWebGPUBackend?: boolean }).isWebGPUBackend === true;
-
-function linearToSrgb(v: number): number {
-  const c = Math.min(1, Math.max(0, v));
-  return 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
-}
 
 /** Renders `target` scene into the capture target and reads it as sRGB bytes, rows top-down. */
 async function shoot(target: Scene): Promise<Uint8Array> {
@@ -217,19 +213,12 @@ async function settle(maxFrames = 400): Promise<number> {
 async function compare(): Promise<{ psnr: number; worst: number; top: number[]; bottom: number[] }> {
   const a = await shoot(scene);
   const b = await shoot(referenceScene);
-  let sum = 0;
   let worst = 0;
-  for (let i = 0; i < a.length; i++) {
-    if ((i & 3) === 3) continue;
-    const d = a[i] - b[i];
-    sum += d * d;
-    worst = Math.max(worst, Math.abs(d));
-  }
-  const mse = sum / ((a.length / 4) * 3);
+  for (let i = 0; i < a.length; i++) if ((i & 3) !== 3) worst = Math.max(worst, Math.abs(a[i] - b[i]));
   const centre = (row: number) =>
     Array.from(a.subarray((row * width + width / 2) * 4, (row * width + width / 2) * 4 + 3));
   return {
-    psnr: mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse),
+    psnr: psnrOf(a, b),
     worst,
     top: centre(Math.round(height * 0.25)),
     bottom: centre(Math.round(height * 0.75)),
