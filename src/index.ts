@@ -28,6 +28,7 @@ export type { LifetimePolicy } from './core/streaming/stale-sweep';
 export type {
   TileData,
   TileEncoding,
+  TileLayerUsage,
   TileLayerInfo,
   TileSource,
   TileSourceInfo,

@@ -3,8 +3,22 @@
  * a procedural generator, a worker pool). The core never knows where bytes come from.
  */
 
-/** Pixel layout of one layer's tiles as produced by a source. */
-export type TileEncoding = 'rgba8unorm' | 'rgba8unorm-srgb';
+/**
+ * Layout of one layer's tile bytes as produced by a source.
+ * - `rgba8unorm(-srgb)`: `tileSize² x 4` bytes, rows top to bottom.
+ * - `uastc-4x4(-srgb)`: Basis Universal UASTC 4x4 blocks of the whole tile, border included
+ *   (`tileSize` and `border` are multiples of 4): `(tileSize / 4)²` blocks of 16 bytes, block rows
+ *   top to bottom, blocks left to right. The system transcodes them to the device's best block
+ *   format before they reach the pool.
+ */
+export type TileEncoding = 'rgba8unorm' | 'rgba8unorm-srgb' | 'uastc-4x4' | 'uastc-4x4-srgb';
+
+/**
+ * What a layer's texels mean, so a block-compressed pool can keep what matters: `color` (default)
+ * keeps all four channels; `normal` is a tangent-space normal map whose x and y (red and green)
+ * are all that is read (two-channel formats such as BC5 or EAC RG11 serve it best).
+ */
+export type TileLayerUsage = 'color' | 'normal';
 
 /** Describes one layer of a virtual texture (albedo, normal, ...). */
 export interface TileLayerInfo {
@@ -12,6 +26,8 @@ export interface TileLayerInfo {
   name: string;
   /** Texel format of the bytes {@link TileSource.load} returns for this layer. */
   format: TileEncoding;
+  /** What the texels mean. Default 'color'. */
+  usage?: TileLayerUsage;
 }
 
 /** What a source tells the core about the virtual texture it serves. */
