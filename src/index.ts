@@ -28,8 +28,8 @@ export type { LifetimePolicy } from './core/streaming/stale-sweep';
 export type {
   TileData,
   TileEncoding,
-  TileLayerUsage,
   TileLayerInfo,
+  TileLayerUsage,
   TileSource,
   TileSourceInfo,
 } from './core/vt/tile-source';
