@@ -5,13 +5,16 @@
  */
 
 import { isAbortError, TileSourceError } from '../../core/errors';
-import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import type { TileData, TileEncoding, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
 import {
   type ArchiveHeader,
+  type ArchiveLayer,
   FIXED_HEADER_BYTES,
+  isUastcEncoding,
   layoutHasPage,
   type MipLayout,
   mipLayout,
+  uastcTileBytes,
 } from './archive-format';
 import { type ArchiveIndex, parseArchiveIndex, parseArchivePrefix } from './archive-header-codec';
 import { CompressedTileCache } from './compressed-tile-cache';
@@ -71,6 +74,8 @@ export class ArchiveTileSource implements TileSource {
   /** The optional compressed-bytes cache. */
   readonly cache: CompressedTileCache | undefined;
   private readonly layout: MipLayout;
+  /** Per layer: bytes a payload's buffer is given for decoding in place (0: its own length). */
+  private readonly payloadCapacity: number[];
   private pending: PendingTile[] = [];
   /** `encoding code` pairs already reported on the console. */
   private readonly warnedDecodeFailures = new Set<string>();
@@ -92,13 +97,19 @@ export class ArchiveTileSource implements TileSource {
       border: header.border,
       layers: header.layers.map((l) => ({
         name: l.name,
-        format: l.colorSpace === 'srgb' ? ('rgba8unorm-srgb' as const) : ('rgba8unorm' as const),
+        format: tileFormatOf(l),
+        usage: l.usage ?? 'color',
       })),
       contentWidth: header.contentWidth,
       contentHeight: header.contentHeight,
     };
     const cacheBytes = options.cacheBytes ?? 0;
     this.cache = cacheBytes > 0 ? new CompressedTileCache(cacheBytes) : undefined;
+    // A Zstandard UASTC payload's buffer gets room for its inflated blocks, so the decoder (a
+    // worker) writes them in place and transfers the same buffer back.
+    this.payloadCapacity = header.layers.map((l) =>
+      l.encoding === 'uastc-zstd' ? uastcTileBytes(header.tileSize) : 0,
+    );
   }
 
   /** Mip levels stored in the archive. */
@@ -281,11 +292,23 @@ export class ArchiveTileSource implements TileSource {
     const layers = this.header.layers.length;
     for (const r of group) {
       // Copies so each payload owns its buffer: it can be cached and transferred to a worker.
-      const payload = bytes.slice(r.start - start, r.end - start);
+      // With a cache the payload is kept tight (decoding gets a copy with room, see decodeTile).
+      const payload = this.cache
+        ? bytes.slice(r.start - start, r.end - start)
+        : this.copyPayload(bytes, r.start - start, r.end - start, r.layer);
       this.cache?.set(r.tile.page * layers + r.layer, payload);
       r.tile.payloads[r.layer] = payload;
       if (--r.tile.missing === 0 && !r.tile.settled) void this.decodeTile(r.tile);
     }
+  }
+
+  /** `bytes[start, end)` in a buffer of its own, with room for the decoded result where it helps. */
+  private copyPayload(bytes: Uint8Array, start: number, end: number, layer: number): Uint8Array {
+    const capacity = this.payloadCapacity[layer];
+    if (capacity <= end - start) return bytes.slice(start, end);
+    const owned = new Uint8Array(capacity);
+    owned.set(bytes.subarray(start, end));
+    return owned.subarray(0, end - start);
   }
 
   private async decodeTile(tile: PendingTile): Promise<void> {
@@ -295,7 +318,7 @@ export class ArchiveTileSource implements TileSource {
         layers.map((layer, i) => {
           const payload = tile.payloads[i]!;
           // A cached payload must survive transfer to a worker: hand over a copy.
-          const bytes = this.cache ? payload.slice() : payload;
+          const bytes = this.cache ? this.copyPayload(payload, 0, payload.length, i) : payload;
           return this.decoder.decode(layer.encoding, bytes, tileSize, tile.signal).catch((error: unknown) => {
             this.warnDecodeFailure(layer.encoding, error);
             throw error;
@@ -323,4 +346,11 @@ export class ArchiveTileSource implements TileSource {
     const message = error instanceof Error ? error.message : String(error);
     console.warn(`tessera: cannot decode ${encoding} tiles (${code}): ${message}; such tiles stay unloaded`);
   }
+}
+
+/** The {@link TileEncoding} a layer's tiles arrive in: rgba8, or UASTC blocks for the UASTC encodings. */
+function tileFormatOf(layer: ArchiveLayer): TileEncoding {
+  const srgb = layer.colorSpace === 'srgb';
+  if (isUastcEncoding(layer.encoding)) return srgb ? 'uastc-4x4-srgb' : 'uastc-4x4';
+  return srgb ? 'rgba8unorm-srgb' : 'rgba8unorm';
 }

@@ -3,9 +3,16 @@
 import type { PayloadEncodingName } from './archive-format';
 import { decodeTilePayload, type ImageCodecs } from './tile-payload-decoder';
 
-/** Decodes payloads to `tileSize² x 4` rgba8; rejects with a `TileSourceError`, or an abort error once `signal` aborts. */
+/**
+ * Decodes payloads to `tileSize² x 4` rgba8 (UASTC encodings: to the tile's UASTC blocks);
+ * rejects with a `TileSourceError`, or an abort error once `signal` aborts.
+ */
 export interface TileDecoder {
-  /** `bytes` may be transferred to a worker: the caller must not use it afterwards. */
+  /**
+   * `bytes` may be transferred to a worker: the caller must not use it afterwards. When
+   * `bytes.byteOffset` is 0 its whole buffer is handed over, and its spare capacity past
+   * `bytes.length` may hold the result (the archive source gives UASTC payloads room for it).
+   */
   decode(
     encoding: PayloadEncodingName,
     bytes: Uint8Array,
