@@ -1,5 +1,5 @@
 import { decompress } from 'fzstd';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { TesseraConfigError, TileSourceError } from '../../../src/core/errors';
 import { uastcTileBytes } from '../../../src/sources/archive/archive-format';
 import { parseArchivePrefix } from '../../../src/sources/archive/archive-header-codec';
@@ -8,6 +8,7 @@ import { ArchiveWriter, MemoryArchiveSink } from '../../../src/sources/archive/a
 import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { decodeTilePayload } from '../../../src/sources/archive/tile-payload-decoder';
 import { zstdFrameContentSize } from '../../../src/sources/archive/uastc-payload';
+import { handleDecodeRequest } from '../../../src/sources/archive/worker/decode-protocol';
 import { bakeImages, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { encodeUastcTile } from '../../../src/sources/bake/uastc-encoder';
 import { zstdCompress } from '../../../src/sources/bake/zstd-compressor';
@@ -71,6 +72,17 @@ function singleTileArchive(payload: Uint8Array, encoding: 'uastc' | 'uastc-zstd'
 }
 
 describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
+  // Refused tiles warn once per source and cause: keep the output readable, and check the lines.
+  let warn: MockInstance<typeof console.warn>;
+  beforeAll(() => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  });
+  afterAll(() => {
+    expect(warn.mock.calls.length).toBeGreaterThan(0);
+    for (const [message] of warn.mock.calls) expect(String(message)).toMatch(/^tessera: cannot decode uastc/);
+    warn.mockRestore();
+  });
+
   it('declares the UASTC formats and usages, and serves exactly the baked blocks, zstd undone', async () => {
     const { bytes } = await bakeWorld('uastc-zstd');
     expect(new DataView(bytes.buffer).getUint16(4, true)).toBe(2);
@@ -244,5 +256,21 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
     expect(out).toEqual(blocks);
     const tight = await decodeTilePayload('uastc-zstd', frame.slice(), T, {});
     expect(tight).toEqual(blocks);
+    // In a decode worker the reply transfers the very buffer the request brought.
+    const request = new Uint8Array(BLOCK_BYTES);
+    request.set(frame);
+    const { reply, transfer } = await handleDecodeRequest(
+      {
+        type: 'decode',
+        id: 1,
+        encoding: 'uastc-zstd',
+        tileSize: T,
+        bytes: request.subarray(0, frame.length),
+      },
+      {},
+    );
+    expect(reply.type).toBe('done');
+    expect(transfer).toEqual([request.buffer]);
+    expect(transfer[0]).toBe(request.buffer);
   });
 });
