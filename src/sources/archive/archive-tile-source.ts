@@ -14,7 +14,6 @@ import {
   layoutHasPage,
   type MipLayout,
   mipLayout,
-  uastcTileBytes,
 } from './archive-format';
 import { type ArchiveIndex, parseArchiveIndex, parseArchivePrefix } from './archive-header-codec';
 import { CompressedTileCache } from './compressed-tile-cache';
@@ -74,8 +73,6 @@ export class ArchiveTileSource implements TileSource {
   /** The optional compressed-bytes cache. */
   readonly cache: CompressedTileCache | undefined;
   private readonly layout: MipLayout;
-  /** Per layer: bytes a payload's buffer is given for decoding in place (0: its own length). */
-  private readonly payloadCapacity: number[];
   private pending: PendingTile[] = [];
   /** `encoding code` pairs already reported on the console. */
   private readonly warnedDecodeFailures = new Set<string>();
@@ -105,11 +102,6 @@ export class ArchiveTileSource implements TileSource {
     };
     const cacheBytes = options.cacheBytes ?? 0;
     this.cache = cacheBytes > 0 ? new CompressedTileCache(cacheBytes) : undefined;
-    // A Zstandard UASTC payload's buffer gets room for its inflated blocks, so the decoder (a
-    // worker) writes them in place and transfers the same buffer back.
-    this.payloadCapacity = header.layers.map((l) =>
-      l.encoding === 'uastc-zstd' ? uastcTileBytes(header.tileSize) : 0,
-    );
   }
 
   /** Mip levels stored in the archive. */
@@ -292,23 +284,11 @@ export class ArchiveTileSource implements TileSource {
     const layers = this.header.layers.length;
     for (const r of group) {
       // Copies so each payload owns its buffer: it can be cached and transferred to a worker.
-      // With a cache the payload is kept tight (decoding gets a copy with room, see decodeTile).
-      const payload = this.cache
-        ? bytes.slice(r.start - start, r.end - start)
-        : this.copyPayload(bytes, r.start - start, r.end - start, r.layer);
+      const payload = bytes.slice(r.start - start, r.end - start);
       this.cache?.set(r.tile.page * layers + r.layer, payload);
       r.tile.payloads[r.layer] = payload;
       if (--r.tile.missing === 0 && !r.tile.settled) void this.decodeTile(r.tile);
     }
-  }
-
-  /** `bytes[start, end)` in a buffer of its own, with room for the decoded result where it helps. */
-  private copyPayload(bytes: Uint8Array, start: number, end: number, layer: number): Uint8Array {
-    const capacity = this.payloadCapacity[layer];
-    if (capacity <= end - start) return bytes.slice(start, end);
-    const owned = new Uint8Array(capacity);
-    owned.set(bytes.subarray(start, end));
-    return owned.subarray(0, end - start);
   }
 
   private async decodeTile(tile: PendingTile): Promise<void> {
@@ -318,7 +298,7 @@ export class ArchiveTileSource implements TileSource {
         layers.map((layer, i) => {
           const payload = tile.payloads[i]!;
           // A cached payload must survive transfer to a worker: hand over a copy.
-          const bytes = this.cache ? this.copyPayload(payload, 0, payload.length, i) : payload;
+          const bytes = this.cache ? payload.slice() : payload;
           return this.decoder.decode(layer.encoding, bytes, tileSize, tile.signal).catch((error: unknown) => {
             this.warnDecodeFailure(layer.encoding, error);
             throw error;

@@ -8,11 +8,7 @@ import { decodeTilePayload, type ImageCodecs } from './tile-payload-decoder';
  * rejects with a `TileSourceError`, or an abort error once `signal` aborts.
  */
 export interface TileDecoder {
-  /**
-   * `bytes` may be transferred to a worker: the caller must not use it afterwards. When
-   * `bytes.byteOffset` is 0 its whole buffer is handed over, and its spare capacity past
-   * `bytes.length` may hold the result (the archive source gives UASTC payloads room for it).
-   */
+  /** `bytes` may be transferred to a worker: the caller must not use it afterwards. */
   decode(
     encoding: PayloadEncodingName,
     bytes: Uint8Array,

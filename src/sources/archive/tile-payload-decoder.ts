@@ -23,8 +23,7 @@ export interface ImageCodecs {
 
 /**
  * Decodes `bytes` of `encoding` into a `tileSize² x 4` rgba8 array (UASTC encodings: the tile's
- * blocks), or rejects with a {@link TileSourceError}. `bytes` and the rest of its buffer belong
- * to the call (a UASTC result may be written into that buffer).
+ * blocks), or rejects with a {@link TileSourceError}. A raw `uastc` payload is returned as it is.
  */
 export async function decodeTilePayload(
   encoding: PayloadEncodingName,

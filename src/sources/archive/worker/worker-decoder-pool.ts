@@ -61,9 +61,9 @@ export class WorkerDecoderPool implements TileDecoder {
   ): Promise<Uint8Array> {
     if (this.pool.disposed) return Promise.reject(disposedError());
     if (signal.aborted) return Promise.reject(signal.reason);
-    // Transfer needs a buffer owned by this payload alone: one starting at the payload is (see
-    // TileDecoder.decode), with whatever spare capacity the caller gave it for the result.
-    const owned = bytes.byteOffset === 0 && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
+    // Transfer needs a buffer owned by this payload alone.
+    const owned =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
     return this.pool.submit(signal, (worker, id) =>
       worker.postMessage({ type: 'decode', id, encoding, tileSize, bytes: owned }, [owned.buffer]),
     );
