@@ -9,15 +9,24 @@
  * per tile, is the result itself: nothing is copied, and a worker transfers it back as it is.
  */
 
-import { ZSTDDecoder } from 'zstddec';
+import type { ZSTDDecoder } from 'zstddec';
 import { TileSourceError } from '../../core/errors';
 import { uastcTileBytes } from './archive-format';
 
 /** First four bytes of a Zstandard frame (0xFD2FB528, little-endian). */
 const ZSTD_MAGIC = 0xfd2fb528;
 
-const zstd = new ZSTDDecoder();
-let zstdReady: Promise<void> | undefined;
+let zstdReady: Promise<ZSTDDecoder> | undefined;
+
+/** The decoder, loaded on the first zstd tile (its own chunk: pages without UASTC never load it). */
+function loadZstd(): Promise<ZSTDDecoder> {
+  zstdReady ??= import('zstddec').then(async ({ ZSTDDecoder }) => {
+    const decoder = new ZSTDDecoder();
+    await decoder.init();
+    return decoder;
+  });
+  return zstdReady;
+}
 
 /**
  * The content size a Zstandard frame header declares, in bytes, or -1 when the frame does not
@@ -72,8 +81,7 @@ export async function decodeUastcPayload(
   if (declared < 0)
     throw new TileSourceError('decode-failed', 'Zstandard frame without a content size', false);
   checkSize('Zstandard UASTC frame', declared, expected);
-  zstdReady ??= zstd.init();
-  await zstdReady;
+  const zstd = await loadZstd();
   let inflated: Uint8Array;
   try {
     inflated = zstd.decode(bytes, expected);
