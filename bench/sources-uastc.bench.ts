@@ -1,11 +1,16 @@
 /**
- * UASTC archive benchmarks (Node): archive bytes per tile for the same content as UASTC, UASTC +
+ * UASTC archive benchmarks (Node): archive bytes per tile (one 128² layer of one page) for the same content as UASTC, UASTC +
  * zstd (with and without RDO) and WebP; bake rate per encoding; zstd inflation time per tile in
  * the reader; and the quality the UASTC layers keep, decoded by three's Basis transcoder, against
  * WebP's on the same tiles. Content: the procedural world of seed 3 (the committed asset is seed
  * 7; nothing here was tuned on seed 3), 8 x 8 pages of 128² texels (85 pages over 4 mips).
  */
 
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ArchiveTileSource } from '../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
 import { createNodeImageCodecs } from '../src/sources/archive/node-image-codecs';
@@ -37,7 +42,10 @@ async function bake(options: BakeOptions): Promise<Baked> {
   return { bytes: sink.toBytes(), tiles, tilesPerSecond: tiles / seconds };
 }
 
-/** Payload bytes per tile (both layers of one page), averaged over every page of every mip. */
+/**
+ * Payload bytes per tile, a tile being one layer of one 128² page (as "16 KiB per 128² tile" for
+ * UASTC), averaged over both layers of every page of every mip.
+ */
 async function payloadBytesPerTile(baked: Baked): Promise<number> {
   const source = await ArchiveTileSource.open(new MemoryRangeReader(baked.bytes), {
     decoder: new InlineTileDecoder(createNodeImageCodecs()),
@@ -45,7 +53,7 @@ async function payloadBytesPerTile(baked: Baked): Promise<number> {
   const { header } = source;
   const prefixBytes = 48 + 40 * header.layers.length + 12 * baked.tiles * header.layers.length;
   source.dispose();
-  return (baked.bytes.length - prefixBytes) / baked.tiles;
+  return (baked.bytes.length - prefixBytes) / (baked.tiles * header.layers.length);
 }
 
 /** Every layer's mip-0..1 tiles of the archive next to the procedural source tiles, decoded to rgba8. */
@@ -84,7 +92,7 @@ async function quality(baked: Baked, uastc: boolean) {
   };
 }
 
-/** Microseconds to inflate one tile layer's zstd frame into its UASTC blocks (the reader's path, zstddec). */
+/** Microseconds to inflate one tile's zstd frame (one 128² layer) into its 16 KiB of UASTC blocks (the reader's path, zstddec). */
 async function inflateMicrosecondsPerTile(baked: Baked): Promise<number> {
   const source = await ArchiveTileSource.open(new MemoryRangeReader(baked.bytes));
   const frames: Uint8Array[] = [];
@@ -103,6 +111,42 @@ async function inflateMicrosecondsPerTile(baked: Baked): Promise<number> {
     if (rep > 1) perTile.push(((performance.now() - started) * 1000) / frames.length);
   }
   return median(perTile);
+}
+
+/**
+ * Peak RSS (MiB) of a child process baking a `size`² noisy PNG out of core to UASTC + zstd (effort
+ * 0, to keep the run short: the effort changes time, not the memory shape). Bounded memory shows
+ * as a peak that does not grow with the image.
+ */
+async function uastcImageBakePeakRssMb(size: number): Promise<number> {
+  const { default: sharp } = await import('sharp');
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-uastc-'));
+  try {
+    const path = join(dir, 'in.png');
+    await sharp({
+      create: {
+        width: size,
+        height: size,
+        channels: 3,
+        background: { r: 90, g: 120, b: 60 },
+        noise: { type: 'gaussian', mean: 110, sigma: 30 },
+      },
+    })
+      .png({ compressionLevel: 1 })
+      .toFile(path);
+    const module = fileURLToPath(new URL('../src/sources/bake/bake-out-of-core.ts', import.meta.url));
+    const code = `
+      const { bakeImageFiles } = await import(${JSON.stringify(module)});
+      await bakeImageFiles([{ name: 'albedo', colorSpace: 'srgb', path: ${JSON.stringify(path)} }],
+        { encoding: 'uastc-zstd', uastcEffort: 0, zstdLevel: 9 }, { write() {} });
+      console.log(process.resourceUsage().maxRSS);`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      encoding: 'utf8',
+    });
+    return Number(out.trim().split('\n').pop()) / 1024;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export default {
@@ -126,6 +170,9 @@ export default {
       results[`bake.${key}.normal_max_angle_deg`] = q.angleMax;
       if (key.startsWith('uastc_zstd'))
         results[`sources.archive.${key}.inflate_us_per_tile`] = await inflateMicrosecondsPerTile(baked);
+    }
+    for (const size of [1024, 2048]) {
+      results[`bake.uastc_zstd.image_${size}.peak_rss_mb`] = await uastcImageBakePeakRssMb(size);
     }
     return results;
   },
