@@ -72,7 +72,9 @@ export default defineConfig({
       formats: ['es'],
     },
     rolldownOptions: {
-      external: [/^three($|\/)/, /^node:/, 'sharp', 'jpeg-js'],
+      // The wasm packages of the baker load their .wasm from beside their own files: bundled, they
+      // would not find it (and would weigh megabytes); they are dependencies, installed with the package.
+      external: [/^three($|\/)/, /^node:/, 'sharp', 'jpeg-js', 'ktx2-encoder', '@bokuweb/zstd-wasm'],
     },
   },
   test: {

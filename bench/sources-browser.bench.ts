@@ -19,8 +19,12 @@ import { bakeProcedural } from '../src/sources/bake/bake-archive';
 import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
 import type { ArchiveRateResult } from './sources-browser/archive-rate';
 
-/** Encodings measured, in the order the page runs them. */
-const ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'jpeg', 'webp'];
+/**
+ * Encodings measured, in the order the page runs them. For `uastc-zstd` the rate is fetch +
+ * inflate to UASTC blocks only (`..browser_fetch_inflate_tiles_per_s`): the issue's
+ * `sources.archive.uastc.browser_tiles_per_s` adds the transcode and upload of the compressed pool.
+ */
+const ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'jpeg', 'webp', 'uastc-zstd'];
 /** Pages on a side of the baked world: 16² + 8² + 4² + 2² + 1 = 341 pages over 5 mips. */
 const WORLD_PAGES = 16;
 /** Lossy quality of the JPEG and WebP bakes (1..100), as in bench/sources.bench.ts. */
@@ -78,11 +82,15 @@ export default {
         throw new Error(`benchmark page failed: ${[error, ...errors].filter(Boolean).join('; ')}`);
       }
       const out: Record<string, number> = {};
+      const keyOf = (encoding: string, rate: string) =>
+        encoding === 'uastc-zstd'
+          ? `sources.archive.uastc_zstd.browser_${rate === 'tiles' ? '' : 'inline_'}fetch_inflate_tiles_per_s`
+          : `sources.archive.${encoding}.browser_${rate === 'tiles' ? '' : 'inline_'}tiles_per_s`;
       for (const [encoding, rate] of Object.entries(result.workerTilesPerSecond)) {
-        out[`sources.archive.${encoding}.browser_tiles_per_s`] = rate;
+        out[keyOf(encoding, 'tiles')] = rate;
       }
       for (const [encoding, rate] of Object.entries(result.inlineTilesPerSecond)) {
-        out[`sources.archive.${encoding}.browser_inline_tiles_per_s`] = rate;
+        out[keyOf(encoding, 'inline')] = rate;
       }
       out['sources.archive.browser_decode_workers'] = result.decodeWorkers;
       out['sources.archive.browser_tiles_per_rep'] = result.tilesPerRep;

@@ -149,8 +149,9 @@ export default {
     const procedural = proceduralTilesPerSecond();
     results['sources.procedural.tiles_per_s'] = procedural.wall;
     results['sources.procedural.tiles_per_cpu_s'] = procedural.cpu;
-    for (const encoding of ['raw', 'deflate', 'png', 'jpeg', 'webp'] as const) {
-      results[`sources.archive.${encoding}.tiles_per_s`] = await archiveTilesPerSecond(encoding);
+    for (const encoding of ['raw', 'deflate', 'png', 'jpeg', 'webp', 'uastc-zstd'] as const) {
+      results[`sources.archive.${encoding.replace('-', '_')}.tiles_per_s`] =
+        await archiveTilesPerSecond(encoding);
     }
     results['bake.megapixels_per_s'] = await bakeMegapixelsPerSecond();
     results['bake.procedural_8p.peak_rss_mb'] = bakePeakRssMb(8);

@@ -21,7 +21,7 @@ import { WorkerDecoderPool, type WorkerLike } from '../../src/sources/archive/wo
 export interface ArchiveRateResult {
   /** Median tiles per second (fetch + decode of every layer) with the worker pool, by encoding. */
   workerTilesPerSecond: Record<string, number>;
-  /** The same with the main-thread inline decoder (raw, DEFLATE, PNG only), by encoding. */
+  /** The same with the main-thread inline decoder (raw, DEFLATE, PNG, UASTC + zstd only), by encoding. */
   inlineTilesPerSecond: Record<string, number>;
   /** Workers in the decode pool. */
   decodeWorkers: number;
@@ -42,7 +42,7 @@ const inFlight = Number(params.get('inflight') ?? 16);
 const decodeWorkers = Number(
   params.get('workers') ?? Math.max(1, Math.min(4, navigator.hardwareConcurrency - 1)),
 );
-const INLINE_ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png'];
+const INLINE_ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'uastc-zstd'];
 
 // Every rep must reach the server: the HTTP cache would otherwise answer later reps' ranges.
 const uncachedFetch: typeof fetch = (input, init) => fetch(input, { ...init, cache: 'no-store' });
@@ -93,9 +93,11 @@ async function loadAll(source: ArchiveTileSource, pages: [number, number, number
 }
 
 function checkTiles(tiles: TileData[], tileSize: number, encoding: string): void {
+  // UASTC layers arrive as blocks (16 bytes per 4x4 texels), the others as rgba8.
+  const bytes = encoding.startsWith('uastc') ? (tileSize / 4) ** 2 * 16 : tileSize * tileSize * 4;
   for (const tile of tiles) {
     for (const layer of tile.layers) {
-      if (layer.length !== tileSize * tileSize * 4) {
+      if (layer.length !== bytes) {
         throw new Error(`${encoding}: a layer decoded to ${layer.length} bytes`);
       }
     }

@@ -1,20 +1,28 @@
 /**
  * `tessera` command line. `tessera bake <image> -o <file> [--tile 128] [--border 4]
- * [--layer normal=<image> ...] [--encoding png|webp|jpeg|deflate|raw] [--quality 90]` or
+ * [--layer normal=<image> ...] [--encoding png|webp|jpeg|deflate|raw|uastc] [--quality 90]
+ * [--rdo <lambda>] [--zstd <level>] [--uastc-effort 1]` or
  * `tessera bake --procedural <seed> --size <texels> -o <file>`.
  */
 
 import { parseArgs } from 'node:util';
 import { type PayloadEncodingName, SUPPORTED_ENCODINGS } from '../sources/archive/archive-format';
-import { bakeProcedural, nextPowerOfTwo } from '../sources/bake/bake-archive';
+import { bakeLayers, bakeProcedural, nextPowerOfTwo } from '../sources/bake/bake-archive';
 import { type BakeFileLayer, bakeImageFiles } from '../sources/bake/bake-out-of-core';
 import { FileArchiveSink } from './file-archive-sink';
 import { ProgressBar } from './progress-bar';
 
 const USAGE = `usage:
   tessera bake <image> -o <file> [--tile 128] [--border 4] [--layer normal=<image> ...]
-               [--encoding png|webp|jpeg|deflate|raw] [--quality 90] [--linear]
-  tessera bake --procedural <seed> --size <texels> -o <file> [--tile 128] [--border 4] [--encoding ...]`;
+               [--encoding png|webp|jpeg|deflate|raw|uastc] [--quality 90] [--linear]
+               [--rdo <lambda>] [--zstd <level>] [--uastc-effort 0..4]
+  tessera bake --procedural <seed> --size <texels> -o <file> [--tile 128] [--border 4] [--encoding ...]
+  --encoding uastc writes Basis UASTC 4x4 blocks (tile and border multiples of 4); --zstd <level>
+  (1..22) compresses each tile with Zstandard, --rdo <lambda> (0..10) lets Basis trade quality for
+  a smaller --zstd output; a layer named 'normal' is encoded as a normal map.`;
+
+/** The CLI's encoding names: the archive's, with 'uastc' + --zstd spelled as the flag. */
+const CLI_ENCODINGS: readonly string[] = SUPPORTED_ENCODINGS.filter((e) => e !== 'uastc-zstd');
 
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -28,6 +36,9 @@ export async function main(argv: string[]): Promise<number> {
       layer: { type: 'string', multiple: true, default: [] },
       encoding: { type: 'string', default: 'png' },
       quality: { type: 'string', default: '90' },
+      rdo: { type: 'string' },
+      zstd: { type: 'string' },
+      'uastc-effort': { type: 'string' },
       procedural: { type: 'string' },
       size: { type: 'string', default: '16384' },
       linear: { type: 'boolean', default: false },
@@ -44,18 +55,37 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const encoding = values.encoding as PayloadEncodingName;
-  if (!SUPPORTED_ENCODINGS.includes(encoding)) {
-    process.stderr.write(`unknown encoding ${encoding}\n${USAGE}\n`);
+  if (!CLI_ENCODINGS.includes(values.encoding)) {
+    process.stderr.write(`unknown encoding ${values.encoding}\n${USAGE}\n`);
     return 2;
   }
+  const uastcFlags =
+    values.rdo !== undefined || values.zstd !== undefined || values['uastc-effort'] !== undefined;
+  if (uastcFlags && values.encoding !== 'uastc') {
+    process.stderr.write(`--rdo, --zstd and --uastc-effort need --encoding uastc\n${USAGE}\n`);
+    return 2;
+  }
+  const encoding: PayloadEncodingName =
+    values.encoding === 'uastc' && values.zstd !== undefined
+      ? 'uastc-zstd'
+      : (values.encoding as PayloadEncodingName);
   const options = {
     tileSize: Number(values.tile),
     border: Number(values.border),
     encoding,
     quality: Number(values.quality),
+    rdoLambda: values.rdo === undefined ? undefined : Number(values.rdo),
+    zstdLevel: values.zstd === undefined ? undefined : Number(values.zstd),
+    uastcEffort: values['uastc-effort'] === undefined ? undefined : Number(values['uastc-effort']),
   };
   const progress = new ProgressBar('bake', 'tiles');
+  // Options are checked before the output file is created, so a refused bake leaves nothing behind.
+  try {
+    bakeLayers([], options.tileSize, options.border, options);
+  } catch (error) {
+    process.stderr.write(`tessera: ${(error as Error).message}\n`);
+    return 2;
+  }
   const sink = new FileArchiveSink(values.output);
   const started = performance.now();
   try {
@@ -77,9 +107,11 @@ export async function main(argv: string[]): Promise<number> {
         const at = spec.indexOf('=');
         if (at < 1) throw new Error(`--layer wants name=<image>, got '${spec}'`);
         // Normal, height and similar data layers are linear; only the first (colour) layer is sRGB.
+        const name = spec.slice(0, at);
         layers.push({
-          name: spec.slice(0, at),
+          name,
           colorSpace: 'linear',
+          usage: name === 'normal' ? 'normal' : 'color',
           path: spec.slice(at + 1),
         });
       }

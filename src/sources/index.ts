@@ -3,8 +3,11 @@ export {
   ARCHIVE_VERSION,
   type ArchiveHeader,
   type ArchiveLayer,
+  type ArchiveLayerUsage,
+  isUastcEncoding,
   PayloadEncoding,
   type PayloadEncodingName,
+  uastcTileBytes,
 } from './archive/archive-format';
 export { ArchiveTileSource, type ArchiveTileSourceOptions } from './archive/archive-tile-source';
 export { type ArchiveSink, ArchiveWriter, MemoryArchiveSink } from './archive/archive-writer';

@@ -3,3 +3,5 @@ export { createNodeImageCodecs } from './archive/node-image-codecs';
 export { type BakeLayer, type BakeOptions, bakeImages, bakeProcedural } from './bake/bake-archive';
 export { type BakeFileLayer, bakeImageFiles } from './bake/bake-out-of-core';
 export { encodeTile, type TileEncoderOptions } from './bake/tile-encoder';
+export { encodeUastcTile, type UastcEncodeOptions } from './bake/uastc-encoder';
+export { zstdCompress } from './bake/zstd-compressor';

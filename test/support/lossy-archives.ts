@@ -62,7 +62,9 @@ export function expectedMip0Tile(image: MipImage, x: number, y: number): Uint8Ar
  * A 2 x 2 page archive (2 mips) whose every payload is a valid `encoding` image cut to half its
  * length: the header parses (so the size check passes) and the codec itself fails.
  */
-export async function truncatedPayloadArchive(encoding: 'jpeg' | 'webp'): Promise<Uint8Array<ArrayBuffer>> {
+export async function truncatedPayloadArchive(
+  encoding: 'jpeg' | 'webp' | 'uastc-zstd',
+): Promise<Uint8Array<ArrayBuffer>> {
   const image = smoothTestImage();
   const sink = new MemoryArchiveSink();
   const writer = new ArchiveWriter(

@@ -1,12 +1,14 @@
 /**
- * Constants and types of the Tessera tile archive, version 1 (see docs/FORMAT.md). All integers
- * are little-endian; offsets are unsigned 53-bit values stored as two u32 (low word first).
+ * Constants and types of the Tessera tile archive, versions 1 and 2 (see docs/FORMAT.md). All
+ * integers are little-endian; offsets are unsigned 53-bit values stored as two u32 (low word first).
+ * Version 2 adds the UASTC encodings and a per-layer usage; a writer emits version 1 whenever the
+ * archive needs neither, so older readers keep reading what they always could.
  */
 
 /** "TSVA" read as bytes. */
 export const ARCHIVE_MAGIC = [0x54, 0x53, 0x56, 0x41] as const;
-/** The only version this reader understands. */
-export const ARCHIVE_VERSION = 1;
+/** The newest version this reader understands (it reads every version from 1). */
+export const ARCHIVE_VERSION = 2;
 /** Bytes of the fixed header before the layer records. */
 export const FIXED_HEADER_BYTES = 48;
 /** Bytes of one layer record. */
@@ -29,16 +31,39 @@ export const PayloadEncoding = {
   png: 2,
   jpeg: 3,
   webp: 4,
-  /** Reserved for KTX2/Basis (not written or read by version 1). */
-  ktx2: 5,
+  /** Version 2: Basis Universal UASTC 4x4 blocks of the whole tile, `(tileSize / 4)² x 16` bytes. */
+  uastc: 5,
+  /** Version 2: those UASTC blocks as one Zstandard frame per tile (content size declared). */
+  'uastc-zstd': 6,
 } as const;
 /** Name of a payload encoding. */
 export type PayloadEncodingName = keyof typeof PayloadEncoding;
 /** Encodings this version reads and writes. */
-export const SUPPORTED_ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'jpeg', 'webp'];
+export const SUPPORTED_ENCODINGS: readonly PayloadEncodingName[] = [
+  'raw',
+  'deflate',
+  'png',
+  'jpeg',
+  'webp',
+  'uastc',
+  'uastc-zstd',
+];
+
+/** True for the encodings whose tiles are UASTC blocks rather than rgba8. */
+export function isUastcEncoding(encoding: PayloadEncodingName): boolean {
+  return encoding === 'uastc' || encoding === 'uastc-zstd';
+}
+
+/** Bytes of one tile's UASTC blocks: 16 per 4x4 block; `tileSize` must be a multiple of 4. */
+export function uastcTileBytes(tileSize: number): number {
+  return (tileSize / 4) * (tileSize / 4) * 16;
+}
 
 /** Colour space of a layer's texels. */
 export type LayerColorSpace = 'linear' | 'srgb';
+
+/** What a layer's texels mean (version 2; a version-1 layer is always 'color'). */
+export type ArchiveLayerUsage = 'color' | 'normal';
 
 /** One layer as described in an archive. */
 export interface ArchiveLayer {
@@ -46,6 +71,13 @@ export interface ArchiveLayer {
   name: string;
   encoding: PayloadEncodingName;
   colorSpace: LayerColorSpace;
+  /** Default 'color'. 'normal': a tangent-space normal map whose x and y (red, green) are read. */
+  usage?: ArchiveLayerUsage;
+}
+
+/** The version an archive with `layers` is written as: 2 only when it needs version 2. */
+export function archiveVersionFor(layers: readonly ArchiveLayer[]): 1 | 2 {
+  return layers.some((l) => isUastcEncoding(l.encoding) || (l.usage ?? 'color') !== 'color') ? 2 : 1;
 }
 
 /** The header of an archive: everything but the index and the payloads. */

@@ -10,9 +10,11 @@ import {
   ARCHIVE_VERSION,
   type ArchiveHeader,
   type ArchiveLayer,
+  archiveVersionFor,
   dataStartOffset,
   FIXED_HEADER_BYTES,
   INDEX_ENTRY_BYTES,
+  isUastcEncoding,
   LAYER_NAME_BYTES,
   LAYER_RECORD_BYTES,
   MAX_FILE_BYTES,
@@ -44,6 +46,13 @@ export interface ArchiveIndex {
 }
 
 const CRC_FIELD = 36;
+/** Offsets inside a layer record. */
+const ENCODING_BYTE = LAYER_NAME_BYTES;
+const COLOR_SPACE_BYTE = LAYER_NAME_BYTES + 1;
+/** Version 2 only; reserved (0) in version 1. */
+const USAGE_BYTE = LAYER_NAME_BYTES + 2;
+/** The encodings version 1 knew; the others need version 2. */
+const VERSION_1_ENCODING_LIMIT = PayloadEncoding.webp;
 const textDecoder = new TextDecoder('utf-8', { fatal: true });
 const textEncoder = new TextEncoder();
 const encodingNames = new Map<number, PayloadEncodingName>(
@@ -81,6 +90,13 @@ export function headerProblem(header: ArchiveHeader): string | null {
     if (!SUPPORTED_ENCODINGS.includes(layer.encoding)) return `unsupported encoding ${layer.encoding}`;
     if (layer.colorSpace !== 'linear' && layer.colorSpace !== 'srgb')
       return `bad colour space ${layer.colorSpace}`;
+    const usage = layer.usage ?? 'color';
+    if (usage !== 'color' && usage !== 'normal') return `bad usage ${usage}`;
+    // UASTC blocks are 4x4 texels: a tile is whole blocks, and so is its payload, so a page's
+    // blocks never straddle the border and the pool can take them as block-aligned rectangles.
+    if (isUastcEncoding(layer.encoding) && (tileSize % 4 !== 0 || border % 4 !== 0)) {
+      return `${layer.encoding} needs a tile size and border that are multiples of 4 (got ${tileSize}, ${border})`;
+    }
   }
   return null;
 }
@@ -101,7 +117,8 @@ export function encodeArchivePrefix(
   const bytes = new Uint8Array(dataStart);
   const view = new DataView(bytes.buffer);
   bytes.set(ARCHIVE_MAGIC, 0);
-  view.setUint16(4, ARCHIVE_VERSION, true);
+  const version = archiveVersionFor(header.layers);
+  view.setUint16(4, version, true);
   view.setUint16(6, FIXED_HEADER_BYTES, true);
   view.setUint16(8, header.widthPages, true);
   view.setUint16(10, header.heightPages, true);
@@ -119,8 +136,9 @@ export function encodeArchivePrefix(
   header.layers.forEach((layer, i) => {
     const at = FIXED_HEADER_BYTES + i * LAYER_RECORD_BYTES;
     bytes.set(textEncoder.encode(layer.name), at);
-    bytes[at + LAYER_NAME_BYTES] = PayloadEncoding[layer.encoding];
-    bytes[at + LAYER_NAME_BYTES + 1] = layer.colorSpace === 'srgb' ? 1 : 0;
+    bytes[at + ENCODING_BYTE] = PayloadEncoding[layer.encoding];
+    bytes[at + COLOR_SPACE_BYTE] = layer.colorSpace === 'srgb' ? 1 : 0;
+    if (version === 2) bytes[at + USAGE_BYTE] = layer.usage === 'normal' ? 1 : 0;
   });
   const indexStart = FIXED_HEADER_BYTES + layerCount * LAYER_RECORD_BYTES;
   for (let i = 0; i < entryCount; i++) {
@@ -148,10 +166,10 @@ export function parseArchivePrefix(bytes: Uint8Array): ParsedArchivePrefix {
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint16(4, true);
-  if (version !== ARCHIVE_VERSION) {
+  if (version < 1 || version > ARCHIVE_VERSION) {
     throw new TileSourceError(
       'bad-version',
-      `archive version ${version}, this reader reads ${ARCHIVE_VERSION}`,
+      `archive version ${version}, this reader reads 1..${ARCHIVE_VERSION}`,
       false,
     );
   }
@@ -170,9 +188,9 @@ export function parseArchivePrefix(bytes: Uint8Array): ParsedArchivePrefix {
     const at = FIXED_HEADER_BYTES + i * LAYER_RECORD_BYTES;
     let end = at;
     while (end < at + LAYER_NAME_BYTES && bytes[end] !== 0) end++;
+    const lastField = version === 2 ? USAGE_BYTE : COLOR_SPACE_BYTE;
     for (let k = end; k < at + LAYER_RECORD_BYTES; k++) {
-      if (k !== at + LAYER_NAME_BYTES && k !== at + LAYER_NAME_BYTES + 1 && bytes[k] !== 0)
-        throw corrupt('layer padding');
+      if ((k < at + ENCODING_BYTE || k > at + lastField) && bytes[k] !== 0) throw corrupt('layer padding');
     }
     let name: string;
     try {
@@ -180,11 +198,20 @@ export function parseArchivePrefix(bytes: Uint8Array): ParsedArchivePrefix {
     } catch {
       throw corrupt('layer name is not UTF-8');
     }
-    const encoding = encodingNames.get(bytes[at + LAYER_NAME_BYTES]);
-    if (encoding === undefined) throw corrupt(`unknown encoding ${bytes[at + LAYER_NAME_BYTES]}`);
-    const space = bytes[at + LAYER_NAME_BYTES + 1];
+    const code = bytes[at + ENCODING_BYTE];
+    const encoding = encodingNames.get(code);
+    if (encoding === undefined || (version === 1 && code > VERSION_1_ENCODING_LIMIT))
+      throw corrupt(`unknown encoding ${code} for version ${version}`);
+    const space = bytes[at + COLOR_SPACE_BYTE];
     if (space > 1) throw corrupt(`unknown colour space ${space}`);
-    layers.push({ name, encoding, colorSpace: space === 1 ? 'srgb' : 'linear' });
+    const usage = version === 2 ? bytes[at + USAGE_BYTE] : 0;
+    if (usage > 1) throw corrupt(`unknown usage ${usage}`);
+    layers.push({
+      name,
+      encoding,
+      colorSpace: space === 1 ? 'srgb' : 'linear',
+      usage: usage === 1 ? 'normal' : 'color',
+    });
   }
   const header: ArchiveHeader = {
     widthPages: view.getUint16(8, true),

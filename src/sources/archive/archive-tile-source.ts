@@ -5,10 +5,12 @@
  */
 
 import { isAbortError, TileSourceError } from '../../core/errors';
-import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import type { TileData, TileEncoding, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
 import {
   type ArchiveHeader,
+  type ArchiveLayer,
   FIXED_HEADER_BYTES,
+  isUastcEncoding,
   layoutHasPage,
   type MipLayout,
   mipLayout,
@@ -92,7 +94,8 @@ export class ArchiveTileSource implements TileSource {
       border: header.border,
       layers: header.layers.map((l) => ({
         name: l.name,
-        format: l.colorSpace === 'srgb' ? ('rgba8unorm-srgb' as const) : ('rgba8unorm' as const),
+        format: tileFormatOf(l),
+        usage: l.usage ?? 'color',
       })),
       contentWidth: header.contentWidth,
       contentHeight: header.contentHeight,
@@ -323,4 +326,11 @@ export class ArchiveTileSource implements TileSource {
     const message = error instanceof Error ? error.message : String(error);
     console.warn(`tessera: cannot decode ${encoding} tiles (${code}): ${message}; such tiles stay unloaded`);
   }
+}
+
+/** The {@link TileEncoding} a layer's tiles arrive in: rgba8, or UASTC blocks for the UASTC encodings. */
+function tileFormatOf(layer: ArchiveLayer): TileEncoding {
+  const srgb = layer.colorSpace === 'srgb';
+  if (isUastcEncoding(layer.encoding)) return srgb ? 'uastc-4x4-srgb' : 'uastc-4x4';
+  return srgb ? 'rgba8unorm-srgb' : 'rgba8unorm';
 }

@@ -3,7 +3,10 @@
 import type { PayloadEncodingName } from './archive-format';
 import { decodeTilePayload, type ImageCodecs } from './tile-payload-decoder';
 
-/** Decodes payloads to `tileSize² x 4` rgba8; rejects with a `TileSourceError`, or an abort error once `signal` aborts. */
+/**
+ * Decodes payloads to `tileSize² x 4` rgba8 (UASTC encodings: to the tile's UASTC blocks);
+ * rejects with a `TileSourceError`, or an abort error once `signal` aborts.
+ */
 export interface TileDecoder {
   /** `bytes` may be transferred to a worker: the caller must not use it afterwards. */
   decode(

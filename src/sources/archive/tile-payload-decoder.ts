@@ -1,7 +1,9 @@
 /**
- * Decodes one layer payload of one tile into `tileSize² x 4` rgba8 bytes. Raw, DEFLATE and PNG
- * are decoded here in pure JS (works in any worker); JPEG and WebP go to platform codecs
- * injected as {@link ImageCodecs}. Every path checks the declared size before decoding.
+ * Decodes one layer payload of one tile into `tileSize² x 4` rgba8 bytes, or, for the UASTC
+ * encodings, into the tile's `(tileSize / 4)² x 16` UASTC blocks (see `uastc-payload.ts`). Raw,
+ * DEFLATE, PNG and UASTC are decoded here in pure JS (works in any worker); JPEG and WebP go to
+ * platform codecs injected as {@link ImageCodecs}. Every path checks the declared size before
+ * decoding.
  */
 
 import { inflateSync } from 'fflate';
@@ -9,6 +11,7 @@ import { TileSourceError } from '../../core/errors';
 import type { PayloadEncodingName } from './archive-format';
 import { jpegSize, webpSize } from './image-dimensions';
 import { checkDimensions, decodePng } from './png-codec';
+import { decodeUastcPayload } from './uastc-payload';
 
 /** Platform decoders for lossy formats; each gets bytes whose declared size was already checked. */
 export interface ImageCodecs {
@@ -18,7 +21,10 @@ export interface ImageCodecs {
   webp?(bytes: Uint8Array, size: number): Promise<Uint8Array<ArrayBuffer>>;
 }
 
-/** Decodes `bytes` of `encoding` into a `tileSize² x 4` rgba8 array, or rejects with a {@link TileSourceError}. */
+/**
+ * Decodes `bytes` of `encoding` into a `tileSize² x 4` rgba8 array (UASTC encodings: the tile's
+ * blocks), or rejects with a {@link TileSourceError}. A raw `uastc` payload is returned as it is.
+ */
 export async function decodeTilePayload(
   encoding: PayloadEncodingName,
   bytes: Uint8Array,
@@ -58,6 +64,9 @@ export async function decodeTilePayload(
     }
     case 'png':
       return decodePng(bytes, tileSize, tileSize);
+    case 'uastc':
+    case 'uastc-zstd':
+      return decodeUastcPayload(encoding, bytes, tileSize);
     case 'jpeg': {
       const size = jpegSize(bytes);
       checkDimensions('JPEG', size.width, size.height, tileSize, tileSize);

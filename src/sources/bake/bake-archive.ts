@@ -6,22 +6,36 @@
  */
 
 import { TesseraConfigError } from '../../core/errors';
-import type { ArchiveHeader, PayloadEncodingName } from '../archive/archive-format';
+import {
+  type ArchiveHeader,
+  type ArchiveLayer,
+  type ArchiveLayerUsage,
+  isUastcEncoding,
+  type PayloadEncodingName,
+} from '../archive/archive-format';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { ProceduralWorld } from '../procedural/procedural-world';
 import { downsample, extractTile, type MipImage, padToSize } from './mip-chain';
-import { encodeTile } from './tile-encoder';
+import { encodeTile, type TileEncoderOptions } from './tile-encoder';
+import { checkUastcOptions } from './uastc-encoder';
+import { checkZstdLevel } from './zstd-compressor';
 
 /** Options shared by both bakers. */
 export interface BakeOptions {
-  /** Tile side including border, texels. Default 128. */
+  /** Tile side including border, texels (a multiple of 4 for UASTC). Default 128. */
   tileSize?: number;
-  /** Border on each side, texels. Default 4. */
+  /** Border on each side, texels (a multiple of 4 for UASTC). Default 4. */
   border?: number;
   /** Payload encoding of every layer. Default 'png'. */
   encoding?: PayloadEncodingName;
-  /** Lossy quality 1..100. Default 90. */
+  /** Lossy quality 1..100 (JPEG, WebP). Default 90. */
   quality?: number;
+  /** UASTC: Basis rate-distortion lambda, 0 (off, default)..10; pays off with `uastc-zstd`. */
+  rdoLambda?: number;
+  /** UASTC: Basis effort 0..4. Default 1. */
+  uastcEffort?: number;
+  /** `uastc-zstd`: Zstandard level 1..22. Default 9. */
+  zstdLevel?: number;
   /** Called after each row of tiles with tiles done and the total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -30,8 +44,50 @@ export interface BakeOptions {
 export interface BakeLayer {
   name: string;
   colorSpace: 'srgb' | 'linear';
+  /** What the texels mean; recorded (archive version 2) and used by the UASTC encodings. Default 'color'. */
+  usage?: ArchiveLayerUsage;
   /** Mip-0 texels; must be the same size for every layer. */
   image: MipImage;
+}
+
+/**
+ * The archive layers of a bake, after checking the options of its encoding. A layer's usage is
+ * recorded only with a UASTC encoding, where it steers the encoder and the pool; the rgba8
+ * encodings stay archive version 1, byte for byte what older bakers wrote.
+ */
+export function bakeLayers(
+  layers: readonly { name: string; colorSpace: 'srgb' | 'linear'; usage?: ArchiveLayerUsage }[],
+  tileSize: number,
+  border: number,
+  options: BakeOptions,
+): ArchiveLayer[] {
+  const encoding = options.encoding ?? 'png';
+  const uastc = isUastcEncoding(encoding);
+  if (uastc)
+    checkUastcOptions(tileSize, border, { rdoLambda: options.rdoLambda, effort: options.uastcEffort });
+  if (encoding === 'uastc-zstd') checkZstdLevel(options.zstdLevel ?? 9);
+  return layers.map((l) => ({
+    name: l.name,
+    colorSpace: l.colorSpace,
+    encoding,
+    ...(uastc ? { usage: l.usage ?? 'color' } : {}),
+  }));
+}
+
+/** The encoder options of layer `layer` of `header`. */
+export function tileEncoderOptions(
+  header: ArchiveHeader,
+  layer: number,
+  options: BakeOptions,
+): TileEncoderOptions {
+  return {
+    quality: options.quality,
+    colorSpace: header.layers[layer].colorSpace,
+    usage: header.layers[layer].usage,
+    rdoLambda: options.rdoLambda,
+    uastcEffort: options.uastcEffort,
+    zstdLevel: options.zstdLevel,
+  };
 }
 
 /** Smallest power of two >= n. */
@@ -83,7 +139,7 @@ export async function bakeProcedural(
   const world = new ProceduralWorld({ seed, widthPages, tileSize, border });
   const layers = [
     { name: 'albedo', colorSpace: 'srgb' as const },
-    { name: 'normal', colorSpace: 'linear' as const },
+    { name: 'normal', colorSpace: 'linear' as const, usage: 'normal' as const },
   ];
   const header = makeHeader(
     layers,
@@ -105,7 +161,7 @@ export async function bakeProcedural(
 }
 
 function makeHeader(
-  layers: { name: string; colorSpace: 'srgb' | 'linear' }[],
+  layers: { name: string; colorSpace: 'srgb' | 'linear'; usage?: ArchiveLayerUsage }[],
   widthPages: number,
   heightPages: number,
   contentWidth: number,
@@ -122,11 +178,7 @@ function makeHeader(
     mipCount: Math.log2(Math.max(widthPages, heightPages)) + 1,
     contentWidth,
     contentHeight,
-    layers: layers.map((l) => ({
-      name: l.name,
-      colorSpace: l.colorSpace,
-      encoding: options.encoding ?? 'png',
-    })),
+    layers: bakeLayers(layers, tileSize, border, options),
   };
 }
 
@@ -152,9 +204,12 @@ async function writeTiles(
         for (let x = x0; x < Math.min(x0 + 64, layout.pagesWide[mip]); x++) {
           batch.push(
             header.layers.map((_, layer) =>
-              encodeTile(encoding, texels(mip, x, y, layer).slice(), header.tileSize, {
-                quality: options.quality,
-              }),
+              encodeTile(
+                encoding,
+                texels(mip, x, y, layer).slice(),
+                header.tileSize,
+                tileEncoderOptions(header, layer, options),
+              ),
             ),
           );
         }

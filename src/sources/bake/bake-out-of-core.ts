@@ -10,9 +10,9 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TesseraConfigError } from '../../core/errors';
-import type { ArchiveHeader } from '../archive/archive-format';
+import type { ArchiveHeader, ArchiveLayerUsage } from '../archive/archive-format';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
-import { type BakeOptions, nextPowerOfTwo } from './bake-archive';
+import { type BakeOptions, bakeLayers, nextPowerOfTwo, tileEncoderOptions } from './bake-archive';
 import { downsample, extractTile, type MipImage } from './mip-chain';
 import { encodeTile } from './tile-encoder';
 
@@ -20,6 +20,8 @@ import { encodeTile } from './tile-encoder';
 export interface BakeFileLayer {
   name: string;
   colorSpace: 'srgb' | 'linear';
+  /** What the texels mean (see `BakeLayer.usage`). Default 'color'. */
+  usage?: ArchiveLayerUsage;
   /** Path of any image sharp reads (PNG, JPEG, WebP, TIFF, ...). */
   path: string;
 }
@@ -94,6 +96,8 @@ export async function bakeImageFiles(layers: BakeFileLayer[], options: BakeOptio
   const payload = tileSize - 2 * border;
   if (payload % 2 !== 0)
     throw new TesseraConfigError('invalid-tile', 'out-of-core baking needs an even payload');
+  // Checked before any work: a refused option costs no decode.
+  const archiveLayers = bakeLayers(layers, tileSize, border, options);
   const work = mkdtempSync(join(tmpdir(), 'tessera-bake-'));
   const open: RowFile[] = [];
   try {
@@ -125,11 +129,7 @@ export async function bakeImageFiles(layers: BakeFileLayer[], options: BakeOptio
       mipCount: Math.log2(Math.max(widthPages, heightPages)) + 1,
       contentWidth: width,
       contentHeight: height,
-      layers: layers.map((l) => ({
-        name: l.name,
-        colorSpace: l.colorSpace,
-        encoding: options.encoding ?? 'png',
-      })),
+      layers: archiveLayers,
     };
     const writer = new ArchiveWriter(header, sink);
     const { layout } = writer;
@@ -168,9 +168,12 @@ export async function bakeImageFiles(layers: BakeFileLayer[], options: BakeOptio
                 band.data = bands[i];
                 // The band's row 0 is level row py*payload - border, so page row py is band page row 0.
                 extractTileFromBand(band, x, tileSize, border, scratch);
-                return encodeTile(header.layers[i].encoding, scratch.slice(), tileSize, {
-                  quality: options.quality,
-                });
+                return encodeTile(
+                  header.layers[i].encoding,
+                  scratch.slice(),
+                  tileSize,
+                  tileEncoderOptions(header, i, options),
+                );
               }),
             );
           }

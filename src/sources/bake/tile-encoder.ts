@@ -1,14 +1,28 @@
 /**
- * Encodes rgba8 tiles for the archive. Raw, DEFLATE and PNG are pure JS; JPEG and WebP use sharp
- * (Node only, loaded on first use). Same texels and quality give the same bytes.
+ * Encodes rgba8 tiles for the archive. Raw, DEFLATE and PNG are pure JS; JPEG and WebP use sharp,
+ * UASTC the Basis encoder and Zstandard (all Node only, loaded on first use). Same texels and
+ * options give the same bytes.
  */
 
 import type { PayloadEncodingName } from '../archive/archive-format';
 import { deflateRaw, encodePng } from '../archive/png-codec';
+import { encodeUastcTile } from './uastc-encoder';
+import { zstdCompress } from './zstd-compressor';
 
-/** Quality of the lossy encodings, 1..100. */
+/** Options of {@link encodeTile}. */
 export interface TileEncoderOptions {
+  /** Quality of the lossy image encodings (JPEG, WebP), 1..100. Default 90. */
   quality?: number;
+  /** UASTC: the layer's colour space (sRGB colour is weighted perceptually). Default 'srgb'. */
+  colorSpace?: 'srgb' | 'linear';
+  /** UASTC: what the texels mean ('normal' keeps x and y exact at the cost of perceptual weights). Default 'color'. */
+  usage?: 'color' | 'normal';
+  /** UASTC: Basis rate-distortion lambda, 0 (off, default)..10. */
+  rdoLambda?: number;
+  /** UASTC: Basis effort 0..4. Default 1. */
+  uastcEffort?: number;
+  /** `uastc-zstd`: Zstandard level 1..22. Default 9. */
+  zstdLevel?: number;
 }
 
 /** Encodes a `size x size` rgba8 tile. */
@@ -35,6 +49,16 @@ export async function encodeTile(
           ? await image.removeAlpha().jpeg({ quality, chromaSubsampling: '4:4:4', mozjpeg: false }).toBuffer()
           : await image.webp({ quality, alphaQuality: 100, effort: 4, smartSubsample: false }).toBuffer();
       return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    }
+    case 'uastc':
+    case 'uastc-zstd': {
+      const blocks = await encodeUastcTile(rgba, size, {
+        colorSpace: options.colorSpace ?? 'srgb',
+        usage: options.usage ?? 'color',
+        rdoLambda: options.rdoLambda,
+        effort: options.uastcEffort,
+      });
+      return encoding === 'uastc' ? blocks : zstdCompress(blocks, options.zstdLevel ?? 9);
     }
     default:
       throw new Error(`cannot encode ${encoding}`);

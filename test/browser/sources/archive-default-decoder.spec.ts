@@ -1,5 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
+import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import {
   bakeTestArchive,
   expectedMip0Tile,
@@ -40,10 +42,51 @@ test.describe('ArchiveTileSource.openUrl with the default decoder (browser codec
     const folder = resolve(import.meta.dirname, '../../..', ARCHIVE_FOLDER);
     rmSync(folder, { recursive: true, force: true });
     mkdirSync(folder, { recursive: true });
-    for (const encoding of ['jpeg', 'webp'] as const) {
+    for (const encoding of ['jpeg', 'webp', 'uastc-zstd'] as const) {
       writeFileSync(resolve(folder, `${encoding}.tsva`), await bakeTestArchive(encoding, image));
       writeFileSync(resolve(folder, `${encoding}-truncated.tsva`), await truncatedPayloadArchive(encoding));
     }
+  });
+
+  test('uastc-zstd tiles arrive as the baked UASTC blocks, inflated in the workers', async ({
+    page,
+    openPage,
+  }) => {
+    const pages: [number, number, number][] = [...MIP0_PAGES, [1, 0, 0]];
+    await openPage(PAGE);
+    await expect(page).toHaveTitle('ready');
+    const result = await page.evaluate(
+      ([url, pages]) =>
+        (
+          globalThis as never as { archiveDefaultDecoder: ArchiveDefaultDecoderPage }
+        ).archiveDefaultDecoder.loadTiles(url, pages),
+      [`/${ARCHIVE_FOLDER}/uastc-zstd.tsva`, pages] as PageRequest,
+    );
+    expect(result.workersCreated.length).toBeGreaterThan(0);
+    for (const url of result.workersCreated) expect(url).toContain('decode-worker');
+    // The same archive read in Node (inline decoder) gives the reference blocks.
+    const source = await ArchiveTileSource.open(
+      new MemoryRangeReader(await bakeTestArchive('uastc-zstd', image)),
+    );
+    expect(source.info.layers[0].format).toBe('uastc-4x4-srgb');
+    for (const [k, [mip, x, y]] of pages.entries()) {
+      const expected = (await source.load(mip, x, y, new AbortController().signal)).layers[0];
+      expect(result.texels[k]).toHaveLength((64 / 4) ** 2 * 16);
+      expect(result.texels[k]).toEqual(Array.from(expected));
+    }
+  });
+
+  test('truncated uastc-zstd tiles reject with a typed error', async ({ page, openPage }) => {
+    await openPage(PAGE);
+    await expect(page).toHaveTitle('ready');
+    const codes = await page.evaluate(
+      ([url, pages]) =>
+        (
+          globalThis as never as { archiveDefaultDecoder: ArchiveDefaultDecoderPage }
+        ).archiveDefaultDecoder.loadFailing(url, pages),
+      [`/${ARCHIVE_FOLDER}/uastc-zstd-truncated.tsva`, [...MIP0_PAGES, [1, 0, 0], [0, 0, 1]]] as PageRequest,
+    );
+    expect(codes).toEqual(Array(5).fill('decode-failed'));
   });
 
   for (const encoding of ['jpeg', 'webp'] as const) {

@@ -70,9 +70,11 @@ describe('archive format', { timeout: 30_000 }, () => {
     const magic = bytes.slice();
     magic[0] = 0x58;
     expect(await codeOf(ArchiveTileSource.open(new MemoryRangeReader(magic)))).toBe('bad-magic');
-    const version = bytes.slice();
-    version[4] = 2;
-    expect(await codeOf(ArchiveTileSource.open(new MemoryRangeReader(version)))).toBe('bad-version');
+    for (const v of [0, 3]) {
+      const version = bytes.slice();
+      version[4] = v;
+      expect(await codeOf(ArchiveTileSource.open(new MemoryRangeReader(version)))).toBe('bad-version');
+    }
     expect(await codeOf(ArchiveTileSource.open(new MemoryRangeReader(bytes.subarray(0, 20))))).toBe(
       'truncated',
     );

@@ -3,27 +3,38 @@ import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from
 import { TileSourceError } from '../../../src/core/errors';
 import { parseArchivePrefix } from '../../../src/sources/archive/archive-header-codec';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
+import { MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
 import { crc32 } from '../../../src/sources/archive/crc32';
 import { createNodeImageCodecs } from '../../../src/sources/archive/node-image-codecs';
 import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
+import { bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { buildTestArchive } from './archive-fixtures';
 
 const { bytes: base } = buildTestArchive(['png', 'deflate']);
 const { bytes: rawBase } = buildTestArchive(['raw', 'png']);
+/** Version-2 archives: UASTC blocks raw and as zstd frames (4x4 pages of 32² texels, border 4). */
+const uastcBases: Uint8Array[] = [];
 const decoder = new InlineTileDecoder(createNodeImageCodecs());
 
 // Every mutated archive is a new source, so each warns once for its undecodable tiles: keep the
 // run's output readable, and check the warnings are Tessera's one-line decode warnings.
 let warn: MockInstance<typeof console.warn>;
-beforeAll(() => {
+beforeAll(async () => {
   warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  for (const encoding of ['uastc', 'uastc-zstd'] as const) {
+    const sink = new MemoryArchiveSink();
+    await bakeProcedural(3, 4, { tileSize: 32, border: 4, encoding, rdoLambda: 1 }, sink);
+    uastcBases.push(sink.toBytes());
+  }
 });
 afterAll(() => {
   for (const [message] of warn.mock.calls) expect(String(message)).toMatch(/^tessera: cannot decode /);
   warn.mockRestore();
 });
-const HEADER_FIELDS = [4, 6, 8, 10, 12, 14, 16, 17, 18, 20, 24, 28, 32, 40, 44, 48, 80, 81, 88, 120, 121];
+const HEADER_FIELDS = [
+  4, 6, 8, 10, 12, 14, 16, 17, 18, 20, 24, 28, 32, 40, 44, 48, 80, 81, 82, 88, 120, 121, 122,
+];
 
 type Mutation =
   | { kind: 'flip'; at: number; bit: number }
@@ -80,8 +91,12 @@ function mutate(source: Uint8Array, mutations: Mutation[], fixCrc: boolean): Uin
   return bytes;
 }
 
+/** Tiles of UASTC archives that loaded / were refused with a typed error, over the whole run. */
+const uastcOutcomes = { loaded: 0, refused: 0 };
+
 async function readEverything(bytes: Uint8Array): Promise<void> {
   const source = await ArchiveTileSource.open(new MemoryRangeReader(bytes), { decoder });
+  const uastcArchive = source.info.layers.some((l) => l.format.startsWith('uastc'));
   const loads: Promise<unknown>[] = [];
   for (let mip = 0; mip < source.mipCount; mip++) {
     const n = source.info.widthPages >> mip;
@@ -90,10 +105,16 @@ async function readEverything(bytes: Uint8Array): Promise<void> {
         loads.push(
           source.load(mip, x, y, new AbortController().signal).then(
             (tile) => {
-              for (const layer of tile.layers) expect(layer.length).toBe(source.info.tileSize ** 2 * 4);
+              const { tileSize, layers } = source.info;
+              tile.layers.forEach((layer, i) => {
+                const uastc = layers[i].format.startsWith('uastc');
+                expect(layer.length).toBe(uastc ? (tileSize / 4) ** 2 * 16 : tileSize ** 2 * 4);
+              });
+              if (uastcArchive) uastcOutcomes.loaded++;
             },
             (error) => {
               if (!(error instanceof TileSourceError)) throw error;
+              if (uastcArchive) uastcOutcomes.refused++;
             },
           ),
         );
@@ -104,16 +125,17 @@ async function readEverything(bytes: Uint8Array): Promise<void> {
 }
 
 describe('archive reader fuzzing', () => {
-  it('answers 10,000 mutated archives with tiles or typed errors only, never a hang', async () => {
+  it('answers 10,000 mutated archives (versions 1 and 2) with tiles or typed errors only, never a hang', async () => {
     let typed = 0;
     let opened = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.boolean(),
+        fc.integer({ min: 0, max: 3 }),
         fc.boolean(),
         fc.array(mutation, { minLength: 1, maxLength: 4 }),
-        async (useRaw, fixCrc, mutations) => {
-          const bytes = mutate(useRaw ? rawBase : base, mutations, fixCrc);
+        async (which, fixCrc, mutations) => {
+          // Version 1 (PNG + DEFLATE, raw + PNG) and version 2 (UASTC, UASTC + zstd), a quarter each.
+          const bytes = mutate([base, rawBase, ...uastcBases][which], mutations, fixCrc);
           let timer: ReturnType<typeof setTimeout> | undefined;
           const hang = new Promise<never>((_, reject) => {
             timer = setTimeout(() => reject(new Error('hang: no answer within 2 s')), 2000);
@@ -135,5 +157,8 @@ describe('archive reader fuzzing', () => {
     // Both outcomes occur, so the property exercises the parser and the decoders.
     expect(typed).toBeGreaterThan(1000);
     expect(opened).toBeGreaterThan(100);
+    // Mutated UASTC payloads reach the zstd and block-size checks, and intact ones still load.
+    expect(uastcOutcomes.loaded).toBeGreaterThan(1000);
+    expect(uastcOutcomes.refused).toBeGreaterThan(100);
   }, 120_000);
 });

@@ -75,4 +75,34 @@ describe('tessera bake CLI', { timeout: 60_000 }, () => {
     expect(result.stderr).toMatch(/usage/);
     expect(run('bake', '--procedural', '1', '-o', join(dir, 'y.tsva'), '--encoding', 'gif').status).toBe(2);
   });
+
+  it('bakes UASTC + zstd with RDO, byte-identical twice, and the source serves UASTC blocks', async () => {
+    const out = join(dir, 'u.tsva');
+    const args = ['bake', '--procedural', '2', '--size', '48', '--tile', '32', '--border', '4', '-o', out];
+    const uastc = ['--encoding', 'uastc', '--rdo', '1', '--zstd', '12'];
+    const first = run(...args, ...uastc);
+    expect(first.status).toBe(0);
+    expect(first.stderr).toMatch(/tiles\/s ETA/);
+    const bytes = readFileSync(out);
+    expect(run(...args, ...uastc).status).toBe(0);
+    expect(readFileSync(out).equals(bytes)).toBe(true);
+    const source = await ArchiveTileSource.open(new MemoryRangeReader(new Uint8Array(bytes)));
+    expect(source.header.layers.map((l) => l.encoding)).toEqual(['uastc-zstd', 'uastc-zstd']);
+    expect(source.info.layers.map((l) => l.format)).toEqual(['uastc-4x4-srgb', 'uastc-4x4']);
+    const tile = await source.load(0, 1, 1, new AbortController().signal);
+    expect(tile.layers.map((l) => l.length)).toEqual([1024, 1024]);
+  });
+
+  it('refuses UASTC options without --encoding uastc, and tiles that are not whole blocks', () => {
+    const out = join(dir, 'bad.tsva');
+    const base = ['bake', '--procedural', '2', '--size', '48', '--tile', '32', '-o', out];
+    expect(run(...base, '--zstd', '9').status).toBe(2);
+    expect(run(...base, '--encoding', 'webp', '--rdo', '1').status).toBe(2);
+    const border = run(...base, '--border', '2', '--encoding', 'uastc');
+    expect(border.status).toBe(2);
+    expect(border.stderr).toMatch(/multiples of 4/);
+    expect(run(...base, '--border', '4', '--encoding', 'uastc', '--zstd', '40').stderr).toMatch(
+      /zstd level 40/,
+    );
+  });
 });

@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
+import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
+import { ProceduralWorld } from '../../../src/sources/procedural/procedural-world';
+import { decodeUastcToRgba, normalAngleError, rgbPsnr } from '../../support/basis-transcoder';
+
+const ASSETS = join(import.meta.dirname, '../../../assets');
+
+describe('the committed UASTC asset', { timeout: 60_000 }, () => {
+  it('is the seed-7 world in UASTC + zstd, close to the procedural source it was baked from', async () => {
+    const bytes = new Uint8Array(readFileSync(join(ASSETS, 'world-seed7-16p-uastc.tsva')));
+    const source = await ArchiveTileSource.open(new MemoryRangeReader(bytes));
+    expect(source.header).toMatchObject({
+      widthPages: 16,
+      heightPages: 16,
+      tileSize: 128,
+      border: 4,
+      mipCount: 5,
+    });
+    expect(source.header.layers.map((l) => [l.encoding, l.usage])).toEqual([
+      ['uastc-zstd', 'color'],
+      ['uastc-zstd', 'normal'],
+    ]);
+    const world = new ProceduralWorld({ seed: 7, widthPages: 16 });
+    const albedo = new Uint8Array(128 * 128 * 4);
+    const normal = new Uint8Array(128 * 128 * 4);
+    for (const [mip, x, y] of [
+      [0, 5, 9],
+      [0, 12, 3],
+      [2, 1, 2],
+      [4, 0, 0],
+    ]) {
+      world.generateTile(mip, x, y, albedo, normal);
+      const tile = await source.load(mip, x, y, new AbortController().signal);
+      expect(rgbPsnr(albedo, await decodeUastcToRgba(tile.layers[0], 128))).toBeGreaterThan(38);
+      expect(normalAngleError(normal, await decodeUastcToRgba(tile.layers[1], 128), true).mean).toBeLessThan(
+        1.5,
+      );
+    }
+  });
+
+  it('keeps the repository assets within 10 MB', () => {
+    const total = readdirSync(ASSETS).reduce((sum, file) => sum + statSync(join(ASSETS, file)).size, 0);
+    expect(total).toBeLessThanOrEqual(10_000_000);
+  });
+});
