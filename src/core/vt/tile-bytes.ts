@@ -56,23 +56,3 @@ export function tileMatchesInfo(tile: TileData | null | undefined, info: TileSou
   }
   return true;
 }
-
-/** Loads running at once by default (the scheduler's `maxConcurrentLoads` default). */
-export const DEFAULT_CONCURRENT_LOADS = 16;
-
-/** Frames of uploads the default staging reserve holds beside the loads in flight. */
-export const STAGING_UPLOAD_FRAMES = 2;
-
-/**
- * Default staging reserve, in bytes: room for every concurrent load to land plus
- * {@link STAGING_UPLOAD_FRAMES} frames of `maxUploadsPerFrame` uploads waiting, of tiles of
- * `tileBytes` bytes. Less would idle loads while uploads keep up; more only holds tiles that
- * wait several frames, by when the view may no longer need them.
- */
-export function defaultStagingBytes(
-  tileBytes: number,
-  maxUploadsPerFrame: number,
-  maxConcurrentLoads = DEFAULT_CONCURRENT_LOADS,
-): number {
-  return (maxConcurrentLoads + STAGING_UPLOAD_FRAMES * maxUploadsPerFrame) * tileBytes;
-}
