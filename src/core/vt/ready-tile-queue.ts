@@ -1,5 +1,5 @@
 import { TesseraConfigError } from '../errors';
-import { IndexedMaxHeap } from '../structures/indexed-heap';
+import { IndexedMinHeap } from '../structures/indexed-heap';
 import { PRIORITY_CLASS_WEIGHT } from './request-priority';
 
 /** The order loaded tiles are uploaded in. */
@@ -32,9 +32,15 @@ export type UploadDemand = (typeof UploadDemand)[keyof typeof UploadDemand];
 export class ReadyTileQueue {
   /** The order this queue keeps. */
   readonly order: UploadOrder;
-  private readonly heap: IndexedMaxHeap;
+  /**
+   * Keyed by the negated upload key (best = smallest): a min-heap used directly, one call level
+   * less than the max-heap wrapper, so the hot calls stay inlined and pass keys unboxed.
+   */
+  private readonly heap: IndexedMinHeap;
   /** Request priority of each record (without the demand class). */
   private readonly priority: Float64Array;
+  /** Demand class each record's heap key was computed with. */
+  private readonly keyedDemand: Uint8Array;
   /** Completions so far: the arrival order's key. */
   private arrivals = 0;
 
@@ -54,8 +60,9 @@ export class ReadyTileQueue {
       );
     }
     this.order = order;
-    this.heap = new IndexedMaxHeap(capacity);
+    this.heap = new IndexedMinHeap(capacity);
     this.priority = new Float64Array(capacity);
+    this.keyedDemand = new Uint8Array(capacity);
   }
 
   /** Tiles waiting. */
@@ -71,13 +78,14 @@ export class ReadyTileQueue {
   /** Adds record `r` (just loaded) with request priority `priority`. */
   add(r: number, priority: number, feedbacks: number): void {
     this.priority[r] = priority;
-    this.heap.set(r, this.order === 'arrival' ? -this.arrivals++ : this.keyOf(r, feedbacks));
+    if (this.order === 'arrival') this.heap.set(r, this.arrivals++);
+    else this.setKey(r, this.demandOf(r, feedbacks));
   }
 
   /** Record `r`, waiting here, was requested again with `priority`: re-keys it. */
   rekey(r: number, priority: number, feedbacks: number): void {
     this.priority[r] = priority;
-    if (this.order === 'priority' && this.heap.has(r)) this.heap.set(r, this.keyOf(r, feedbacks));
+    if (this.order === 'priority' && this.heap.has(r)) this.setKey(r, this.demandOf(r, feedbacks));
   }
 
   /** The best tile to upload now (a record id), or -1; `feedbacks`: feedback buffers analysed so far. */
@@ -87,9 +95,9 @@ export class ReadyTileQueue {
     for (;;) {
       const r = heap.peek();
       if (r < 0) return -1;
-      const key = this.keyOf(r, feedbacks);
-      if (key === heap.peekKey()) return r;
-      heap.set(r, key); // its demand fell since it was keyed: sink it, look again
+      const demand = this.demandOf(r, feedbacks);
+      if (demand === this.keyedDemand[r]) return r;
+      this.setKey(r, demand); // its demand fell since it was keyed: sink it, look again
     }
   }
 
@@ -105,7 +113,8 @@ export class ReadyTileQueue {
     this.heap.delete(r);
   }
 
-  private keyOf(r: number, feedbacks: number): number {
-    return this.demandOf(r, feedbacks) * PRIORITY_CLASS_WEIGHT + this.priority[r];
+  private setKey(r: number, demand: UploadDemand): void {
+    this.keyedDemand[r] = demand;
+    this.heap.set(r, -(demand * PRIORITY_CLASS_WEIGHT + this.priority[r]));
   }
 }

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { packPageId, pageX, pageY } from '../../../src/core/vt/page-id';
-import type { UploadOrder } from '../../../src/core/vt/ready-tile-queue';
+import { ReadyTileQueue, UploadDemand, type UploadOrder } from '../../../src/core/vt/ready-tile-queue';
 import { VirtualTextureStreamer } from '../../../src/core/vt/virtual-texture-streamer';
+import { probeAllocations } from '../support/allocation-probe';
 import { flush, ManualTileSource } from './fake-source';
 
 /** A feedback buffer in which each page of `coverage` (page index -> pixels) appears that often. */
@@ -152,5 +153,49 @@ describe('upload order', () => {
     while (streamer.drainUploads(() => true, 1) > 0) {}
     expect(mips[0]).toBe(3); // the root of an 8 x 8-page texture
     expect(mips.length).toBe(pending.length);
+  });
+});
+
+describe('ReadyTileQueue', () => {
+  it('keeps its order with no allocation per tile: add, re-key, lazy demand drops, peek, delete', async () => {
+    const n = 512;
+    const requestedAt = new Int32Array(n);
+    const queue = new ReadyTileQueue(n, requestedAt);
+    let feedbacks = 0;
+    let checksum = 0;
+    const cycle = (i: number) => {
+      const r = i % n;
+      if (queue.has(r)) queue.delete(r);
+      requestedAt[r] = feedbacks;
+      queue.add(r, (i * 7919) % 1000, feedbacks);
+      queue.rekey((i * 31) % n, i % 97, feedbacks);
+      if (i % 64 === 0) feedbacks++;
+      const top = queue.peek(feedbacks);
+      checksum += top;
+      if (i % 3 === 0 && top >= 0) queue.delete(top);
+    };
+    await probeAllocations(40_000, cycle); // warm the JIT: compiled code lives on the heap too
+    const probe = await probeAllocations(40_000, (i) => cycle(40_000 + i));
+    expect(probe.collections).toBe(0);
+    expect(probe.heapGrowthBytes).toBeLessThan(32 * 1024);
+    expect(checksum).toBeGreaterThan(0);
+  });
+
+  it('pops the best demand class first, then the largest priority', () => {
+    const requestedAt = new Int32Array(8);
+    const queue = new ReadyTileQueue(8, requestedAt);
+    // Records 0..3 requested at feedback 0, 4..5 at 1, 6..7 at 2; now 2 feedbacks arrived.
+    requestedAt.set([0, 0, 0, 0, 1, 1, 2, 2]);
+    const priorities = [5, 9, 1, 7, 3, 8, 2, 6];
+    for (let r = 0; r < priorities.length; r++) queue.add(r, priorities[r], 0);
+    expect(queue.demandOf(0, 2)).toBe(UploadDemand.Unwanted);
+    expect(queue.demandOf(4, 2)).toBe(UploadDemand.Recent);
+    expect(queue.demandOf(6, 2)).toBe(UploadDemand.Now);
+    const order: number[] = [];
+    for (let r = queue.peek(2); r >= 0; r = queue.peek(2)) {
+      order.push(r);
+      queue.delete(r);
+    }
+    expect(order).toEqual([7, 6, 5, 4, 1, 3, 0, 2]);
   });
 });
