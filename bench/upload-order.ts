@@ -1,6 +1,11 @@
+import { NO_REQUEST, pageMip, pageX, pageY } from '../src/core/vt/page-id';
+import type { PageTable } from '../src/core/vt/page-table';
+import { EMPTY_ENTRY, entryMip } from '../src/core/vt/page-table-entry';
 import type { UploadOrder } from '../src/core/vt/ready-tile-queue';
 import { type CameraPath, teleportPath } from '../src/sim/camera-paths';
+import { createCameraPose } from '../src/sim/camera-pose';
 import { FrameSimulator } from '../src/sim/frame-simulator';
+import { TerrainFeedbackGenerator } from '../src/sim/terrain-feedback-generator';
 
 /**
  * Upload order and staging under lagging uploads (issue 12, section 3), on the simulator: a camera
@@ -37,6 +42,12 @@ export interface LaggingFigures {
   neverSharp: number;
   /** Mean sharp fraction over the whole run (0..1). */
   meanSharp: number;
+  /**
+   * Mean blur over the run: for each pixel of the view, how many mips coarser than it asks for the
+   * page it shows is (its fallback), averaged over pixels and frames, in mips. Sharpness counts
+   * only pages that are in; this also counts how good the fallback of the others is.
+   */
+  meanBlurMips: number;
   /** Highest staged bytes (loads in flight + tiles awaiting upload), in bytes. */
   stagedPeakBytes: number;
   /** The staging bound, in bytes. */
@@ -70,6 +81,23 @@ function glanceAndStayPath(seed: number, glanceFrames: number): CameraPath {
   };
 }
 
+/** Mean over the requesting pixels of `ids` of (mip shown - mip asked for), in mips. */
+function blurMips(ids: Uint32Array, table: PageTable): number {
+  const coarsest = table.layout.mipCount - 1;
+  let sum = 0;
+  let pixels = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (id === NO_REQUEST) continue;
+    const mip = pageMip(id);
+    const e = table.entry(mip, pageX(id), pageY(id));
+    const shown = e === EMPTY_ENTRY ? coarsest + 1 : entryMip(e);
+    sum += Math.max(0, shown - mip);
+    pixels++;
+  }
+  return pixels > 0 ? sum / pixels : 0;
+}
+
 /** Runs one glance-and-stay trace with lagging uploads. */
 export async function runLaggingUploads(run: LaggingRun): Promise<LaggingFigures> {
   const sim = new FrameSimulator({
@@ -89,7 +117,22 @@ export async function runLaggingUploads(run: LaggingRun): Promise<LaggingFigures
       stagingBytes: run.stagingBytes,
     },
   });
-  const report = await sim.run();
+  const path = sim.path;
+  const view = new TerrainFeedbackGenerator({
+    ...TERRAIN,
+    worldWidth: WORLD,
+    screenWidth: 1280,
+    screenHeight: 720,
+    feedbackWidth: 160,
+    feedbackHeight: 90,
+  });
+  const pose = createCameraPose();
+  let blur = 0;
+  for (let f = 0; f < path.frames; f++) {
+    await sim.step();
+    blur += blurMips(view.generate(path.poseAt(f, pose), 0, 0.5, 0.5), sim.pageTable);
+  }
+  const report = sim.report();
   const stats = sim.streamer.stats();
   sim.dispose();
   const stays = report.teleports.filter((_, i) => i % 2 === 1);
@@ -100,6 +143,7 @@ export async function runLaggingUploads(run: LaggingRun): Promise<LaggingFigures
     framesToSharp: frames[frames.length >> 1],
     neverSharp: stays.filter((t) => t.timeToSharpFrames < 0).length,
     meanSharp: report.meanSharpFraction,
+    meanBlurMips: blur / path.frames,
     stagedPeakBytes: stats.stagedPeakBytes,
     stagingBytes: stats.stagingBytes,
     loads: report.loads,
@@ -127,6 +171,7 @@ export async function measureUploadOrder(): Promise<Record<string, number>> {
       const r = await runLaggingUploads({ ...run, uploadOrder });
       out[`vt.upload_order.${name}.${uploadOrder}.stay_frames_to_sharp`] = r.framesToSharp;
       out[`vt.upload_order.${name}.${uploadOrder}.mean_sharp`] = r.meanSharp;
+      out[`vt.upload_order.${name}.${uploadOrder}.mean_blur_mips`] = r.meanBlurMips;
       if (name === 'bounded' && uploadOrder === 'priority') {
         out['vt.staging_peak_bytes'] = r.stagedPeakBytes;
         out['vt.staging_reserve_bytes'] = r.stagingBytes;

@@ -24,7 +24,7 @@ export type UploadDemand = (typeof UploadDemand)[keyof typeof UploadDemand];
 /**
  * Loaded tiles waiting for upload, as scheduler record ids, best first: demand class
  * ({@link UploadDemand}) >> the request's priority (fallback distance >> coverage >> age, see
- * `requestPriority`). One indexed max-heap, no sort: a request re-keys its record at once
+ * `requestPriority`). One indexed heap, no sort: a request re-keys its record at once
  * (O(log n)); a feedback that passes a record by lowers its demand, which the heap learns lazily
  * when the record reaches the top (re-keyed down, at most twice per request), so the top is always
  * exact. Allocation-free.

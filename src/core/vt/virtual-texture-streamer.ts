@@ -257,6 +257,11 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * feedback buffers asked for it) is uploaded only into a free slot; with none free it is dropped
    * and its bytes freed, so it never evicts a page for a view that no longer needs it (if the page
    * comes back into view, the feedback requests it again).
+   *
+   * The fallback is served by the priority itself (pages with nothing resident, the pinned mips,
+   * outrank all; then the farther a page's fallback, the sooner). Uploading a tile's loaded
+   * ancestors before it was tried and measured worse on `vt.upload_order.*` (50 instead of 39
+   * frames to sharp, no less blur), so it is not done.
    */
   drainUploads(
     handler: TileUploadHandler,
