@@ -185,8 +185,9 @@ export class VirtualTextureSystem {
    * `options.layers` (default: by name, else by position). Throws a {@link TesseraConfigError}:
    * 'invalid-tile' when its tile size or border differ from the system's, 'invalid-layers' when a
    * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
-   * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
-   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist.
+   * its page table does not fit the page-table reserve or one of its tiles `stagingBytes`,
+   * 'pool-too-small' when the pool cannot hold every texture's pinned pages, 'invalid-option'
+   * when 16 textures exist.
    */
   add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();
