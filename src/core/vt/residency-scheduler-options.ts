@@ -66,7 +66,7 @@ export interface SchedulerStats {
   loadsAborted: number;
   /** Requests ignored because {@link ResidencySchedulerOptions.maxTrackedPages} was reached. */
   requestsDropped: number;
-  /** Loaded tiles dropped unuploaded because their page left the view, so far. */
+  /** Loaded tiles dropped unuploaded, their page gone from view, to make staging room, so far. */
   readyDropped: number;
   /** Bytes staged now: tiles loaded but not uploaded, plus loads in flight, in bytes. */
   stagedBytes: number;

@@ -26,10 +26,7 @@ export interface StreamerStats {
   loadErrors: number;
   /** Loads aborted (page no longer requested). */
   loadsAborted: number;
-  /**
-   * Loaded tiles dropped unuploaded because their page left the view: no slot was free for them,
-   * or a wanted load needed their staging bytes.
-   */
+  /** Loaded tiles dropped unuploaded because their page left the view and a wanted load needed their staging bytes. */
   uploadsDropped: number;
   /** Bytes staged now: tiles loaded but not uploaded, plus loads in flight, in bytes. */
   stagedBytes: number;

@@ -254,9 +254,12 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * needed), calls `handler` to write the tile, then maps the page. Returns the tiles uploaded.
    *
    * A tile whose page left the view ({@link UploadDemand.Unwanted}: neither of the latest two
-   * feedback buffers asked for it) is uploaded only into a free slot; with none free it is dropped
-   * and its bytes freed, so it never evicts a page for a view that no longer needs it (if the page
-   * comes back into view, the feedback requests it again).
+   * feedback buffers asked for it) is uploaded only into a free slot, so it never evicts a page for
+   * a view that no longer needs it. With none free it waits: uploaded if the view asks for it
+   * again, else dropped (its bytes freed) when its request expires (`abortAfterFrames`) or when a
+   * wanted load needs its staging bytes. It is not dropped at once: a page covering a few pixels
+   * is missed by some jittered feedbacks, and dropping it would load it again (measured:
+   * `sim.teleport.time_to_sharp_frames` 16.5 instead of 16).
    *
    * The fallback is served by the priority itself (pages with nothing resident, the pinned mips,
    * outrank all; then the farther a page's fallback, the sooner). Uploading a tile's loaded
@@ -291,10 +294,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
         scheduler.finishReady(r);
         continue;
       }
-      if (pool.freeCount === 0 && scheduler.readyDemand(r) === UploadDemand.Unwanted) {
-        scheduler.dropReady(r);
-        continue;
-      }
+      // The lowest class: every tile still waiting is unwanted too.
+      if (pool.freeCount === 0 && scheduler.readyDemand(r) === UploadDemand.Unwanted) break;
       const pinned = table.layout.isPinnedMip(mip);
       const slot = pool.allocate(pageId, frame, pinned);
       if (slot < 0) break; // every slot is pinned, locked or needed this frame

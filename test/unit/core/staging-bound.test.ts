@@ -175,7 +175,7 @@ describe('staging bound', () => {
     expect(tight.frames).toBeLessThanOrEqual(2 * free.frames);
   });
 
-  it('a page that leaves the view mid-load does not displace a wanted page', async () => {
+  it('a page that leaves the view mid-load does not displace a wanted page, and is uploaded if it returns', async () => {
     const source = new ManualTileSource(4, 4);
     // 4 x 4 pages: mips 1 and 2 pinned (5 pages), and room for exactly 4 more.
     const streamer = new VirtualTextureStreamer({ pool: { slotCount: 9 }, maxConcurrentLoads: 16 });
@@ -211,14 +211,51 @@ describe('staging bound', () => {
     streamer.beginFrame(++frame);
     streamer.update();
     expect(streamer.drainUploads(() => true)).toBe(0);
+    expect(streamer.stats().evictions).toBe(0);
+    for (const id of wanted) expect(streamer.pool.slotOf(id)).toBeGreaterThanOrEqual(0);
+    // It waits, uploaded only if the view asks again; its request expires after abortAfterFrames
+    // (8) frames, and its bytes with it.
+    expect(streamer.scheduler.stateOf(late)).toBe(PageLoadState.Ready);
+    for (let i = 0; i < 8; i++) await step(wanted);
     const s = streamer.stats();
-    expect(s.evictions).toBe(0);
-    expect(s.uploadsDropped).toBe(1);
+    expect(streamer.scheduler.stateOf(late)).toBe(PageLoadState.Untracked);
     expect(s.stagedBytes).toBe(0);
+    expect(s.evictions).toBe(0);
     for (const id of wanted) expect(streamer.pool.slotOf(id)).toBeGreaterThanOrEqual(0);
     // Back in view, it is requested and loaded again: nothing is lost for good.
     await step(new Uint32Array([late]));
     expect(streamer.pool.slotOf(late)).toBeGreaterThanOrEqual(0);
+    streamer.dispose();
+  });
+
+  it('a waiting tile whose page comes back into view uploads without loading again', async () => {
+    const source = new ManualTileSource(4, 4);
+    const streamer = new VirtualTextureStreamer({ pool: { slotCount: 9 }, maxConcurrentLoads: 16 });
+    streamer.registerTexture(source, { pinnedMipCount: 2 });
+    const wanted = view(0, 0, 2, 2);
+    const page = packPageId(0, 0, 3, 3);
+    streamer.beginFrame(1);
+    streamer.submitFeedback(wanted);
+    streamer.update();
+    source.settleAll();
+    await flush();
+    streamer.drainUploads(() => true);
+    streamer.beginFrame(2);
+    streamer.submitFeedback(new Uint32Array([page]));
+    streamer.update();
+    source.settleAll();
+    await flush();
+    streamer.submitFeedback(wanted);
+    streamer.submitFeedback(wanted); // two feedbacks without it: unwanted, and the pool is full
+    streamer.beginFrame(3);
+    expect(streamer.drainUploads(() => true)).toBe(0);
+    const calls = source.calls;
+    streamer.submitFeedback(new Uint32Array([...wanted, page])); // a jittered feedback sees it again
+    streamer.beginFrame(4);
+    streamer.update();
+    expect(streamer.drainUploads(() => true)).toBe(1);
+    expect(streamer.pool.slotOf(page)).toBeGreaterThanOrEqual(0);
+    expect(source.calls).toBe(calls);
     streamer.dispose();
   });
 
