@@ -258,8 +258,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * a view that no longer needs it. With none free it waits: uploaded if the view asks for it
    * again, else dropped (its bytes freed) when its request expires (`abortAfterFrames`) or when a
    * wanted load needs its staging bytes. It is not dropped at once: a page covering a few pixels
-   * is missed by some jittered feedbacks, and dropping it would load it again (measured:
-   * `sim.teleport.time_to_sharp_frames` 16.5 instead of 16).
+   * is missed by some jittered feedbacks, and dropping it would load it again.
    *
    * The fallback is served by the priority itself (pages with nothing resident, the pinned mips,
    * outrank all; then the farther a page's fallback, the sooner). Uploading a tile's loaded
