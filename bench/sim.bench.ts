@@ -3,6 +3,7 @@ import { type CameraPath, flyOverPath, orbitPath, pingPongPath, teleportPath } f
 import { FrameSimulator, type FrameSimulatorOptions } from '../src/sim/frame-simulator';
 import { heldOutCases } from '../src/sim/heldout-paths';
 import { evaluatePolicies, recordTrace } from './policy-eval';
+import { measureUploadOrder } from './upload-order';
 
 /**
  * Simulator-driven benchmarks (issue 3, section 8): cache efficiency against Belady's optimum on
@@ -183,6 +184,7 @@ export default {
     out['sim.teleport.time_to_sharp_frames'] = t.timeToSharp;
     out['sim.teleport.limit_frames'] = t.limit;
     out['sim.teleport.ratio'] = t.timeToSharp / t.limit;
+    Object.assign(out, await measureUploadOrder());
     out['sim.soak.heap_growth_bytes'] = await measureSoak();
     return out;
   },

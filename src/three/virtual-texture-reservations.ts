@@ -13,6 +13,8 @@ export interface VirtualTextureReservations {
   feedback: number;
   readback: number;
   pageTable: number;
+  /** Staging: tiles loaded but not uploaded, and loads in flight (see `stagingBytes`). */
+  staging: number;
   pool: number;
   /** The pool the reservation holds (smaller than the plan's when others hold part of the share). */
   poolShape: PoolShape;
@@ -21,8 +23,8 @@ export interface VirtualTextureReservations {
 }
 
 /**
- * Reserves `plan` in `budget` at infrastructure priority: feedback, readback, page tables, then the
- * planned pool, or the largest pool that still fits when others hold part of the share and would
+ * Reserves `plan` in `budget` at infrastructure priority: feedback, readback, page tables, staging,
+ * then the planned pool, or the largest pool that still fits when others hold part of the share and would
  * not shed it.
  * @throws TesseraConfigError('budget-too-small'), with nothing left reserved, when even
  *   `minPoolSlots` slots do not fit.
@@ -33,7 +35,10 @@ export function reserveVirtualTextureBudget(
   input: VirtualTextureBudgetInput,
 ): VirtualTextureReservations {
   const taken: number[] = [];
-  const take = (category: 'page-table' | 'feedback' | 'readback' | 'vt-pool', bytes: number): number => {
+  const take = (
+    category: 'page-table' | 'feedback' | 'readback' | 'staging' | 'vt-pool',
+    bytes: number,
+  ): number => {
     const handle = budget.tryReserve(category, bytes, undefined, BudgetPriority.infrastructure);
     if (handle !== NO_RESERVATION) taken.push(handle);
     return handle;
@@ -42,8 +47,9 @@ export function reserveVirtualTextureBudget(
   const feedback = take('feedback', plan.feedbackBytes);
   const readback = feedback === NO_RESERVATION ? NO_RESERVATION : take('readback', plan.readbackBytes);
   const pageTable = readback === NO_RESERVATION ? NO_RESERVATION : take('page-table', plan.pageTableBytes);
-  let pool = pageTable === NO_RESERVATION ? NO_RESERVATION : take('vt-pool', plan.poolBytes);
-  if (pageTable !== NO_RESERVATION && pool === NO_RESERVATION) {
+  const staging = pageTable === NO_RESERVATION ? NO_RESERVATION : take('staging', plan.stagingBytes);
+  let pool = staging === NO_RESERVATION ? NO_RESERVATION : take('vt-pool', plan.poolBytes);
+  if (staging !== NO_RESERVATION && pool === NO_RESERVATION) {
     shape = poolShapeFor(input, budget.freeBytes);
     if (poolSlotCount(shape) >= input.minPoolSlots) {
       pool = take('vt-pool', poolSlotCount(shape) * plan.slotBytes);
@@ -60,6 +66,7 @@ export function reserveVirtualTextureBudget(
     feedback,
     readback,
     pageTable,
+    staging,
     pool,
     poolShape: shape,
     poolBytes: poolSlotCount(shape) * plan.slotBytes,

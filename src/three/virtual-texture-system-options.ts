@@ -1,6 +1,8 @@
 import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError } from '../core/errors';
 import type { ReplacementPolicyName } from '../core/vt/replacement-policy';
+import { defaultStagingReserve } from '../core/vt/staging-reserve';
+import { tileBytes } from '../core/vt/tile-bytes';
 import type { TileEncoding } from '../core/vt/tile-source';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { VirtualTextureFiltering } from './sampling-context';
@@ -54,6 +56,16 @@ export interface VirtualTextureSystemOptions {
   abortAfterFrames?: number;
   /** Most tiles written into the pool per frame. Default 16. */
   maxUploadsPerFrame?: number;
+  /**
+   * Staging reserve, in bytes: tiles loaded but not yet written into the pool plus loads in flight
+   * (each counted at its source's tile size, all layers) never pass it; when it is full no new load
+   * starts until uploads make room (nothing is lost). Reserved in the budget under `staging`, part
+   * of this system's share. Must hold one tile of every texture added (else `add` throws
+   * 'budget-too-small'). Default: room for 16 loads in flight plus two frames of
+   * {@link maxUploadsPerFrame} tiles of the pool's layers, at most an eighth of the share (in whole
+   * tiles, at least one).
+   */
+  stagingBytes?: number;
   /** Pool filtering. Default 'bilinear'. */
   filtering?: VirtualTextureFiltering;
   /** Largest anisotropy ratio (feedback footprint, and sampling in 'anisotropic'). Default 8. */
@@ -92,6 +104,8 @@ export interface ResolvedSystemOptions {
   border: number;
   feedbackScale: number;
   maxUploadsPerFrame: number;
+  /** Staging reserve, in bytes. */
+  stagingBytes: number;
   abortAfterFrames: number | undefined;
   filtering: VirtualTextureFiltering;
   maxAnisotropy: number;
@@ -160,6 +174,11 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
       `pageTableBytes must be >= 0, got ${options.pageTableBytes}`,
     );
   }
+  const maxUploadsPerFrame = positiveInteger('maxUploadsPerFrame', options.maxUploadsPerFrame ?? 16);
+  const stagingBytes =
+    options.stagingBytes === undefined
+      ? defaultStagingReserve(shareBytes, tileBytes(layers, tileSize), maxUploadsPerFrame)
+      : positiveInteger('stagingBytes', options.stagingBytes);
   return {
     budget: options.budget,
     replacementPolicy: options.replacementPolicy,
@@ -173,7 +192,8 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     tileSize,
     border,
     feedbackScale: positiveInteger('feedbackScale', options.feedbackScale ?? 8),
-    maxUploadsPerFrame: positiveInteger('maxUploadsPerFrame', options.maxUploadsPerFrame ?? 16),
+    maxUploadsPerFrame,
+    stagingBytes,
     abortAfterFrames: options.abortAfterFrames,
     filtering,
     maxAnisotropy,

@@ -15,6 +15,8 @@ export interface VirtualTextureReservedBytes {
   'page-table': number;
   feedback: number;
   readback: number;
+  /** The staging reserve (see `stagingBytes`); {@link VirtualTextureStreamingState.stagedBytes} is its use. */
+  staging: number;
 }
 
 /** Exact GPU bytes Tessera holds, by category. */
@@ -70,6 +72,11 @@ export interface VirtualTextureStreamingState {
   loading: number;
   /** Loaded tiles waiting to be written into the pool (at most `maxUploadsPerFrame` per frame). */
   awaitingUpload: number;
+  /**
+   * Bytes staged now: tiles loaded but not yet written plus loads in flight, in bytes (at most
+   * `byCategory.staging`).
+   */
+  stagedBytes: number;
   /** Pages whose loads failed for good (they keep their coarser fallback; see the `error` event). */
   failed: number;
   /** Frame the latest analysed feedback was rendered at (0 before the first). */

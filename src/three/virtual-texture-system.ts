@@ -114,6 +114,7 @@ export class VirtualTextureSystem {
       readbackRowAlignment: bridge.isWebGPU ? 256 : 1,
       readbacksInFlight: MAX_READBACKS_IN_FLIGHT,
       pageTableBytes: this.pageTableReserve,
+      stagingBytes: o.stagingBytes,
       minPoolSlots: o.minPoolSlots,
       maxTextureSize: poolTextureSize,
       maxArrayLayers: bridge.maxArrayLayers,
@@ -123,7 +124,7 @@ export class VirtualTextureSystem {
     this.budget = budget ?? new TextureBudget({ budgetBytes: o.shareBytes });
     const reserved = reserveVirtualTextureBudget(this.budget, plan, input);
     // The feedback loop owns its two reservations; the system releases the others.
-    this.reservations.push(reserved.pageTable, reserved.pool);
+    this.reservations.push(reserved.pageTable, reserved.staging, reserved.pool);
     this.poolBytes = reserved.poolBytes;
     const shape = reserved.poolShape;
     this.poolTextures = new PoolTextures(
@@ -134,6 +135,7 @@ export class VirtualTextureSystem {
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: this.poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
       maxUploadsPerFrame: this.maxUploadsPerFrame,
+      stagingBytes: plan.stagingBytes,
       abortAfterFrames: o.abortAfterFrames,
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
@@ -183,8 +185,9 @@ export class VirtualTextureSystem {
    * `options.layers` (default: by name, else by position). Throws a {@link TesseraConfigError}:
    * 'invalid-tile' when its tile size or border differ from the system's, 'invalid-layers' when a
    * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
-   * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
-   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist.
+   * its page table does not fit the page-table reserve or one of its tiles `stagingBytes`,
+   * 'pool-too-small' when the pool cannot hold every texture's pinned pages, 'invalid-option'
+   * when 16 textures exist.
    */
   add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();
@@ -295,8 +298,9 @@ export class VirtualTextureSystem {
           'page-table': this.pageTableReserve,
           feedback: this.feedback.reservedTargetBytes,
           readback: this.feedback.reservedReadbackBytes,
+          staging: s.stagingBytes,
         }
-      : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0 };
+      : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0, staging: 0 };
     return {
       frame: this.frame,
       gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, total },
@@ -313,6 +317,7 @@ export class VirtualTextureSystem {
         queued: s.queued,
         loading: s.inFlight,
         awaitingUpload: s.pendingUploads,
+        stagedBytes: s.stagedBytes,
         failed: s.failed,
         lastFeedbackFrame: this.settle.lastFeedbackFrame,
         settled: live && this.isSettled,

@@ -3,75 +3,22 @@ import { IndexedMaxHeap } from '../structures/indexed-heap';
 import { IntrusiveList } from '../structures/intrusive-list';
 import { PageIndexMap } from '../structures/page-index-map';
 import { MAX_VIRTUAL_TEXTURES, pageMip, pageVt, pageX, pageY } from './page-id';
+import { ReadyTileQueue, type UploadDemand } from './ready-tile-queue';
+import { requestPriority } from './request-priority';
+import {
+  createSchedulerStats,
+  PageLoadState,
+  type ResidencySchedulerOptions,
+  resolveSchedulerOptions,
+  type SchedulerStats,
+} from './residency-scheduler-options';
+import { sourceTileBytes, tileMatchesInfo } from './tile-bytes';
 import type { TileData, TileSource } from './tile-source';
 
-/** Options of a {@link ResidencyScheduler}; durations in frames. */
-export interface ResidencySchedulerOptions {
-  /** Loads running at once, all textures together. Default 16. */
-  maxConcurrentLoads?: number;
-  /**
-   * Frames without a request after which a queued page is dropped and its load aborted, once at
-   * least two feedback buffers arrived without it as well. Default 8.
-   */
-  abortAfterFrames?: number;
-  /** Attempts before a page is marked failed. Default 3. */
-  maxAttempts?: number;
-  /** Backoff after the first failure, doubled after each further one, in frames. Default 2. */
-  retryBaseFrames?: number;
-  /** Frames a failed page waits before a new request may retry it. Default 300. */
-  failedCooldownFrames?: number;
-  /** Pages tracked at once (queued, loading, ready, failed). Default 8192. */
-  maxTrackedPages?: number;
-}
-
-/** Lifecycle of a tracked page. */
-export const PageLoadState = {
-  /** Not tracked: resident, never requested, or forgotten. */
-  Untracked: 0,
-  /** Waiting in the priority queue. */
-  Queued: 1,
-  /** A {@link TileSource.load} is running. */
-  Loading: 2,
-  /** Loaded, waiting for upload. */
-  Ready: 3,
-  /** Failed, waiting before the next attempt. */
-  Backoff: 4,
-  /** Failed for good until the cool-down passes and it is requested again. */
-  Failed: 5,
-} as const;
-/** One of the {@link PageLoadState} values. */
-export type PageLoadState = (typeof PageLoadState)[keyof typeof PageLoadState];
-
-/** Counters of a {@link ResidencyScheduler}. */
-export interface SchedulerStats {
-  /** Pages waiting in the priority queue. */
-  queued: number;
-  /** Loads running. */
-  inFlight: number;
-  /** Loaded tiles waiting for upload. */
-  ready: number;
-  /** Pages marked failed (cooling down). */
-  failed: number;
-  /** Loads started so far. */
-  loadsStarted: number;
-  /** Loads completed so far. */
-  loadsCompleted: number;
-  /** Load attempts that failed so far. */
-  loadErrors: number;
-  /** Loads aborted because nobody requested the page any more. */
-  loadsAborted: number;
-  /** Requests ignored because {@link ResidencySchedulerOptions.maxTrackedPages} was reached. */
-  requestsDropped: number;
-}
+export * from './residency-scheduler-options';
 
 /** Called when a page is marked failed (its fallback stays). */
 export type PageFailureHandler = (pageId: number, error: TesseraError) => void;
-
-// Priority key: fallback distance (mips) >> coverage (pixels) >> age (frames), packed in a double.
-const FALLBACK_WEIGHT = 2 ** 44;
-const COVERAGE_WEIGHT = 2 ** 20;
-const MAX_COVERAGE = 2 ** 24 - 1;
-const MAX_AGE = 2 ** 20 - 1;
 
 /** Feedback buffers that must arrive without a page's request before its load is dropped. */
 const FEEDBACKS_BEFORE_ABORT = 2;
@@ -83,7 +30,10 @@ const FEEDBACKS_BEFORE_ABORT = 2;
  * when the page goes unrequested for `abortAfterFrames`; a page is never loading twice. Failed
  * loads retry with exponential backoff; after `maxAttempts` (or a non-retryable error) the page is
  * marked failed, reported once, and retried only when requested again after the cool-down.
- * Completed tiles wait in a FIFO the streamer drains under its upload budget.
+ * Completed tiles wait in a {@link ReadyTileQueue} (by current demand and priority) the streamer
+ * drains under its upload budget. Staging is bounded: bytes of loads in flight plus tiles waiting
+ * never pass `stagingBytes` (no load starts that would; when the best queued load does not fit,
+ * waiting tiles whose page left the view are dropped to make room, else loading waits).
  */
 export class ResidencyScheduler {
   /** Called when a page is marked failed. */
@@ -115,41 +65,26 @@ export class ResidencyScheduler {
   private readonly free: IntrusiveList;
   private readonly byRequest: IntrusiveList;
   private readonly failedOrder: IntrusiveList;
-  private readonly readyQueue: IntrusiveList;
+  private readonly readyQueue: ReadyTileQueue;
+  /** Bytes of one tile of each texture's source (what its loads stage). */
+  private readonly tileBytesOf = new Float64Array(MAX_VIRTUAL_TEXTURES);
+  /** Latest request priority of each record. */
+  private readonly priority: Float64Array;
+  private stagingLimit: number;
+  private staged = 0;
   private readonly queue: IndexedMaxHeap;
-  private readonly counters: SchedulerStats = {
-    queued: 0,
-    inFlight: 0,
-    ready: 0,
-    failed: 0,
-    loadsStarted: 0,
-    loadsCompleted: 0,
-    loadErrors: 0,
-    loadsAborted: 0,
-    requestsDropped: 0,
-  };
+  private readonly counters: SchedulerStats = createSchedulerStats();
   private inFlight = 0;
 
   constructor(options: ResidencySchedulerOptions = {}) {
-    this.maxConcurrent = options.maxConcurrentLoads ?? 16;
-    this.abortAfter = options.abortAfterFrames ?? 8;
-    this.maxAttempts = options.maxAttempts ?? 3;
-    this.retryBase = options.retryBaseFrames ?? 2;
-    this.cooldown = options.failedCooldownFrames ?? 300;
-    this.capacity = options.maxTrackedPages ?? 8192;
-    for (const [name, v, min] of [
-      ['maxConcurrentLoads', this.maxConcurrent, 1],
-      ['abortAfterFrames', this.abortAfter, 0],
-      ['maxAttempts', this.maxAttempts, 1],
-      ['retryBaseFrames', this.retryBase, 0],
-      ['failedCooldownFrames', this.cooldown, 0],
-      ['maxTrackedPages', this.capacity, 1],
-    ] as const) {
-      if (!Number.isInteger(v) || v < min) {
-        throw new TesseraConfigError('invalid-option', `${name} must be an integer >= ${min}, got ${v}`);
-      }
-    }
-    if (this.maxAttempts > 255) throw new TesseraConfigError('invalid-option', 'maxAttempts must be <= 255');
+    const o = resolveSchedulerOptions(options);
+    this.maxConcurrent = o.maxConcurrentLoads;
+    this.abortAfter = o.abortAfterFrames;
+    this.maxAttempts = o.maxAttempts;
+    this.retryBase = o.retryBaseFrames;
+    this.cooldown = o.failedCooldownFrames;
+    this.capacity = o.maxTrackedPages;
+    this.stagingLimit = o.stagingBytes;
     const n = this.capacity;
     this.index = new PageIndexMap(n);
     this.pageOf = new Uint32Array(n);
@@ -165,7 +100,8 @@ export class ResidencyScheduler {
     this.free = new IntrusiveList(n);
     this.byRequest = new IntrusiveList(n);
     this.failedOrder = new IntrusiveList(n);
-    this.readyQueue = new IntrusiveList(n);
+    this.priority = new Float64Array(n);
+    this.readyQueue = new ReadyTileQueue(n, this.requestedAtFeedback, o.uploadOrder);
     this.queue = new IndexedMaxHeap(n);
     for (let r = 0; r < n; r++) this.free.pushBack(r);
   }
@@ -187,6 +123,19 @@ export class ResidencyScheduler {
       }
     }
     this.sources[vt] = source;
+    this.tileBytesOf[vt] = source ? sourceTileBytes(source.info) : 0;
+  }
+
+  /** The staging bound, in bytes (see {@link ResidencySchedulerOptions.stagingBytes}). */
+  get stagingBytes(): number {
+    return this.stagingLimit;
+  }
+
+  /** Changes the staging bound (> 0 bytes); staged bytes above a lowered bound drain by uploads. */
+  set stagingBytes(bytes: number) {
+    if (!(bytes > 0))
+      throw new TesseraConfigError('invalid-option', `stagingBytes must be > 0, got ${bytes}`);
+    this.stagingLimit = bytes;
   }
 
   /** Starts frame `frame` (monotonic). */
@@ -238,16 +187,16 @@ export class ResidencyScheduler {
       this.state[r] = PageLoadState.Queued;
     }
     this.byRequest.pushBack(r);
-    if (this.state[r] === PageLoadState.Queued) {
-      const age = frame - this.firstRequested[r];
-      const cov = Math.min(coverage, MAX_COVERAGE);
-      this.queue.set(r, fallbackMips * FALLBACK_WEIGHT + cov * COVERAGE_WEIGHT + Math.min(age, MAX_AGE));
-    }
+    const priority = requestPriority(fallbackMips, coverage, frame - this.firstRequested[r]);
+    this.priority[r] = priority;
+    if (this.state[r] === PageLoadState.Queued) this.queue.set(r, priority);
+    else if (this.state[r] === PageLoadState.Ready) this.readyQueue.rekey(r, priority, this.feedbacks);
   }
 
   /**
    * Per-frame work: forgets cooled-down failures, drops pages unrequested for `abortAfterFrames`
-   * (aborting their loads), then starts the highest-priority loads up to the concurrency bound.
+   * (aborting their loads), then starts the highest-priority loads up to the concurrency bound
+   * and the staging bound (strictly in priority order: a load that does not fit stops the rest).
    */
   update(): void {
     const frame = this.frame;
@@ -264,12 +213,31 @@ export class ResidencyScheduler {
     ) {
       this.drop(this.byRequest.head);
     }
-    while (this.inFlight < this.maxConcurrent && this.queue.size > 0) this.start(this.queue.pop());
+    while (this.inFlight < this.maxConcurrent && this.queue.size > 0) {
+      const bytes = this.tileBytesOf[pageVt(this.pageOf[this.queue.peek()])];
+      if (this.staged + bytes > this.stagingLimit && !this.reclaimStaging(bytes)) break;
+      this.start(this.queue.pop());
+    }
   }
 
-  /** Oldest loaded tile waiting for upload (a record id for the `ready*` accessors), or -1. */
+  /**
+   * The loaded tile to upload next (a record id for the `ready*` accessors), or -1: by demand, then
+   * the request's current priority (see {@link ReadyTileQueue}), or by arrival in 'arrival' order.
+   */
   peekReady(): number {
-    return this.readyQueue.head;
+    return this.readyQueue.peek(this.feedbacks);
+  }
+
+  /** How much the view still wants ready record `r`'s page ({@link UploadDemand}). */
+  readyDemand(r: number): UploadDemand {
+    return this.readyQueue.demandOf(r, this.feedbacks);
+  }
+
+  /** Drops ready record `r` unuploaded (its page left the view), freeing its staged bytes. */
+  dropReady(r: number): void {
+    if (this.state[r] !== PageLoadState.Ready) return;
+    this.counters.readyDropped++;
+    this.drop(r);
   }
 
   /** Page id of ready record `r`. */
@@ -294,6 +262,8 @@ export class ResidencyScheduler {
     c.inFlight = this.inFlight;
     c.ready = this.readyQueue.size;
     c.failed = this.failedOrder.size;
+    c.stagedBytes = this.staged;
+    c.stagingLimitBytes = this.stagingLimit;
     return c;
   }
 
@@ -317,6 +287,7 @@ export class ResidencyScheduler {
     this.state[r] = PageLoadState.Loading;
     this.attempts[r]++;
     this.inFlight++;
+    this.stage(this.tileBytesOf[pageVt(pageId)]);
     this.counters.loadsStarted++;
     let promise: Promise<TileData>;
     try {
@@ -332,18 +303,28 @@ export class ResidencyScheduler {
 
   private loaded(r: number, token: number, tile: TileData): void {
     if (this.tokens[r] !== token || this.state[r] !== PageLoadState.Loading) return;
+    const source = this.sources[pageVt(this.pageOf[r])];
+    if (source && !tileMatchesInfo(tile, source.info)) {
+      this.failed(
+        r,
+        token,
+        new TileSourceError('wrong-size', 'tile layers differ from its source info', false),
+      );
+      return;
+    }
     this.inFlight--;
     this.controllers[r] = null;
     this.counters.loadsCompleted++;
     this.state[r] = PageLoadState.Ready;
     this.data[r] = tile;
-    this.readyQueue.pushBack(r);
+    this.readyQueue.add(r, this.priority[r], this.feedbacks);
   }
 
   private failed(r: number, token: number, error: unknown): void {
     if (this.tokens[r] !== token || this.state[r] !== PageLoadState.Loading) return;
     this.inFlight--;
     this.controllers[r] = null;
+    this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
     this.counters.loadErrors++;
     const retryable = error instanceof TileSourceError ? error.retryable : !isAbortError(error);
     const n = this.attempts[r];
@@ -370,6 +351,8 @@ export class ResidencyScheduler {
   private drop(r: number): void {
     const st = this.state[r];
     if (st === PageLoadState.Untracked) return;
+    if (st === PageLoadState.Loading || st === PageLoadState.Ready)
+      this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
     if (st === PageLoadState.Loading) {
       this.inFlight--;
       this.counters.loadsAborted++;
@@ -381,10 +364,33 @@ export class ResidencyScheduler {
     this.queue.delete(r);
     this.byRequest.remove(r);
     this.failedOrder.remove(r);
-    this.readyQueue.remove(r);
+    this.readyQueue.delete(r);
     this.data[r] = null;
     this.index.delete(this.pageOf[r]);
     this.state[r] = PageLoadState.Untracked;
     this.free.pushBack(r);
+  }
+
+  /** Adds `bytes` (negative: frees them) to the staged bytes. */
+  private stage(bytes: number): void {
+    this.staged += bytes;
+    if (this.staged > this.counters.stagedPeakBytes) this.counters.stagedPeakBytes = this.staged;
+  }
+
+  /**
+   * Makes room for a load of `bytes` by dropping ready tiles whose page left the view, least
+   * recently requested first (the head of the request order), and says whether it fits now.
+   * Stops at the first page the latest two feedbacks still asked for: every later one was
+   * requested more recently.
+   */
+  private reclaimStaging(bytes: number): boolean {
+    let r = this.byRequest.head;
+    while (r >= 0 && this.staged + bytes > this.stagingLimit) {
+      const next = this.byRequest.next(r);
+      if (this.feedbacks - this.requestedAtFeedback[r] < FEEDBACKS_BEFORE_ABORT) break;
+      if (this.state[r] === PageLoadState.Ready) this.dropReady(r);
+      r = next;
+    }
+    return this.staged + bytes <= this.stagingLimit;
   }
 }

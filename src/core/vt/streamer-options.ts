@@ -26,6 +26,15 @@ export interface VirtualTextureStreamerOptions extends ResidencySchedulerOptions
   maxUploadsPerFrame?: number;
   /** Bytes uploaded per drain by default, all layers together, in bytes. Default 16 MiB. */
   maxUploadBytesPerFrame?: number;
+  /**
+   * Most bytes staged at once: tiles loaded but not yet uploaded plus loads in flight, counted at
+   * the size each source's info gives (see `tileLayerBytes`), in bytes. When full, no new load
+   * starts until uploads (or dropping tiles whose page left the view) make room; nothing queued is
+   * lost. Must hold one tile of every texture registered (else `budget-too-small`). Default: room
+   * for `maxConcurrentLoads` loads plus two frames of `maxUploadsPerFrame` uploads of the largest
+   * tile registered (`defaultStagingBytes`).
+   */
+  stagingBytes?: number;
   /** Largest feedback buffer expected, in pixels. Default 240 x 135. */
   maxFeedbackPixels?: number;
   /** Oversubscription control options. */

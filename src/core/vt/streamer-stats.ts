@@ -26,6 +26,14 @@ export interface StreamerStats {
   loadErrors: number;
   /** Loads aborted (page no longer requested). */
   loadsAborted: number;
+  /** Loaded tiles dropped unuploaded because their page left the view and a wanted load needed their staging bytes. */
+  uploadsDropped: number;
+  /** Bytes staged now: tiles loaded but not uploaded, plus loads in flight, in bytes. */
+  stagedBytes: number;
+  /** Highest {@link stagedBytes} so far, in bytes. */
+  stagedPeakBytes: number;
+  /** The staging bound {@link stagedBytes} never passes, in bytes. */
+  stagingBytes: number;
   /** Distinct pages (with fallback ancestors) in the latest feedback. */
   requestedPages: number;
   /** Fraction of the latest feedback's requesting pixels whose page is resident (0..1). */
@@ -52,6 +60,10 @@ export function createStreamerStats(poolSlots: number): StreamerStats {
     loadsStarted: 0,
     loadErrors: 0,
     loadsAborted: 0,
+    uploadsDropped: 0,
+    stagedBytes: 0,
+    stagedPeakBytes: 0,
+    stagingBytes: 0,
     requestedPages: 0,
     residency: 1,
     malformedPixels: 0,

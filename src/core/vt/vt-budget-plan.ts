@@ -23,6 +23,8 @@ export interface VirtualTextureBudgetInput {
   readbacksInFlight: number;
   /** Page-table reserve, in bytes. */
   pageTableBytes: number;
+  /** Staging reserve (tiles loaded but not uploaded, and loads in flight), in bytes. */
+  stagingBytes: number;
   /** Fewest pool slots accepted. */
   minPoolSlots: number;
   /** Largest side of one pool texture, in texels. */
@@ -39,6 +41,8 @@ export interface VirtualTextureBudgetPlan {
   readbackBytes: number;
   /** Page-table reserve, in bytes. */
   pageTableBytes: number;
+  /** Staging reserve, in bytes. */
+  stagingBytes: number;
   /** One pool slot across all layers, in bytes. */
   slotBytes: number;
   /** Everything but the pool, in bytes. */
@@ -67,8 +71,8 @@ export function readbackRingBytes(
 }
 
 /**
- * Splits a virtual-texture system's share: feedback target, readback ring and page-table reserve
- * first, the rest to the largest pool that fits (see `choosePoolShape`).
+ * Splits a virtual-texture system's share: feedback target, readback ring, page-table and staging
+ * reserves first, the rest to the largest pool that fits (see `choosePoolShape`).
  * @throws TesseraConfigError('budget-too-small') when the capacity cannot hold the fixed bytes and
  *   `minPoolSlots` slots.
  */
@@ -81,12 +85,12 @@ export function planVirtualTextureBudget(input: VirtualTextureBudgetInput): Virt
     input.readbacksInFlight,
   );
   const slotBytes = input.tileSize * input.tileSize * 4 * input.layerCount;
-  const fixedBytes = feedbackBytes + readbackBytes + input.pageTableBytes;
+  const fixedBytes = feedbackBytes + readbackBytes + input.pageTableBytes + input.stagingBytes;
   const minimumBytes = fixedBytes + input.minPoolSlots * slotBytes;
   if (minimumBytes > input.capacityBytes) {
     throw new TesseraConfigError(
       'budget-too-small',
-      `budget of ${input.capacityBytes} bytes is below the virtual-texture minimum of ${minimumBytes} bytes: feedback ${feedbackBytes}, readback ${readbackBytes}, page tables ${input.pageTableBytes}, ${input.minPoolSlots} pool slots of ${slotBytes}`,
+      `budget of ${input.capacityBytes} bytes is below the virtual-texture minimum of ${minimumBytes} bytes: feedback ${feedbackBytes}, readback ${readbackBytes}, page tables ${input.pageTableBytes}, staging ${input.stagingBytes}, ${input.minPoolSlots} pool slots of ${slotBytes}`,
     );
   }
   const poolShape = poolShapeFor(input, input.shareBytes - fixedBytes);
@@ -101,6 +105,7 @@ export function planVirtualTextureBudget(input: VirtualTextureBudgetInput): Virt
     feedbackBytes,
     readbackBytes,
     pageTableBytes: input.pageTableBytes,
+    stagingBytes: input.stagingBytes,
     slotBytes,
     fixedBytes,
     minimumBytes,

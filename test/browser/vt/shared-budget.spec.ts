@@ -8,6 +8,7 @@ interface SharedFigures {
   byCategory: Record<string, number>;
   vtByCategory: Record<string, number>;
   vtGpuTotal: number;
+  vtStagedBytes: number;
   tracked: number;
 }
 
@@ -21,12 +22,14 @@ declare const vtScene: VtSceneApi & {
 /** The shared budget, in bytes, and the virtual textures' share of it. */
 const SHARED = 16 * 1024 * 1024;
 const VT_SHARE = 8 * 1024 * 1024;
-const VT_CATEGORIES = ['vt-pool', 'page-table', 'feedback', 'readback'] as const;
+const VT_CATEGORIES = ['vt-pool', 'page-table', 'feedback', 'readback', 'staging'] as const;
 
 /**
  * One TextureBudget shared by a VirtualTextureSystem and a TextureStreamingSystem (four streamed
  * textures): at every frame the independent tracker's bytes stay within the budget and below the
- * budget's live reservations, and the VT system's reservations are the budget's VT categories.
+ * budget's live reservations, and the VT system's reservations are the budget's VT categories,
+ * staging included: the bytes of tiles loaded but not yet uploaded (and loads in flight) stay
+ * within the staging reserve, inside the budget.
  */
 test('a shared budget covers virtual and streamed textures at every frame, and dispose frees all', async ({
   page,
@@ -56,7 +59,11 @@ test('a shared budget covers virtual and streamed textures at every frame, and d
     expect(f.overBudgetBytes).toBe(0);
     for (const category of VT_CATEGORIES) expect(f.vtByCategory[category]).toBe(f.byCategory[category]);
     expect(f.vtGpuTotal).toBeLessThanOrEqual(VT_SHARE);
+    expect(f.byCategory.staging).toBeGreaterThan(0);
+    expect(f.vtStagedBytes).toBeLessThanOrEqual(f.byCategory.staging);
   }
+  // Tiles were staged on the way (loads in flight or awaiting upload) at some recorded frame.
+  expect(Math.max(...frames.map((f) => f.vtStagedBytes))).toBeGreaterThan(0);
   // The streamed textures did reserve from the same budget.
   expect(Math.max(...frames.map((f) => f.byCategory.streamed))).toBeGreaterThan(0);
 

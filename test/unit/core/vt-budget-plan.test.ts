@@ -20,6 +20,7 @@ const input = (overrides: Partial<VirtualTextureBudgetInput> = {}): VirtualTextu
   readbackRowAlignment: 256,
   readbacksInFlight: 3,
   pageTableBytes: 4 << 20,
+  stagingBytes: 1 << 20,
   minPoolSlots: 21,
   maxTextureSize: 8192,
   maxArrayLayers: 256,
@@ -33,7 +34,8 @@ describe('planVirtualTextureBudget', () => {
     // 80 RGBA8 pixels = 320 bytes per row, padded to 512 for copyTextureToBuffer.
     expect(plan.readbackBytes).toBe(512 * 45 * 3);
     expect(plan.slotBytes).toBe(128 * 128 * 4 * 2);
-    expect(plan.fixedBytes).toBe(plan.feedbackBytes + plan.readbackBytes + (4 << 20));
+    expect(plan.stagingBytes).toBe(1 << 20);
+    expect(plan.fixedBytes).toBe(plan.feedbackBytes + plan.readbackBytes + (4 << 20) + (1 << 20));
     expect(plan.poolBytes).toBe(poolSlotCount(plan.poolShape) * plan.slotBytes);
     expect(plan.fixedBytes + plan.poolBytes).toBeLessThanOrEqual(64 << 20);
     // Nearly all of the rest: less than one row of slots is left over.
@@ -46,7 +48,7 @@ describe('planVirtualTextureBudget', () => {
     const tiny = input({ shareBytes: 5 << 20, capacityBytes: 5 << 20 });
     expect(() => planVirtualTextureBudget(tiny)).toThrow(TesseraConfigError);
     expect(() => planVirtualTextureBudget(tiny)).toThrow(
-      /feedback 28800, readback 69120, page tables 4194304/,
+      /feedback 28800, readback 69120, page tables 4194304, staging 1048576/,
     );
   });
 
@@ -57,7 +59,8 @@ describe('planVirtualTextureBudget', () => {
         fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 1, max: 400 }),
         fc.integer({ min: 1, max: 300 }),
-        (share, layers, fw, fh) => {
+        fc.integer({ min: 1, max: 8 << 20 }),
+        (share, layers, fw, fh, staging) => {
           const i = input({
             shareBytes: share,
             capacityBytes: share,
@@ -65,6 +68,7 @@ describe('planVirtualTextureBudget', () => {
             feedbackWidth: fw,
             feedbackHeight: fh,
             pageTableBytes: 1 << 20,
+            stagingBytes: staging,
           });
           let plan: ReturnType<typeof planVirtualTextureBudget>;
           try {
@@ -73,7 +77,7 @@ describe('planVirtualTextureBudget', () => {
             // Refused only when the fixed bytes and the fewest slots do not fit, or the slot grid
             // (whole rows) holds fewer than the fewest slots.
             expect(error).toMatchObject({ code: 'budget-too-small' });
-            const fixed = fw * fh * 8 + Math.ceil((fw * 4) / 256) * 256 * fh * 3 + (1 << 20);
+            const fixed = fw * fh * 8 + Math.ceil((fw * 4) / 256) * 256 * fh * 3 + (1 << 20) + staging;
             const slotBytes = 128 * 128 * 4 * layers;
             const slots = Math.floor((share - fixed) / slotBytes);
             const rowsLose =

@@ -521,6 +521,7 @@ Object.assign(globalThis, {
         byCategory: b.byCategory,
         vtByCategory: system.stats().byCategory,
         vtGpuTotal: system.stats().gpuBytes.total,
+        vtStagedBytes: system.stats().streaming.stagedBytes,
         tracked: trackedBytes(),
       };
     },
