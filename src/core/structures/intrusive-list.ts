@@ -41,6 +41,18 @@ export class IntrusiveList {
     this.size++;
   }
 
+  /** Inserts `id` at the head (moves it there if already present). */
+  pushFront(id: number): void {
+    if (this.member[id] === 1) this.remove(id);
+    this.member[id] = 1;
+    this.prev[id] = -1;
+    this.nextLinks[id] = this.head;
+    if (this.head >= 0) this.prev[this.head] = id;
+    else this.tail = id;
+    this.head = id;
+    this.size++;
+  }
+
   /** Removes `id` if present. */
   remove(id: number): void {
     if (this.member[id] !== 1) return;
