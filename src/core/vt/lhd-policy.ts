@@ -78,6 +78,11 @@ export class LhdPolicy implements ReplacementPolicy {
     this.ghosts = new LhdGhosts(Math.max(1, Math.ceil(LHD_GHOSTS_PER_SLOT * c)));
   }
 
+  /** Evicted pages remembered, in pages (at most {@link LHD_GHOSTS_PER_SLOT} x slots). */
+  get ghostCount(): number {
+    return this.ghosts.size;
+  }
+
   inserted(slot: number, pageId: number, frame: number): void {
     this.presence[slot] = 1;
     const ghosts = this.ghosts;
