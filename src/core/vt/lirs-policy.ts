@@ -29,12 +29,22 @@ const HIR = 2;
  * ghosts of evicted ones) by last use; its bottom is always a LIR page (pruning). A HIR page that
  * starts a visit while still in S (its absence was shorter than the recency of the oldest LIR
  * page) becomes LIR and the bottom LIR page is demoted to HIR; a miss on a ghost in S does the
- * same. The victim is the evictable HIR page idle longest; only when every HIR page is in use
- * does an evictable LIR page go (least recently used first), a case plain LIRS never meets
- * because it has no "used in the current frame" pages.
+ * same. The victim is the evictable HIR page idle longest once it has been idle for more than a
+ * jitter cycle (it has left the view); else the LIR page idle longest if it has left the view;
+ * else the longer idle of the two (a page idle for less than a cycle may be flickering in view).
+ * Plain LIRS never evicts a LIR page; here it must when the view's HIR pages fill the pool.
+ *
+ * In frames the pages of the current view must all be resident, so the LIR set may only hold what
+ * the HIR pages in view leave: its capacity is the pool minus the HIR reserve minus the HIR pages
+ * used within a jitter cycle, and LIR pages are demoted from the bottom of S when it shrinks.
  *
  * Constants: {@link LIRS_HIR_FRACTION} and {@link LIRS_GHOSTS_PER_SLOT} (fractions of the pool),
  * and the jitter cycle. O(1) per hook (pruning amortised), no allocation.
+ *
+ * Measured, not the default: worst ratio to Belady 1.46 on the held-out paths and up to 5% worse
+ * than LRU (lookaround). On an orbit the LIR pages kept resident are those that left longest ago,
+ * so S spans a revolution, every returning page is found in S and promoted, and each promotion
+ * demotes the bottom LIR page, the next to return (`docs/replacement-policies.md`).
  */
 export class LirsPolicy implements ReplacementPolicy {
   readonly name = 'lirs';
