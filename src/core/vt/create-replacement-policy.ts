@@ -24,7 +24,7 @@ export const REPLACEMENT_POLICIES: readonly ReplacementPolicyName[] = [
  * The policy named `choice` or built by a factory, for the slot table `table`. The default is
  * `lhd` (least hit density, learned online): on the nine held-out camera paths of
  * `bench/sim.bench.ts` its worst ratio to Belady's optimum is 1.29 (predictive 1.32, ARC 1.38,
- * LIRS 1.46, LRU 1.40), and it is within 0.1% of LRU on the one trace where it loses (teleports).
+ * LIRS 1.46, LRU 1.40), and it is within 0.2% of LRU on the one trace where it loses (teleports).
  * Throws {@link TesseraConfigError} on an unknown name.
  */
 export function createReplacementPolicy(
