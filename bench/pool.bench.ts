@@ -7,14 +7,24 @@ import { PhysicalPool } from '../src/core/vt/physical-pool';
  * uses a window of 256 resident pages, then loads `LOADS_PER_FRAME` new ones, each evicting.
  * `pool.eviction_ns` times the loads (victim choice, unmapping, mapping), `pool.touch_ns` the
  * uses, per use. Flat figures across sizes mean no per-eviction sweep over the pool. Each figure
- * is the fastest of `ROUNDS` runs, sizes interleaved, so other work on a shared machine disturbs
- * it less; `pool.eviction_growth.<policy>` is the 64K eviction figure over the 1K one.
+ * is the median over frames of one run, the fastest of `ROUNDS` runs, sizes interleaved, so other
+ * work on a shared machine disturbs it less; `pool.eviction_growth.<policy>` is the 64K eviction
+ * figure over the 1K one.
  */
 const LOADS_PER_FRAME = 64;
 const SIZES = [1024, 4096, 16384, 65536];
 const ROUNDS = 5;
 
-/** Nanoseconds per eviction (the allocations of a frame) and per touch (its uses), one run. */
+function median(values: Float64Array): number {
+  const sorted = Float64Array.from(values).sort();
+  return sorted[sorted.length >> 1];
+}
+
+/**
+ * Nanoseconds per eviction (the loads of a frame) and per touch (its uses), each the median over
+ * frames of that frame's figure: a frame takes well under a millisecond, so few frames are
+ * interrupted by other processes and the median is what the pool costs when it runs.
+ */
 function measure(slots: number, policy: (typeof REPLACEMENT_POLICIES)[number]): [number, number] {
   const pool = new PhysicalPool({ slotCount: slots, replacementPolicy: policy });
   const page = (i: number) => packPageId(0, 0, i & 0xfff, (i >>> 12) & 0xfff);
@@ -23,12 +33,12 @@ function measure(slots: number, policy: (typeof REPLACEMENT_POLICIES)[number]): 
   for (; next < slots; next++) pool.allocate(page(next), frame);
   // A view of 256 pages sliding over recent loads, so pages get reused.
   const frames = 400;
-  let evictions = 0;
-  let touches = 0;
-  let evictNs = 0n;
-  let touchNs = 0n;
+  const evictNs = new Float64Array(frames);
+  const touchNs = new Float64Array(frames);
   for (let f = 0; f < frames; f++) {
     frame++;
+    let touches = 0;
+    let evictions = 0;
     const t0 = process.hrtime.bigint();
     for (let k = 0; k < 256; k++) {
       const s = pool.slotOf(page(next - 1 - ((k * 7) % (slots >> 1))));
@@ -42,10 +52,10 @@ function measure(slots: number, policy: (typeof REPLACEMENT_POLICIES)[number]): 
       if (pool.allocate(page(next++), frame) >= 0 && pool.lastEvictedPage !== 0xffffffff) evictions++;
     }
     const t2 = process.hrtime.bigint();
-    touchNs += t1 - t0;
-    evictNs += t2 - t1;
+    touchNs[f] = Number(t1 - t0) / Math.max(1, touches);
+    evictNs[f] = Number(t2 - t1) / Math.max(1, evictions);
   }
-  return [Number(evictNs) / Math.max(1, evictions), Number(touchNs) / Math.max(1, touches)];
+  return [median(evictNs), median(touchNs)];
 }
 
 export default {
