@@ -29,8 +29,8 @@ export const LHD_GHOSTS_PER_SLOT = 0.5;
 
 /**
  * Frames of use history before a page's last use that choose its class (bits of presence): a
- * quarter of the jitter cycle, the period of the 2x2 sub-pattern of the Bayer offset order, so a
- * page on a feedback-pixel boundary shows the same pattern in every quarter.
+ * quarter of the jitter cycle: each 4 consecutive offsets of the Bayer order visit the 4 cells of
+ * a 2x2 grid, so a page on a feedback-pixel boundary tends to repeat its pattern every 4 frames.
  */
 const PATTERN_FRAMES = FEEDBACK_JITTER_PERIOD / 4;
 /** Ints per candidate record (slot, last use, class, padding: four records per 64-byte line). */
