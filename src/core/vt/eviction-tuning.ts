@@ -1,7 +1,7 @@
 /**
  * Constants of the `predictive` replacement policy ({@link PredictivePolicy}), in frames unless
- * stated otherwise. Tuned on the three benchmark paths only; on the held-out paths of
- * `bench/sim.bench.ts` it is not always better than LRU, hence not the default.
+ * stated otherwise. Tuned on the three benchmark paths only; on the held-out and tuning paths of
+ * `bench/sim.bench.ts` it is not always better than LRU (up to 6% worse), hence not the default.
  *
  * Tuning history, so nobody retries what failed. Known weak spots (orbit, 4 revolutions: 4725
  * loads vs Belady 4177): the first revolution, where gaps are unknown; pages seen twice per

@@ -1,5 +1,5 @@
 /** Frames the counter remembers; windows longer than this are answered as unknown (-1). */
-const RING_FRAMES = 64;
+export const RING_FRAMES = 64;
 
 /**
  * How many pages were last used in each of the latest {@link RING_FRAMES} frames, so "pages used

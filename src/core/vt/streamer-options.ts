@@ -42,7 +42,9 @@ export interface VirtualTextureStreamerOptions extends ResidencySchedulerOptions
   /**
    * Window over which the working set is measured for the mip bias, in frames. The feedback pass
    * samples a different spot of each feedback pixel every frame, so one frame sees only part of
-   * what the view needs; the default is one jitter cycle ({@link FEEDBACK_JITTER_PERIOD}).
+   * what the view needs; the default is one jitter cycle ({@link FEEDBACK_JITTER_PERIOD}). At most
+   * 64: the pool counts recent uses per frame over that many frames, so measuring the window
+   * never scans the slots.
    */
   workingSetFrames?: number;
   /** Textures registered at construction (a pool too small for their pinned mips throws here). */

@@ -9,6 +9,7 @@ import { EMPTY_ENTRY } from './page-table-entry';
 import { PhysicalPool } from './physical-pool';
 import { NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
 import { UploadDemand } from './ready-tile-queue';
+import { RING_FRAMES } from './recent-use-counter';
 import { ResidencyScheduler } from './residency-scheduler';
 import { DEFAULT_CONCURRENT_LOADS, defaultStagingBytes } from './staging-reserve';
 import type { PageEvent, StreamerEvents, TileUploadHandler } from './streamer-events';
@@ -56,6 +57,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly pageEvent: PageEvent = { vt: 0, pageId: 0, slot: 0, frame: 0 };
   private readonly counters: StreamerStats;
   private frame = 0;
+  /** Slot where the next {@link releaseTexturePages} starts examining. */
+  private releaseCursor = 0;
   private loads = 0;
   private feedbackSinceUpdate = false;
   private disposed = false;
@@ -66,8 +69,12 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.maxUploads = options.maxUploadsPerFrame ?? 32;
     this.maxUploadBytes = options.maxUploadBytesPerFrame ?? 16 * 1024 * 1024;
     this.workingSetFrames = options.workingSetFrames ?? FEEDBACK_JITTER_PERIOD;
-    if (!(Number.isInteger(this.workingSetFrames) && this.workingSetFrames >= 1)) {
-      throw new TesseraConfigError('invalid-option', 'workingSetFrames must be an integer >= 1');
+    const wsf = this.workingSetFrames;
+    if (!(Number.isInteger(wsf) && wsf >= 1 && wsf <= RING_FRAMES)) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        `workingSetFrames must be an integer in 1..${RING_FRAMES}, got ${wsf}`,
+      );
     }
     if (!Number.isInteger(this.maxUploads) || this.maxUploads < 1) {
       throw new TesseraConfigError('invalid-option', `maxUploadsPerFrame must be an integer >= 1`);
@@ -151,25 +158,38 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * before frame `usedBefore`: each is unmapped (its page table falls back to a coarser resident
    * mip) and its slot returned to the free list, so the next uploads take those slots first.
    * Emits `page-evicted` for each. Used when a scene leaves: its pages become the first victims.
-   * O(slots); allocates nothing. Returns the pages freed.
+   * Examines at most `maxSlots` slots (default: all), continuing where the previous call stopped,
+   * so a caller running every frame bounds its cost per frame whatever the pool size and still
+   * reaches every slot over successive calls. Allocates nothing. Returns the pages freed.
    */
-  releaseTexturePages(vt: number, maxPages: number, usedBefore: number): number {
+  releaseTexturePages(vt: number, maxPages: number, usedBefore: number, maxSlots = Infinity): number {
     this.assertLive();
     const table = this.tables[vt];
     if (!table) return 0;
     const pool = this.pool;
     const pages = pool.slotPages;
     const lastUse = pool.slotLastUse;
+    const count = pages.length;
+    const scan = Math.min(count, maxSlots);
+    let s = this.releaseCursor < count ? this.releaseCursor : 0;
     let freed = 0;
-    for (let s = 0; s < pages.length && freed < maxPages; s++) {
+    for (let examined = 0; examined < scan && freed < maxPages; examined++) {
       const page = pages[s];
-      if (page === NO_REQUEST || pageVt(page) !== vt || lastUse[s] >= usedBefore) continue;
-      if (pool.isPinned(s) || pool.isLocked(s)) continue;
-      table.unmap(pageMip(page), pageX(page), pageY(page));
-      pool.release(s);
-      freed++;
-      if (this.has('page-evicted')) this.emitPage('page-evicted', vt, page, s);
+      if (
+        page !== NO_REQUEST &&
+        pageVt(page) === vt &&
+        lastUse[s] < usedBefore &&
+        !pool.isPinned(s) &&
+        !pool.isLocked(s)
+      ) {
+        table.unmap(pageMip(page), pageX(page), pageY(page));
+        pool.release(s);
+        freed++;
+        if (this.has('page-evicted')) this.emitPage('page-evicted', vt, page, s);
+      }
+      if (++s === count) s = 0;
     }
+    this.releaseCursor = s;
     return freed;
   }
 

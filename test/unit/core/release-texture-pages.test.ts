@@ -66,4 +66,25 @@ describe('VirtualTextureStreamer.releaseTexturePages', () => {
     expect(streamer.releaseTexturePages(vtA, 1000, 2)).toBeGreaterThan(0);
     expect(streamer.releaseTexturePages(15, 1000, 2)).toBe(0);
   });
+
+  it('with maxSlots, examines that many slots per call, resuming where the last call stopped', async () => {
+    const all = await twoTextures();
+    const expected = all.streamer.releaseTexturePages(all.vtA, 1000, 10);
+    const { streamer, vtA } = await twoTextures();
+    const pages = streamer.pool.slotPages;
+    const calls = Math.ceil(pages.length / 5);
+    let freed = 0;
+    let before = residentMap(streamer, vtA).size;
+    for (let i = 0; i < calls; i++) {
+      const n = streamer.releaseTexturePages(vtA, 1000, 10, 5);
+      expect(n).toBeLessThanOrEqual(5);
+      const after = residentMap(streamer, vtA).size;
+      expect(before - after).toBe(n);
+      before = after;
+      freed += n;
+    }
+    // One full turn of the cursor frees what one unbounded call frees.
+    expect(freed).toBe(expected);
+    expect(streamer.releaseTexturePages(vtA, 1000, 10, 5)).toBe(0);
+  });
 });

@@ -32,6 +32,19 @@ describe('VirtualTextureStreamer', () => {
     );
   });
 
+  it('rejects a working-set window longer than the recent-use ring (it would scan every slot)', () => {
+    for (const workingSetFrames of [0, 65, 1.5]) {
+      try {
+        new VirtualTextureStreamer({ pool: { slotCount: 32 }, workingSetFrames });
+        expect.unreachable();
+      } catch (e) {
+        expect(e).toBeInstanceOf(TesseraConfigError);
+        expect((e as TesseraConfigError).code).toBe('invalid-option');
+      }
+    }
+    expect(() => new VirtualTextureStreamer({ pool: { slotCount: 32 }, workingSetFrames: 64 })).not.toThrow();
+  });
+
   it('loads pinned levels first, then requested pages, and maps them', async () => {
     const src = new ManualTileSource(8, 8);
     const streamer = new VirtualTextureStreamer({ pool: { slotCount: 32 }, maxConcurrentLoads: 64 });

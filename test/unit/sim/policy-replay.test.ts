@@ -6,6 +6,7 @@ import { heldOutCases } from '../../../src/sim/heldout-paths';
 import { countOptimalLoads } from '../../../src/sim/optimal-loads';
 import { replayLoads } from '../../../src/sim/policy-replay';
 import { RequestTrace } from '../../../src/sim/request-trace';
+import { tuningCases } from '../../../src/sim/tuning-paths';
 
 function loop(n: number, window: number, laps: number): number[][] {
   const frames: number[][] = [];
@@ -60,5 +61,29 @@ describe('heldOutCases', () => {
       speed: 6,
     });
     expect(cases.some((c) => c.path.poseAt(5, pose).x === bench.poseAt(5, {} as CameraPose).x)).toBe(false);
+  });
+});
+
+describe('tuningCases', () => {
+  it('gives at least eight paths of the held-out shapes, none of them a held-out path', () => {
+    const shape = { world: 1024 * 120, altitude: 150 };
+    const tuning = tuningCases(shape);
+    const heldOut = heldOutCases(shape);
+    expect(tuning.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(tuning.map((c) => c.key)).size).toBe(tuning.length);
+    const shapes = (cases: typeof tuning) => new Set(cases.map((c) => c.path.name));
+    expect(shapes(tuning)).toEqual(shapes(heldOut));
+    const a = {} as CameraPose;
+    const b = {} as CameraPose;
+    for (const t of tuning) {
+      for (const h of heldOut) {
+        const same = [0, 5, 100].every((f) => {
+          t.path.poseAt(f, a);
+          h.path.poseAt(f, b);
+          return a.x === b.x && a.y === b.y && a.z === b.z && a.yaw === b.yaw;
+        });
+        expect(same, `${t.key} repeats held-out ${h.key}`).toBe(false);
+      }
+    }
   });
 });

@@ -1,0 +1,223 @@
+import { VISIT_GAP_FRAMES } from './arc-policy';
+import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
+import { HitDensityTable } from './hit-density-table';
+import { LhdGhosts } from './lhd-ghosts';
+import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
+
+/**
+ * Evictable pages compared per eviction (LHD's "associativity"), all of them when fewer: a count.
+ * 32 and 64 did equally well on the tuning paths (`src/sim/tuning-paths.ts`); 32 costs half.
+ */
+export const LHD_SAMPLE = 32;
+
+/**
+ * Densities within this factor of each other count as equal, and the page idle longer goes (the
+ * LRU choice): a density is an estimate from a few hundred decayed events, so a small difference
+ * says little. Unitless; chosen on the tuning paths (1, 1.01, 1.05, 1.1, 1.2, 1.5, 2 tried; 1.2
+ * best, worst ratio 1.281 -> 1.266).
+ */
+export const LHD_DENSITY_TOLERANCE = 1.2;
+
+/** Evictions between two reconfigurations of the hit-density table (amortises its cost): a count. */
+export const LHD_RECONFIGURE_EVICTIONS = 256;
+
+/**
+ * Evicted pages remembered (see {@link LhdGhosts}), as a fraction of the slot count. Chosen on the
+ * tuning paths (0.25, 0.5, 1 and 2 tried; 0.5 best, 0.25 forgets loops too soon).
+ */
+export const LHD_GHOSTS_PER_SLOT = 0.5;
+
+/**
+ * Frames of use history before a page's last use that choose its class (bits of presence): a
+ * quarter of the jitter cycle: each 4 consecutive offsets of the Bayer order visit the 4 cells of
+ * a 2x2 grid, so a page on a feedback-pixel boundary tends to repeat its pattern every 4 frames.
+ */
+const PATTERN_FRAMES = FEEDBACK_JITTER_PERIOD / 4;
+/** Ints per candidate record (slot, last use, class, padding: four records per 64-byte line). */
+const RECORD = 4;
+/**
+ * Consecutive records read per random draw: two cache lines, read in order. 4 and 8 did equally
+ * well on the tuning paths (16 lost to LRU more often); 8 halves the random memory accesses.
+ */
+const GROUP = 8;
+
+/** Class bit of a page seen in more than one visit since it was loaded. */
+const REVISITED = 1 << PATTERN_FRAMES;
+/** Frames of presence history kept per slot (more than {@link PATTERN_FRAMES} + 1 needs). */
+const PRESENCE_BITS = 16;
+const PRESENCE_MASK = (1 << PRESENCE_BITS) - 1;
+/** History bit of a page seen in more than one visit. */
+const REVISITED_BIT = 1 << PRESENCE_BITS;
+/** Number of classes: every presence pattern, once or revisited. */
+const CLASSES = 2 * REVISITED;
+
+/**
+ * LHD, least hit density (Beckmann, Chen & Cidon, "LHD: Improving Cache Hit Rate by Maximizing
+ * Hit Density", NSDI 2018), adapted to frames. Each evictable page has an idle age (frames since
+ * its last use) and a class; the {@link HitDensityTable} learns, per class and age, how many hits
+ * a page still brings per slot-frame it occupies, and the victim is the sampled page with the
+ * lowest density. Nothing is fitted to a path: the distributions are learned from the stream.
+ *
+ * What a class is, in frames: the page's presence in the {@link PATTERN_FRAMES} frames before its
+ * last use (feedback jitter and mip boundaries make visible pages flicker in patterns such as
+ * two frames in, two out, and the pattern predicts the next return), and whether it has been seen
+ * in more than one visit (an absence longer than {@link VISIT_GAP_FRAMES}) since it was loaded,
+ * which separates pages that loop back from pages seen once. Ages are frames, so the learned
+ * shape (flicker returns within a jitter cycle, loops returning after their period, trails never)
+ * follows the stream, whatever its frame rate.
+ *
+ * Victim choice: {@link LHD_SAMPLE} evictable pages, in groups of consecutive records of a dense
+ * candidate array drawn by a seeded generator (every page when there are fewer), the lowest
+ * density winning and near ties ({@link LHD_DENSITY_TOLERANCE}) going to the older page (as
+ * LRU). That is O(1) per eviction and reads the same few cache lines whatever the pool size; the
+ * table is recomputed every {@link LHD_RECONFIGURE_EVICTIONS} evictions, O(classes x age
+ * buckets), amortised O(1). Allocates nothing after construction.
+ *
+ * Measured (`docs/replacement-policies.md`): worst loads / Belady 1.29 on the held-out paths (LRU
+ * 1.40), a third to a half of the way from LRU to Belady where the pool barely holds the view;
+ * weaker than the tuned predictor on long loops, since it learns returns only through a ghost list
+ * of {@link LHD_GHOSTS_PER_SLOT} x slots.
+ */
+export class LhdPolicy implements ReplacementPolicy {
+  readonly name = 'lhd';
+  /**
+   * Per slot, bits 0-15: bit i set when the page was used `i` frames before its last use; bit
+   * {@link REVISITED_BIT}: seen in more than one visit. One array, so one cache line per slot.
+   */
+  private readonly history: Uint32Array;
+  /**
+   * Dense array of evictable pages, one record of {@link RECORD} ints each: slot, last use, class
+   * (both fixed while the page is idle). A victim choice reads records only, {@link GROUP} per
+   * cache line, so its memory traffic does not grow with the pool.
+   */
+  private readonly candidates: Int32Array;
+  /** Record index of each slot in `candidates`, or -1 when not evictable. */
+  private readonly candidateIndex: Int32Array;
+  private candidateCount = 0;
+  private readonly table = new HitDensityTable(CLASSES);
+  private readonly ghosts: LhdGhosts;
+  private evictionsSinceReconfigure = 0;
+  /** Frame of the latest victim choice: evictions happen in it, so ages are relative to it. */
+  private evictionFrame = 0;
+  /** xorshift32 state: a fixed seed, so replays are deterministic. */
+  private random = 0x2545f491;
+
+  constructor(slots: SlotTableView) {
+    const c = slots.slotCount;
+    this.history = new Uint32Array(c);
+    this.candidates = new Int32Array(RECORD * c);
+    this.candidateIndex = new Int32Array(c).fill(-1);
+    this.ghosts = new LhdGhosts(Math.max(1, Math.ceil(LHD_GHOSTS_PER_SLOT * c)));
+  }
+
+  /** Evicted pages remembered, in pages (at most {@link LHD_GHOSTS_PER_SLOT} x slots). */
+  get ghostCount(): number {
+    return this.ghosts.size;
+  }
+
+  inserted(slot: number, pageId: number, frame: number): void {
+    const ghosts = this.ghosts;
+    const back = ghosts.take(pageId);
+    // A page back from eviction: the age at which it would have been a hit.
+    if (back) this.table.addHit(ghosts.takenClass, frame - ghosts.takenLastUse);
+    this.history[slot] = back ? REVISITED_BIT | 1 : 1;
+  }
+
+  referenced(slot: number, frame: number, lastUse: number): void {
+    const age = frame - lastUse;
+    // A page used in consecutive frames was never a candidate: only real absences are hits.
+    if (age > 1) this.table.addHit(this.classOf(slot), age);
+    const h = this.history[slot];
+    const revisited = age > VISIT_GAP_FRAMES ? REVISITED_BIT : h & REVISITED_BIT;
+    const presence = age >= PRESENCE_BITS ? 1 : ((h << age) | 1) & PRESENCE_MASK;
+    this.history[slot] = revisited | presence;
+  }
+
+  evictable(slot: number, lastUse: number): void {
+    if (this.candidateIndex[slot] >= 0) return;
+    const i = this.candidateCount++;
+    this.candidateIndex[slot] = i;
+    const r = RECORD * i;
+    this.candidates[r] = slot;
+    this.candidates[r + 1] = lastUse;
+    this.candidates[r + 2] = this.classOf(slot);
+  }
+
+  protect(slot: number): void {
+    const i = this.candidateIndex[slot];
+    if (i < 0) return;
+    const last = --this.candidateCount;
+    const c = this.candidates;
+    if (i !== last) {
+      const from = RECORD * last;
+      const to = RECORD * i;
+      c[to] = c[from];
+      c[to + 1] = c[from + 1];
+      c[to + 2] = c[from + 2];
+      this.candidateIndex[c[to]] = i;
+    }
+    this.candidateIndex[slot] = -1;
+  }
+
+  removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void {
+    this.protect(slot);
+    if (!evicted) return;
+    // Counted as an eviction only once forgotten: it may yet come back and count as a hit.
+    const ghosts = this.ghosts;
+    ghosts.add(pageId, this.classOf(slot), lastUse, this.evictionFrame - lastUse);
+    if (ghosts.droppedClass >= 0) this.table.addEviction(ghosts.droppedClass, ghosts.droppedAge);
+    if (++this.evictionsSinceReconfigure >= LHD_RECONFIGURE_EVICTIONS) {
+      this.evictionsSinceReconfigure = 0;
+      this.table.reconfigure();
+    }
+  }
+
+  victim(frame: number): number {
+    this.evictionFrame = frame;
+    const n = this.candidateCount;
+    if (n === 0) return -1;
+    const c = this.candidates;
+    const table = this.table;
+    // Every record when few, else LHD_SAMPLE / GROUP random groups of GROUP consecutive records.
+    const sampled = n > LHD_SAMPLE;
+    const groups = sampled ? LHD_SAMPLE / GROUP : 1;
+    const groupCount = Math.ceil(n / GROUP);
+    let x = this.random;
+    let best = -1;
+    let bestDensity = Number.POSITIVE_INFINITY;
+    let bestAge = -1;
+    for (let g = 0; g < groups; g++) {
+      let start = 0;
+      let end = n;
+      if (sampled) {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        start = ((x >>> 1) % groupCount) * GROUP;
+        end = Math.min(n, start + GROUP);
+      }
+      for (let i = start; i < end; i++) {
+        const r = RECORD * i;
+        const age = frame - c[r + 1];
+        const d = table.densityOf(c[r + 2], age);
+        // Within the tolerance the older page goes, as LRU would choose.
+        const better =
+          age > bestAge ? d <= bestDensity * LHD_DENSITY_TOLERANCE : d * LHD_DENSITY_TOLERANCE < bestDensity;
+        if (better) {
+          best = c[r];
+          bestDensity = d;
+          bestAge = age;
+        }
+      }
+    }
+    this.random = x;
+    return best;
+  }
+
+  /** Class of `slot`'s page from its use history up to its last use. */
+  private classOf(slot: number): number {
+    const h = this.history[slot];
+    const pattern = (h >>> 1) & (REVISITED - 1);
+    return (h & REVISITED_BIT) !== 0 ? pattern | REVISITED : pattern;
+  }
+}

@@ -1,0 +1,193 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AGE_BUCKETS, ageBucket, HitDensityTable } from '../../../src/core/vt/hit-density-table';
+import { LhdGhosts } from '../../../src/core/vt/lhd-ghosts';
+import { LHD_RECONFIGURE_EVICTIONS, type LhdPolicy } from '../../../src/core/vt/lhd-policy';
+import { LirsPolicy } from '../../../src/core/vt/lirs-policy';
+import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
+import { PhysicalPool } from '../../../src/core/vt/physical-pool';
+
+const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
+
+describe('HitDensityTable', () => {
+  it('computes hits per slot-frame still to come, per class and age', () => {
+    const t = new HitDensityTable(2);
+    // Class 0: of 4 pages idle at age 0, 2 come back at age 2, 2 are evicted at age 6.
+    t.addHit(0, 2);
+    t.addHit(0, 2);
+    t.addEviction(0, 6);
+    t.addEviction(0, 6);
+    t.reconfigure();
+    // At age 0: 2 hits over 2*2 + 2*6 = 16 slot-frames.
+    expect(t.densityOf(0, 0)).toBeCloseTo(2 / 16);
+    // At age 3 only the evicted pages are left: no hit to come.
+    expect(t.densityOf(0, 3)).toBe(0);
+    // Class 1 saw nothing: no evidence of a return.
+    expect(t.densityOf(1, 0)).toBe(0);
+  });
+
+  it('fades old events by the decay at each reconfiguration', () => {
+    const t = new HitDensityTable(1);
+    t.addHit(0, 4);
+    t.addEviction(0, 4);
+    t.reconfigure();
+    const first = t.densityOf(0, 1);
+    // New evidence: pages now never come back. The old hit weighs 0.9 against 10 evictions.
+    for (let i = 0; i < 10; i++) t.addEviction(0, 4);
+    t.reconfigure();
+    expect(t.densityOf(0, 1)).toBeLessThan(first);
+    expect(t.densityOf(0, 1)).toBeCloseTo(0.9 / ((0.9 + 0.9 + 10) * 3));
+  });
+
+  it('buckets ages finely first, then coarsely, with a last bucket for everything older', () => {
+    expect(ageBucket(0)).toBe(0);
+    expect(ageBucket(31)).toBe(31);
+    expect(ageBucket(32)).toBe(32);
+    expect(ageBucket(39)).toBe(32);
+    expect(ageBucket(40)).toBe(33);
+    expect(ageBucket(1e9)).toBe(AGE_BUCKETS - 1);
+  });
+});
+
+describe('LhdGhosts', () => {
+  it('stays within its capacity, dropping (and reporting) the oldest ghost', () => {
+    const g = new LhdGhosts(2);
+    g.add(page(1), 3, 10, 5);
+    g.add(page(2), 4, 11, 6);
+    expect(g.droppedClass).toBe(-1);
+    g.add(page(3), 5, 12, 7);
+    expect(g.size).toBe(2);
+    expect(g.droppedClass).toBe(3);
+    expect(g.droppedAge).toBe(5);
+    expect(g.take(page(1))).toBe(false);
+    expect(g.take(page(2))).toBe(true);
+    expect(g.takenClass).toBe(4);
+    expect(g.takenLastUse).toBe(11);
+    expect(g.size).toBe(1);
+  });
+});
+
+describe('LhdPolicy', () => {
+  /** Loads of the flickering pages after a warm-up, on a stream where LRU evicts them. */
+  function flickerReloads(policy: 'lhd' | 'lru'): number {
+    // 12 slots. Pages 0..7 are in view every frame; pages 8 and 9 flicker (in view one frame in
+    // four); one new page passes each frame (in view once, never again). LRU evicts whichever page
+    // is idle longest: a flickering page, idle 3 frames, goes before the passing pages idle 1-2.
+    const pool = new PhysicalPool({ slotCount: 12, replacementPolicy: policy });
+    let next = 100;
+    let reloads = 0;
+    for (let f = 0; f < 8 * LHD_RECONFIGURE_EVICTIONS; f++) {
+      for (let p = 0; p < 8; p++) {
+        const s = pool.slotOf(page(p));
+        if (s >= 0) pool.touch(s, f);
+        else pool.allocate(page(p), f);
+      }
+      if (f % 4 === 0) {
+        for (const p of [8, 9]) {
+          const s = pool.slotOf(page(p));
+          if (s >= 0) pool.touch(s, f);
+          else {
+            pool.allocate(page(p), f);
+            if (f > 4 * LHD_RECONFIGURE_EVICTIONS) reloads++;
+          }
+        }
+      }
+      expect(pool.allocate(page(next++), f)).toBeGreaterThanOrEqual(0);
+    }
+    return reloads;
+  }
+
+  it('learns that flickering pages come back and passing ones do not, where LRU reloads them', () => {
+    expect(flickerReloads('lru')).toBeGreaterThan(100);
+    expect(flickerReloads('lhd')).toBe(0);
+  });
+
+  it('is deterministic: the same stream gives the same victims', () => {
+    const run = () => {
+      const pool = new PhysicalPool({ slotCount: 64, replacementPolicy: 'lhd' });
+      const victims: number[] = [];
+      for (let f = 0; f < 400; f++) {
+        for (let k = 0; k < 8; k++) {
+          const id = page((f * 7 + k * 13) % 200);
+          const s = pool.slotOf(id);
+          if (s >= 0) pool.touch(s, f);
+          else victims.push(pool.allocate(id, f));
+        }
+      }
+      return victims;
+    };
+    expect(run()).toEqual(run());
+  });
+});
+
+describe.each(['lhd', 'lirs'] as const)('%s policy invariants', (policy) => {
+  it('property: never evicts pinned, locked or in-use pages; the resident set matches the page map; ghosts stay bounded', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.tuple(fc.nat(6), fc.nat(40), fc.boolean()), { maxLength: 400 }),
+        (slots, ops) => {
+          const pool = new PhysicalPool({ slotCount: slots, replacementPolicy: policy });
+          let frame = 0;
+          const usedNow = new Set<number>();
+          for (const [op, p, flag] of ops) {
+            const id = page(p);
+            const s = pool.slotOf(id);
+            if (op === 0) {
+              frame++;
+              usedNow.clear();
+            } else if (op === 1 || op === 6) {
+              const pinned = flag && op === 1 && pool.pinnedCount < slots - 1;
+              const kept = new Set<number>();
+              for (let q = 0; q < slots; q++) {
+                if (pool.isPinned(q) || pool.isLocked(q)) kept.add(pool.slotPages[q]);
+              }
+              const got = pool.allocate(id, frame, pinned);
+              const evicted = pool.lastEvictedPage;
+              if (evicted !== NO_REQUEST) {
+                // The victim was idle: not pinned, not locked, not used in this frame.
+                expect(usedNow.has(evicted)).toBe(false);
+                expect(kept.has(evicted)).toBe(false);
+              }
+              if (got >= 0) usedNow.add(id);
+            } else if (op === 2 && s >= 0) {
+              pool.touch(s, frame);
+              usedNow.add(id);
+            } else if (op === 3 && s >= 0 && !pool.isPinned(s)) {
+              pool.release(s);
+              usedNow.delete(id);
+            } else if (op === 4 && s >= 0) {
+              pool.setPinned(s, flag && pool.pinnedCount < slots - 1);
+            } else if (op === 5 && s >= 0) {
+              const pinnedBefore = pool.isPinned(s);
+              pool.lock(s);
+              const other = pool.allocate(page(p + 100), frame);
+              expect(other).not.toBe(s);
+              expect(pool.slotOf(id)).toBe(s);
+              if (other >= 0) usedNow.add(page(p + 100));
+              pool.unlock(s);
+              expect(pool.isPinned(s)).toBe(pinnedBefore);
+            }
+            // Pinned pages never leave; every resident page maps to its slot.
+            let resident = 0;
+            for (let q = 0; q < slots; q++) {
+              const held = pool.slotPages[q];
+              if (held === NO_REQUEST) continue;
+              resident++;
+              expect(pool.slotOf(held)).toBe(q);
+            }
+            expect(resident).toBe(pool.residentCount);
+            const state = pool.policy as LhdPolicy | LirsPolicy;
+            if (state instanceof LirsPolicy) {
+              expect(state.ghostCount).toBeLessThanOrEqual(2 * slots);
+              expect(state.lirSize).toBeLessThanOrEqual(resident);
+            } else {
+              expect(state.ghostCount).toBeLessThanOrEqual(Math.ceil(slots / 2));
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
