@@ -33,6 +33,9 @@ export interface VtSceneApi {
       readbackBuffers: number;
     };
     residentPages: number;
+    /** Texel format of each pool layer. */
+    poolFormats: string[];
+    slotCount: number;
     uploadsTotal: number;
     mipBias: number;
     readbacks: { started: number; delivered: number; dropped: number; skipped: number };
@@ -41,6 +44,12 @@ export interface VtSceneApi {
   /** Virtual-texture ids seen in any feedback so far. */
   requestedVts(): number[];
   dispose(): void;
+  /** Bytes the independent tracker counts for Tessera (WebGL2: textures only). */
+  trackedBytes(): number;
+  /** Bytes reserved in the system's budget. */
+  budgetLiveBytes(): number;
+  /** Tile errors the system emitted so far. */
+  tileErrors(): { code: string; pageId: number }[];
 }
 
 /** Path of the test page. */

@@ -25,6 +25,7 @@ import { virtualTexture } from '../../../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
 import { bilinearLinear, linearToSrgb, TestTileSource } from '../test-content';
+import { type UastcSpoil, UastcTestTileSource } from '../uastc-test-source';
 
 /**
  * Test page: one virtual texture of `pages x pages` pages (TestTileSource content) on a unit plane
@@ -58,7 +59,7 @@ interface Tracker {
 const tracker = (globalThis as unknown as { __tesseraGpuTracker: Tracker }).__tesseraGpuTracker;
 /** WebGL2 has no labels: GL texture bytes allocated before Tessera's, subtracted from the count. */
 let glBaseline = 0;
-if (sharedBytes > 0) {
+if (sharedBytes > 0 || params.has('target')) {
   const empty = new Scene();
   const probe = new OrthographicCamera();
   renderer.setRenderTarget(capture);
@@ -74,9 +75,33 @@ function trackedBytes(): number {
     : tracker.liveBytesWithPrefix('webgl:texture') - glBaseline;
 }
 
+// ?target=bc7|astc|etc2|rgba8|auto: the content arrives as UASTC tiles, transcoded to that
+// target (auto: the device's best); ?spoil=truncated|oversized|corrupt spoils tiles of ?spoilMip.
+const target = params.get('target');
 const sharedBudget = sharedBytes > 0 ? new TextureBudget({ budgetBytes: sharedBytes }) : undefined;
-const source = new TestTileSource({ widthPages: pages, heightPages: pages, delayMs });
+const source =
+  target === null
+    ? new TestTileSource({ widthPages: pages, heightPages: pages, delayMs })
+    : new UastcTestTileSource({
+        widthPages: pages,
+        heightPages: pages,
+        delayMs,
+        quality: Number(params.get('quality') ?? 1),
+        spoil: (params.get('spoil') ?? 'none') as UastcSpoil,
+        spoilMip: Number(params.get('spoilMip') ?? 0),
+      });
+const tileErrors: { code: string; pageId: number }[] = [];
 const system = new VirtualTextureSystem(renderer, {
+  layers:
+    target === null
+      ? undefined
+      : [
+          {
+            name: 'albedo',
+            format: 'uastc-4x4-srgb',
+            target: target === 'auto' ? undefined : (target as 'bc7'),
+          },
+        ],
   budget: sharedBudget,
   budgetBytes,
   filtering,
@@ -85,6 +110,7 @@ const system = new VirtualTextureSystem(renderer, {
   maxPoolTextureSize,
 });
 const vt = system.add(source, { name: 'test' });
+system.events.on('error', ({ error, pageId }) => tileErrors.push({ code: error.code, pageId }));
 const payload = vt.tileSize - 2 * vt.border;
 
 const material = new MeshBasicNodeMaterial({ side: DoubleSide });
@@ -540,7 +566,8 @@ Object.assign(globalThis, {
       return { code, reservedAfter: budget.liveBytes, allocated: trackedBytes() - before };
     },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
-    sourceLoads: () => source.loads,
+    sourceLoads: () => (source instanceof TestTileSource ? source.loads : source.spoiled),
+    tileErrors: () => tileErrors.slice(),
     debug: {
       system,
       renderer,

@@ -1,0 +1,32 @@
+import { choosePoolFormat, type PoolFormatChoice, type UastcTarget } from '../core/vt/pool-format';
+import type { BackendBridge } from './backend-bridge';
+import { compressionSupportOf } from './compression-support';
+import type { VirtualTexturePoolLayer } from './virtual-texture';
+
+/** Devices already warned that they offer no block format (one warning per device or context). */
+const warned = new WeakSet<object>();
+
+/**
+ * The pool format of every layer of a system, chosen once from the renderer's device (see
+ * `choosePoolFormat`). Warns once per device when a UASTC layer finds no compressed format and is
+ * decoded to rgba8 (4x the memory per page).
+ * @throws TesseraConfigError('invalid-option') for a forced target the device lacks.
+ */
+export function choosePoolFormats(
+  bridge: BackendBridge,
+  layers: readonly VirtualTexturePoolLayer[],
+  allowed: readonly UastcTarget[] | undefined,
+): PoolFormatChoice[] {
+  const support = compressionSupportOf(bridge, allowed);
+  const choices = layers.map((layer) =>
+    choosePoolFormat(layer.format, layer.usage ?? 'color', support, layer.target),
+  );
+  const key = (bridge.device ?? bridge.gl) as object;
+  if (choices.some((choice) => choice.fellBack) && !warned.has(key)) {
+    warned.add(key);
+    console.warn(
+      'tessera: the device offers no block-compressed format for UASTC layers (BC7, ASTC 4x4, ETC2, BC5, EAC); decoding them to rgba8 (4x the memory per page)',
+    );
+  }
+  return choices;
+}
