@@ -1,4 +1,5 @@
 import type { UastcTarget } from '../../core/vt/pool-format';
+import { encodeBc5, encodeEacRg11 } from './two-channel-encoder';
 
 /*
  * Worker-side transcoding of one tile with the Basis Universal transcoder three ships
@@ -57,11 +58,15 @@ export function basisFormatOf(module: BasisTranscoderModule, target: UastcTarget
   return module.transcoder_texture_format[BASIS_FORMAT_NAMES[target]].value;
 }
 
+/** Decoded texels of the tile being encoded to a two-channel format (reused per tile size). */
+let decoded = new Uint8Array(0);
+
 /**
  * Transcodes the UASTC blocks of one `tileSize²` tile (`input`, exactly `(tileSize / 4)²` blocks)
  * into `output` (exactly {@link transcodedTileBytes}), as three's KTX2Loader does for a whole level
- * (decode flags 0). Two-channel targets (BC5, EAC RG11) take red and green (channels 0 and 1: a
- * normal's x and y), not the transcoder's default red and alpha.
+ * (decode flags 0). Two-channel targets (BC5, EAC RG11) must keep red and green (a normal's x and
+ * y), but the transcoder fills them from red and alpha whatever channels it is given, so those are
+ * decoded to RGBA8 (`basisFormat` is then ignored) and encoded by `two-channel-encoder.ts`.
  * @returns false when the transcoder rejects the blocks (corrupt data).
  */
 export function transcodeUastcTile(
@@ -73,8 +78,15 @@ export function transcodeUastcTile(
   tileSize: number,
   hasAlpha: boolean,
 ): boolean {
+  if (target === 'bc5' || target === 'eac-rg11') {
+    if (decoded.length !== tileSize * tileSize * 4) decoded = new Uint8Array(tileSize * tileSize * 4);
+    const rgba = basisFormatOf(module, 'rgba8');
+    if (!transcodeUastcTile(module, rgba, 'rgba8', input, decoded, tileSize, hasAlpha)) return false;
+    if (target === 'bc5') encodeBc5(decoded, tileSize, output);
+    else encodeEacRg11(decoded, tileSize, output);
+    return true;
+  }
   const blocks = tileSize >> 2;
-  const twoChannel = target === 'bc5' || target === 'eac-rg11';
   const outputSize = target === 'rgba8' ? tileSize * tileSize : blocks * blocks;
   return module.transcodeUASTCImage(
     basisFormat,
@@ -93,8 +105,8 @@ export function transcodeUastcTile(
     false,
     0,
     0,
-    twoChannel ? 0 : -1,
-    twoChannel ? 1 : -1,
+    -1,
+    -1,
   );
 }
 

@@ -39,17 +39,20 @@ export interface VtSceneApi {
     uploadsTotal: number;
     mipBias: number;
     readbacks: { started: number; delivered: number; dropped: number; skipped: number };
+    streaming: { settled: boolean; failed: number };
   };
   stepAndCompareFeedback(): Promise<{ gpu: number[]; sim: number[]; pixelAgreement: number } | null>;
   /** Virtual-texture ids seen in any feedback so far. */
   requestedVts(): number[];
   dispose(): void;
+  /** Disposes the VT system alone. */
+  disposeSystem(): void;
   /** Bytes the independent tracker counts for Tessera (WebGL2: textures only). */
   trackedBytes(): number;
   /** Bytes reserved in the system's budget. */
   budgetLiveBytes(): number;
   /** Tile errors the system emitted so far. */
-  tileErrors(): { code: string; pageId: number }[];
+  tileErrors(): { code: string; cause: string | undefined; pageId: number }[];
 }
 
 /** Path of the test page. */

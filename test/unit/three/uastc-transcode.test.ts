@@ -7,6 +7,7 @@ import {
   transcodeUastcTile,
 } from '../../../src/three/transcode/uastc-transcode';
 import { loadNodeBasisTranscoder } from '../../support/node-basis-transcoder';
+import { decodeBc4, decodeEacR11, psnrOf } from '../../support/two-channel-decoders';
 import { encodeUastcKtx2, uastcBlocksOf } from '../../support/uastc-encoder';
 
 /** A 128² tile of smooth and sharp detail with a varying alpha (so the file says it has alpha). */
@@ -78,6 +79,25 @@ describe('UASTC tile transcoding (three’s Basis transcoder)', () => {
       const reference = ktx2LoaderBlocks(target);
       expect(reference.byteLength).toBe(out.byteLength);
       expect(Buffer.compare(Buffer.from(out), Buffer.from(reference)), target).toBe(0);
+    }
+  });
+
+  it('keeps red and green (a normal’s x and y) in BC5 and EAC RG11, not the transcoder’s red and alpha', () => {
+    const rgba = new Uint8Array(transcodedTileBytes('rgba8', SIZE));
+    transcodeUastcTile(basis, basisFormatOf(basis, 'rgba8'), 'rgba8', blocks, rgba, SIZE, true);
+    // The fixture's alpha differs from its green: red+alpha blocks would miss green badly.
+    const redAlpha = rgba.slice();
+    for (let i = 0; i < redAlpha.length; i += 4) redAlpha[i + 1] = redAlpha[i + 3];
+    for (const [target, decode] of [
+      ['bc5', decodeBc4],
+      ['eac-rg11', decodeEacR11],
+    ] as const) {
+      const out = new Uint8Array(transcodedTileBytes(target, SIZE));
+      expect(transcodeUastcTile(basis, basisFormatOf(basis, target), target, blocks, out, SIZE, false)).toBe(
+        true,
+      );
+      expect(psnrOf(rgba, SIZE, out, decode), target).toBeGreaterThan(38);
+      expect(psnrOf(redAlpha, SIZE, out, decode), target).toBeLessThan(25);
     }
   });
 

@@ -90,7 +90,7 @@ const source =
         spoil: (params.get('spoil') ?? 'none') as UastcSpoil,
         spoilMip: Number(params.get('spoilMip') ?? 0),
       });
-const tileErrors: { code: string; pageId: number }[] = [];
+const tileErrors: { code: string; cause: string | undefined; pageId: number }[] = [];
 const system = new VirtualTextureSystem(renderer, {
   layers:
     target === null
@@ -110,7 +110,9 @@ const system = new VirtualTextureSystem(renderer, {
   maxPoolTextureSize,
 });
 const vt = system.add(source, { name: 'test' });
-system.events.on('error', ({ error, pageId }) => tileErrors.push({ code: error.code, pageId }));
+system.events.on('error', ({ error, pageId }) =>
+  tileErrors.push({ code: error.code, cause: (error.cause as { code?: string } | undefined)?.code, pageId }),
+);
 const payload = vt.tileSize - 2 * vt.border;
 
 const material = new MeshBasicNodeMaterial({ side: DoubleSide });
@@ -530,6 +532,10 @@ Object.assign(globalThis, {
     stopFeedback(): number[] {
       collectFeedback = false;
       return [...feedbackPages];
+    },
+    /** Disposes the VT system alone (the page's own targets stay, so the tracker's baseline holds). */
+    disposeSystem() {
+      system.dispose();
     },
     dispose() {
       system.dispose();
