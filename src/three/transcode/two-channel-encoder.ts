@@ -70,17 +70,30 @@ export function encodeBc5(rgba: Uint8Array, tileSize: number, out: Uint8Array): 
   }
 }
 
-/** Squared error of EAC table `t`, multiplier `m`, base `b` on {@link texels} (11-bit values). */
-function eacError(t: number, m: number, b: number): number {
-  let error = 0;
+/** The 8 decoded levels of the EAC block being tried (scratch, reused). */
+const levels = new Float64Array(8);
+
+/** Fills {@link levels} for table `t`, multiplier `m`, base `b` (11-bit values, clamped). */
+function eacLevels(t: number, m: number, b: number): void {
   const centre = b * 8 + 4;
   const scale = m === 0 ? 1 : m * 8;
+  for (let k = 0; k < 8; k++) {
+    const v = centre + EAC_TABLES[t * 8 + k] * scale;
+    levels[k] = v < 0 ? 0 : v > 2047 ? 2047 : v;
+  }
+}
+
+/** Squared error of table `t`, multiplier `m`, base `b` on {@link texels} (11-bit values). */
+function eacError(t: number, m: number, b: number): number {
+  eacLevels(t, m, b);
+  let error = 0;
   for (let i = 0; i < 16; i++) {
+    const value = texels[i];
     let best = Number.POSITIVE_INFINITY;
     for (let k = 0; k < 8; k++) {
-      const v = Math.min(2047, Math.max(0, centre + EAC_TABLES[t * 8 + k] * scale));
-      const d = (v - texels[i]) * (v - texels[i]);
-      if (d < best) best = d;
+      const d = levels[k] - value;
+      const dd = d * d;
+      if (dd < best) best = dd;
     }
     error += best;
   }
@@ -119,9 +132,11 @@ function encodeEacR11(out: Uint8Array, o: number): void {
     }
   }
   const t = bestT;
-  for (let m = Math.max(1, bestM - 1); m <= Math.min(15, bestM + 1); m++) {
+  const fitted = bestM;
+  for (let m = Math.max(1, fitted - 1); m <= Math.min(15, fitted + 1); m++) {
     const centred = eacBase(t, m, lo, hi);
     for (let b = Math.max(0, centred - 1); b <= Math.min(255, centred + 1); b++) {
+      if (m === fitted && b === centred) continue;
       const e = eacError(t, m, b);
       if (e < bestError) {
         bestError = e;
@@ -135,14 +150,13 @@ function encodeEacR11(out: Uint8Array, o: number): void {
   // 16 indices of 3 bits, pixel (x, y) in column-major order (x * 4 + y), first in the top bits.
   let high = 0; // bits 47..24: pixels 0..7
   let low = 0; // bits 23..0: pixels 8..15
-  const centre = bestB * 8 + 4;
+  eacLevels(t, bestM, bestB);
   for (let p = 0; p < 16; p++) {
     const value = texels[(p & 3) * 4 + (p >> 2)];
     let index = 0;
     let best = Number.POSITIVE_INFINITY;
     for (let k = 0; k < 8; k++) {
-      const v = Math.min(2047, Math.max(0, centre + EAC_TABLES[t * 8 + k] * bestM * 8));
-      const d = Math.abs(v - value);
+      const d = Math.abs(levels[k] - value);
       if (d < best) {
         best = d;
         index = k;

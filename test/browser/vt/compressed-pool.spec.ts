@@ -132,3 +132,56 @@ test('every frame while streaming into a BC7 pool shows the wanted mip or a coar
   const finest = Math.min(...frames.map((f) => f.histogram.findIndex((n) => n > 0)));
   expect(finest).toBeLessThan(3);
 });
+
+/**
+ * A normal-map layer (linear UASTC, usage 'normal') in the two-channel formats: x and y (red and
+ * green) match the analytic content as unorm data within 35 dB, and blue is the z the sampler
+ * rebuilds from them (BC5 and EAC RG11 store no z).
+ */
+for (const [target, format] of [
+  ['bc5', 'bc5-rg-unorm'],
+  ['eac-rg11', 'eac-rg11unorm'],
+] as const) {
+  test(`normal layer UASTC -> ${target}: x and y match the content (PSNR >= 35 dB), z rebuilt`, async ({
+    page,
+    openPage,
+  }) => {
+    await openPage(VT_SCENE, { target, normal: 1, pages: 32 });
+    await waitForScene(page);
+    const result = await page.evaluate(async (tolerance) => {
+      vtScene.setOrthoView(0.31, 0.62, 1.3);
+      await vtScene.waitReady();
+      await vtScene.settle(200);
+      return { comparison: await vtScene.compare(1.3, tolerance), formats: vtScene.stats().poolFormats };
+    }, COMPRESSED_TOLERANCE);
+    expect(result.formats).toEqual([format]);
+    const { comparison } = result;
+    expect(comparison.psnr, JSON.stringify(comparison)).toBeGreaterThanOrEqual(35);
+    expect(comparison.garbagePixels).toBe(0);
+    expect(comparison.mipHistogram[1]).toBeGreaterThan(0.99 * 256 * 256);
+    // Float capture: z agrees with x and y up to float precision.
+    expect(comparison.worstZ).toBeLessThan(1e-3);
+  });
+}
+
+/**
+ * Format choice on the device: a forced target the device (here, `allowedTargets`) lacks is a
+ * typed configuration error before anything is allocated, and a device with no compressed format
+ * decodes UASTC to rgba8 with one warning.
+ */
+test('a missing forced target throws typed; no compressed format falls back to rgba8 with one warning', async ({
+  page,
+  openPage,
+}) => {
+  await openPage(VT_SCENE, {});
+  await waitForScene(page);
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning' && message.text().startsWith('tessera:')) warnings.push(message.text());
+  });
+  const result = await page.evaluate(() => vtScene.tryFormats());
+  expect(result.forced).toBe('invalid-option');
+  expect(result.fallbackFormats).toEqual([['rgba8unorm-srgb'], ['rgba8unorm-srgb']]);
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toMatch(/no block-compressed format/);
+});

@@ -13,6 +13,8 @@ export interface UastcTestTileSourceOptions extends TestTileSourceOptions {
   /** Tiles spoiled: those of mip `spoilMip` with (x + y) even. Default none. */
   spoil?: UastcSpoil;
   spoilMip?: number;
+  /** A linear normal-map layer (`uastc-4x4`, usage 'normal') instead of sRGB colour. */
+  normal?: boolean;
 }
 
 /**
@@ -28,10 +30,19 @@ export class UastcTestTileSource implements TileSource {
   private readonly quality: number;
   private readonly spoil: UastcSpoil;
   private readonly spoilMip: number;
+  private readonly normal: boolean;
 
   constructor(options: UastcTestTileSourceOptions) {
     this.rgba = new TestTileSource(options);
-    this.info = { ...this.rgba.info, layers: [{ name: 'albedo', format: 'uastc-4x4-srgb' }] };
+    this.normal = options.normal ?? false;
+    this.info = {
+      ...this.rgba.info,
+      layers: [
+        this.normal
+          ? { name: 'albedo', format: 'uastc-4x4', usage: 'normal' }
+          : { name: 'albedo', format: 'uastc-4x4-srgb' },
+      ],
+    };
     this.quality = options.quality ?? 1;
     this.spoil = options.spoil ?? 'none';
     this.spoilMip = options.spoilMip ?? 0;
@@ -45,7 +56,11 @@ export class UastcTestTileSource implements TileSource {
   async load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     const tile = await this.rgba.load(mip, x, y, signal);
     const size = this.info.tileSize;
-    const blocks = await encodeUastcBlocks(tile.layers[0], size, size, { srgb: true, quality: this.quality });
+    const blocks = await encodeUastcBlocks(tile.layers[0], size, size, {
+      srgb: !this.normal,
+      normal: this.normal,
+      quality: this.quality,
+    });
     if (signal.aborted) throw new DOMException('aborted', 'AbortError');
     if (!this.isSpoiled(mip, x, y)) return { layers: [blocks] };
     this.spoiled++;

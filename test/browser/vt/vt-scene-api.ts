@@ -6,6 +6,8 @@ export interface Comparison {
   garbagePixels: number;
   worstError: number;
   mipHistogram: number[];
+  /** Normal layers: largest |blue - z(red, green)| (linear), else 0. */
+  worstZ: number;
 }
 
 /** The page API of pages/vt-scene.ts, as seen from a spec through `page.evaluate`. */
@@ -45,6 +47,8 @@ export interface VtSceneApi {
   /** Virtual-texture ids seen in any feedback so far. */
   requestedVts(): number[];
   dispose(): void;
+  /** Format-choice probes (see pages/vt-scene.ts). */
+  tryFormats(): { forced: string; fallbackFormats: string[][] };
   /** Disposes the VT system alone. */
   disposeSystem(): void;
   /** Bytes the independent tracker counts for Tessera (WebGL2: textures only). */

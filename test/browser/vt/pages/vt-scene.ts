@@ -24,7 +24,7 @@ import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-s
 import { virtualTexture } from '../../../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
-import { bilinearLinear, linearToSrgb, TestTileSource } from '../test-content';
+import { bilinearLinear, linearToSrgb, TestTileSource, UNORM } from '../test-content';
 import { type UastcSpoil, UastcTestTileSource } from '../uastc-test-source';
 
 /**
@@ -78,6 +78,10 @@ function trackedBytes(): number {
 // ?target=bc7|astc|etc2|rgba8|auto: the content arrives as UASTC tiles, transcoded to that
 // target (auto: the device's best); ?spoil=truncated|oversized|corrupt spoils tiles of ?spoilMip.
 const target = params.get('target');
+// ?normal=1 (with ?target): a linear normal-map layer; compare() checks red and green (x, y) as
+// unorm data, and that blue is the z the sampler rebuilds from them.
+const normalLayer = params.get('normal') === '1';
+const channels = normalLayer ? 2 : 3;
 const sharedBudget = sharedBytes > 0 ? new TextureBudget({ budgetBytes: sharedBytes }) : undefined;
 const source =
   target === null
@@ -89,6 +93,7 @@ const source =
         quality: Number(params.get('quality') ?? 1),
         spoil: (params.get('spoil') ?? 'none') as UastcSpoil,
         spoilMip: Number(params.get('spoilMip') ?? 0),
+        normal: normalLayer,
       });
 const tileErrors: { code: string; cause: string | undefined; pageId: number }[] = [];
 const system = new VirtualTextureSystem(renderer, {
@@ -98,7 +103,8 @@ const system = new VirtualTextureSystem(renderer, {
       : [
           {
             name: 'albedo',
-            format: 'uastc-4x4-srgb',
+            format: normalLayer ? 'uastc-4x4' : 'uastc-4x4-srgb',
+            usage: normalLayer ? 'normal' : 'color',
             target: target === 'auto' ? undefined : (target as 'bc7'),
           },
         ],
@@ -222,6 +228,9 @@ function step(frames = 1): void {
   }
 }
 
+/** The latest capture's linear values, laid out as {@link read}'s bytes. */
+const lastLinear = new Float32Array(size * size * 4);
+
 /** Captured colours as sRGB bytes (as the canvas would show), rows from the bottom (v upward). */
 async function read(): Promise<Uint8Array> {
   const linear = (await renderer.readRenderTargetPixelsAsync(capture, 0, 0, size, size)) as Float32Array;
@@ -230,6 +239,7 @@ async function read(): Promise<Uint8Array> {
     const dstRow = isWebGPU ? size - 1 - y : y;
     for (let x = 0; x < size * 4; x++) {
       const v = linear[y * size * 4 + x];
+      lastLinear[dstRow * size * 4 + x] = v;
       out[dstRow * size * 4 + x] = (x & 3) === 3 ? Math.round(v * 255) : Math.round(linearToSrgb(v));
     }
   }
@@ -247,11 +257,12 @@ function pixelUv(px: number, py: number, mirrorU: boolean): [number, number] {
 function expectedAt(u: number, v: number, m0: number, m1: number, t: number, out: Float64Array): void {
   for (let c = 0; c < 3; c++) {
     const w0 = Math.max(1, pages >> m0) * payload;
-    const a = bilinearLinear(c, m0, u * w0, v * w0, w0, w0);
+    const decode = normalLayer ? UNORM : undefined;
+    const a = bilinearLinear(c, m0, u * w0, v * w0, w0, w0, decode);
     let value = a;
     if (t > 0) {
       const w1 = Math.max(1, pages >> m1) * payload;
-      value = a * (1 - t) + bilinearLinear(c, m1, u * w1, v * w1, w1, w1) * t;
+      value = a * (1 - t) + bilinearLinear(c, m1, u * w1, v * w1, w1, w1, decode) * t;
     }
     out[c] = linearToSrgb(value);
   }
@@ -265,6 +276,8 @@ interface Comparison {
   /** Which mips the pixels matched best (index = mip). */
   mipHistogram: number[];
   mirrorU: boolean;
+  /** Normal layers: largest |blue - z(red, green)| (linear), else 0. */
+  worstZ: number;
 }
 
 /**
@@ -274,11 +287,19 @@ interface Comparison {
  */
 /** Largest absolute RGB difference between the pixel at byte `o` and `expected`. */
 function maxChannelError(pixels: Uint8Array, o: number, expected: Float64Array): number {
-  return Math.max(
-    Math.abs(pixels[o] - expected[0]),
-    Math.abs(pixels[o + 1] - expected[1]),
-    Math.abs(pixels[o + 2] - expected[2]),
-  );
+  const rg = Math.max(Math.abs(pixels[o] - expected[0]), Math.abs(pixels[o + 1] - expected[1]));
+  return channels === 2 ? rg : Math.max(rg, Math.abs(pixels[o + 2] - expected[2]));
+}
+
+/**
+ * Normal layers: how far blue is from the z rebuilt from red and green, on the latest capture's
+ * linear values (sRGB bytes would amplify quantisation where z nears 0), in 0..1 units.
+ */
+function zError(o: number): number {
+  const x = lastLinear[o] * 2 - 1;
+  const y = lastLinear[o + 1] * 2 - 1;
+  const z = Math.sqrt(Math.max(0, 1 - x * x - y * y)) * 0.5 + 0.5;
+  return Math.abs(lastLinear[o + 2] - z);
 }
 
 async function compare(lod: number, tolerance = 10): Promise<Comparison> {
@@ -289,6 +310,7 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
   let results: Comparison | null = null;
   for (const mirrorU of [false]) {
     let squared = 0;
+    let worstZ = 0;
     let garbage = 0;
     let worst = 0;
     const histogram = new Array(vt.mipCount).fill(0);
@@ -300,7 +322,8 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
         const [u, v] = pixelUv(px, py, mirrorU);
         const o = (py * size + px) * 4;
         expectedAt(u, v, mip, Math.min(maxMip, mip + 1), t, expected);
-        for (let c = 0; c < 3; c++) squared += (pixels[o + c] - expected[c]) ** 2;
+        for (let c = 0; c < channels; c++) squared += (pixels[o + c] - expected[c]) ** 2;
+        if (normalLayer) worstZ = Math.max(worstZ, zError(o));
         // Best match among the wanted mip and every coarser one (single-mip bilinear).
         let bestError = Number.POSITIVE_INFINITY;
         let bestMip = -1;
@@ -325,10 +348,10 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
         if (bestError > worst) worst = bestError;
       }
     }
-    const mse = squared / (size * size * 3);
+    const mse = squared / (size * size * channels);
     const psnr = mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
     if (results === null || psnr > results.psnr) {
-      results = { psnr, garbagePixels: garbage, worstError: worst, mipHistogram: histogram, mirrorU };
+      results = { psnr, garbagePixels: garbage, worstError: worst, mipHistogram: histogram, mirrorU, worstZ };
     }
   }
   return results!;
@@ -570,6 +593,35 @@ Object.assign(globalThis, {
         code = (error as { code?: string }).code ?? String(error);
       }
       return { code, reservedAfter: budget.liveBytes, allocated: trackedBytes() - before };
+    },
+    /**
+     * Builds systems with UASTC layers on this device: one forcing BC7 where only ASTC is allowed
+     * (its error code, or 'ok'), then two with no compressed target allowed (their pool formats).
+     */
+    tryFormats() {
+      let forced = 'ok';
+      try {
+        new VirtualTextureSystem(renderer, {
+          budgetBytes: 8 << 20,
+          feedbackScale,
+          layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', target: 'bc7' }],
+          allowedTargets: ['astc'],
+        }).dispose();
+      } catch (error) {
+        forced = (error as { code?: string }).code ?? String(error);
+      }
+      const fallbackFormats: string[][] = [];
+      for (let i = 0; i < 2; i++) {
+        const fallback = new VirtualTextureSystem(renderer, {
+          budgetBytes: 8 << 20,
+          feedbackScale,
+          layers: ['uastc-4x4-srgb'],
+          allowedTargets: [],
+        });
+        fallbackFormats.push(fallback.stats().poolFormats);
+        fallback.dispose();
+      }
+      return { forced, fallbackFormats };
     },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
     sourceLoads: () => (source instanceof TestTileSource ? source.loads : source.spoiled),
