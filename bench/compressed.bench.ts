@@ -10,7 +10,7 @@ import {
 import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
 import { contentByte } from '../test/browser/vt/test-content';
 import { loadNodeBasisTranscoder } from '../test/support/node-basis-transcoder';
-import { encodeUastcBlocks } from '../test/support/uastc-encoder';
+import { encodeUastcKtx2, uastcBlocksOf } from '../test/support/uastc-encoder';
 
 /** Port of this benchmark's own Vite server (apart from the test server's and three.bench's). */
 const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187) + 1;
@@ -63,6 +63,23 @@ function contentTile(mip: number, x: number, y: number): Uint8Array {
   return rgba;
 }
 
+/** The slice of the transcoder's KTX2File the baseline uses. */
+interface Ktx2FileHandle {
+  startTranscoding(): number;
+  transcodeImage(
+    dst: Uint8Array,
+    level: number,
+    layer: number,
+    face: number,
+    format: number,
+    alpha: number,
+    c0: number,
+    c1: number,
+  ): number;
+  close(): void;
+  delete(): void;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -76,10 +93,10 @@ function median(values: number[]): number {
  */
 async function transcodeTimes(): Promise<Record<string, number>> {
   const basis = await loadNodeBasisTranscoder();
-  const tiles: Uint8Array[] = [];
-  for (let t = 0; t < 8; t++) {
-    tiles.push(await encodeUastcBlocks(contentTile(t % 3, t, 7 - t), 128, 128, { srgb: true }));
-  }
+  const files: Uint8Array[] = [];
+  for (let t = 0; t < 8; t++)
+    files.push(await encodeUastcKtx2(contentTile(t % 3, t, 7 - t), 128, 128, { srgb: true }));
+  const tiles = files.map(uastcBlocksOf);
   const out: Record<string, number> = {};
   for (const target of ['bc7', 'astc', 'etc2', 'bc5', 'eac-rg11', 'rgba8'] as UastcTarget[]) {
     const format = basisFormatOf(basis, target);
@@ -92,6 +109,29 @@ async function transcodeTimes(): Promise<Record<string, number>> {
       rounds.push(((performance.now() - start) * 1000) / tiles.length);
     }
     out[`transcode.uastc.${target}.us_per_tile`] = median(rounds);
+  }
+  // The baseline: what three's KTX2Loader runs per level (KTX2File.transcodeImage), on the same
+  // tiles as one-level files, in the same run (the machine's load moves both alike).
+  const KTX2File = (basis as unknown as { KTX2File: new (data: Uint8Array) => Ktx2FileHandle }).KTX2File;
+  const opened = files.map((file) => {
+    const handle = new KTX2File(file);
+    handle.startTranscoding();
+    return handle;
+  });
+  for (const target of ['bc7', 'astc', 'etc2', 'rgba8'] as UastcTarget[]) {
+    const format = basisFormatOf(basis, target);
+    const output = new Uint8Array(transcodedTileBytes(target, 128));
+    const rounds: number[] = [];
+    for (let r = 0; r < 10; r++) {
+      const start = performance.now();
+      for (const handle of opened) handle.transcodeImage(output, 0, 0, 0, format, 0, -1, -1);
+      rounds.push(((performance.now() - start) * 1000) / opened.length);
+    }
+    out[`transcode.uastc.${target}.ktx2loader_us_per_tile`] = median(rounds);
+  }
+  for (const handle of opened) {
+    handle.close();
+    handle.delete();
   }
   return out;
 }

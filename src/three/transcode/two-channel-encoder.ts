@@ -79,7 +79,7 @@ function eacLevels(t: number, m: number, b: number): void {
   const scale = m === 0 ? 1 : m * 8;
   for (let k = 0; k < 8; k++) {
     const v = centre + EAC_TABLES[t * 8 + k] * scale;
-    levels[k] = v < 0 ? 0 : v > 2047 ? 2047 : v;
+    levels[k] = Math.max(0, Math.min(2047, v));
   }
 }
 
