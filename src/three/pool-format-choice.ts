@@ -3,6 +3,11 @@ import type { BackendBridge } from './backend-bridge';
 import { compressionSupportOf } from './compression-support';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
 
+/** One pool layer's format choice, and whether its UASTC tiles are transcoded with alpha. */
+export interface PoolLayerChoice extends PoolFormatChoice {
+  alpha: boolean;
+}
+
 /** Devices already warned that they offer no block format (one warning per device or context). */
 const warned = new WeakSet<object>();
 
@@ -16,11 +21,13 @@ export function choosePoolFormats(
   bridge: BackendBridge,
   layers: readonly VirtualTexturePoolLayer[],
   allowed: readonly UastcTarget[] | undefined,
-): PoolFormatChoice[] {
+): PoolLayerChoice[] {
   const support = compressionSupportOf(bridge, allowed);
-  const choices = layers.map((layer) =>
-    choosePoolFormat(layer.format, layer.usage ?? 'color', support, layer.target),
-  );
+  const choices = layers.map((layer) => {
+    const usage = layer.usage ?? 'color';
+    const alpha = usage === 'color' && layer.alpha !== false;
+    return { ...choosePoolFormat(layer.format, usage, support, layer.target), alpha };
+  });
   const key = (bridge.device ?? bridge.gl) as object;
   if (choices.some((choice) => choice.fellBack) && !warned.has(key)) {
     warned.add(key);

@@ -154,6 +154,12 @@ export interface VirtualTexturePoolLayer {
   /** What its texels mean (picks the block format of a UASTC layer). Default 'color'. */
   usage?: TileLayerUsage;
   /**
+   * Whether a UASTC colour layer's texels carry alpha. Default true; false (opaque content such as
+   * photographs and terrain) lets the transcoder skip alpha: BC7 and ETC2 transcode several times
+   * faster. Normal layers never carry alpha.
+   */
+  alpha?: boolean;
+  /**
    * Forces the target of a UASTC layer (tests, or to avoid a format); throws
    * `TesseraConfigError('invalid-option')` at construction when the device lacks it. Default: the
    * best the device offers.

@@ -1,5 +1,6 @@
-import type { PoolFormatChoice, UastcTarget } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/pool-format';
 import type { TileData, TileSource } from '../../core/vt/tile-source';
+import type { PoolLayerChoice } from '../pool-format-choice';
 import { type BasisTranscoderAssets, defaultBasisTranscoderAssets } from './basis-transcoder-assets';
 import { TranscodingTileSource, transcodingStageFor } from './transcoding-tile-source';
 import { UastcTranscoderPool } from './uastc-transcoder-pool';
@@ -10,21 +11,24 @@ import { UastcTranscoderPool } from './uastc-transcoder-pool';
  */
 export class TranscodingStages {
   private readonly targets: readonly UastcTarget[];
+  private readonly alpha: readonly boolean[];
   private readonly assets: BasisTranscoderAssets | undefined;
   private readonly workers: number | undefined;
   private readonly stages: (TranscodingTileSource | null)[] = [];
   private pool: UastcTranscoderPool | null = null;
 
   /** @param formats the format choice of each pool layer. */
-  constructor(formats: readonly PoolFormatChoice[], assets?: BasisTranscoderAssets, workers?: number) {
+  constructor(formats: readonly PoolLayerChoice[], assets?: BasisTranscoderAssets, workers?: number) {
     this.targets = formats.map((choice) => choice.target);
+    this.alpha = formats.map((choice) => choice.alpha);
     this.assets = assets;
     this.workers = workers;
   }
 
   /** What the streamer should load from for `source`: its transcoding stage, or `source` itself. */
   wrap(source: TileSource, poolLayerSource: Int8Array): TileSource {
-    return transcodingStageFor(source, poolLayerSource, this.targets, () => this.workerPool()) ?? source;
+    const pool = () => this.workerPool();
+    return transcodingStageFor(source, poolLayerSource, this.targets, this.alpha, pool) ?? source;
   }
 
   /** Remembers what texture `vt` loads from (the result of {@link wrap}). */

@@ -8,7 +8,9 @@ import type { UastcTranscoderPool } from './uastc-transcoder-pool';
  * layers, so the streamer stays format-agnostic: `load` fetches the tile from `source`, checks
  * each UASTC layer's size, and transcodes it in the worker pool to its pool layer's target. Its
  * `info` is the source's (the layer formats it declares are what the source delivers; the bytes
- * this stage returns are in the pool's formats).
+ * this stage returns are in the pool's formats). A UASTC layer that spans its whole ArrayBuffer is
+ * transferred to a worker (detached, then reused): sources must hand out tile buffers they keep no
+ * use for, as the `TileData` contract implies.
  */
 export class TranscodingTileSource implements TileSource {
   readonly info: TileSourceInfo;
@@ -18,19 +20,28 @@ export class TranscodingTileSource implements TileSource {
   private readonly hasAlpha: readonly boolean[];
   private readonly pool: UastcTranscoderPool;
   private readonly expectedBytes: number;
+  /** The one transcoded layer (the common case: no per-tile job list), or -1. */
+  private readonly single: number;
 
   /**
    * @param targets per source layer: the target its UASTC blocks become, or null to pass the
    *   layer through untouched (rgba8 layers, layers no pool layer receives).
+   * @param hasAlpha per source layer: transcode with alpha (default: colour layers do, normals not).
    */
-  constructor(source: TileSource, targets: readonly (UastcTarget | null)[], pool: UastcTranscoderPool) {
+  constructor(
+    source: TileSource,
+    targets: readonly (UastcTarget | null)[],
+    pool: UastcTranscoderPool,
+    hasAlpha: readonly boolean[] = source.info.layers.map((layer) => (layer.usage ?? 'color') === 'color'),
+  ) {
     this.source = source;
     this.info = source.info;
     this.targets = targets;
-    // Normal maps carry no alpha; colour layers keep whatever alpha the blocks hold.
-    this.hasAlpha = source.info.layers.map((layer) => (layer.usage ?? 'color') === 'color');
+    this.hasAlpha = hasAlpha;
     this.pool = pool;
     this.expectedBytes = uastcTileBytes(source.info.tileSize);
+    const transcoded = targets.flatMap((target, i) => (target === null ? [] : [i]));
+    this.single = transcoded.length === 1 ? transcoded[0] : -1;
   }
 
   /**
@@ -54,19 +65,25 @@ export class TranscodingTileSource implements TileSource {
         );
       }
     }
-    const layers = tile.layers.slice();
+    // The tile is this stage's now: its layers are replaced in place by their transcoded bytes.
+    const layers = tile.layers;
+    if (this.single >= 0) {
+      const i = this.single;
+      layers[i] = await this.pool.transcode(layers[i], targets[i]!, tileSize, this.hasAlpha[i], signal);
+      return tile;
+    }
     const jobs: Promise<void>[] = [];
     for (let i = 0; i < targets.length; i++) {
       const target = targets[i];
       if (target === null) continue;
       jobs.push(
-        this.pool.transcode(tile.layers[i], target, tileSize, this.hasAlpha[i], signal).then((out) => {
+        this.pool.transcode(layers[i], target, tileSize, this.hasAlpha[i], signal).then((out) => {
           layers[i] = out;
         }),
       );
     }
     await Promise.all(jobs);
-    return { layers };
+    return tile;
   }
 
   /** Returns the transcoded buffers of `tile` (one this stage produced) for reuse, after upload. */
@@ -80,15 +97,18 @@ export class TranscodingTileSource implements TileSource {
  * The transcoding stage for a texture whose source layer `poolLayerSource[p]` lands in pool layer
  * `p`, or null when none of its mapped layers is UASTC (the source is used as it is).
  * @param targetOf the target of each pool layer.
+ * @param alphaOf whether each pool layer's tiles are transcoded with alpha.
  * @param pool gives the system's transcoder pool (started on first use).
  */
 export function transcodingStageFor(
   source: TileSource,
   poolLayerSource: Int8Array,
   targetOf: readonly UastcTarget[],
+  alphaOf: readonly boolean[],
   pool: () => UastcTranscoderPool,
 ): TranscodingTileSource | null {
   const targets: (UastcTarget | null)[] = source.info.layers.map(() => null);
+  const alpha = source.info.layers.map(() => false);
   let any = false;
   for (let p = 0; p < poolLayerSource.length; p++) {
     const from = poolLayerSource[p];
@@ -96,8 +116,9 @@ export function transcodingStageFor(
     const format = source.info.layers[from].format;
     if (format === 'uastc-4x4' || format === 'uastc-4x4-srgb') {
       targets[from] = targetOf[p];
+      alpha[from] = alphaOf[p];
       any = true;
     }
   }
-  return any ? new TranscodingTileSource(source, targets, pool()) : null;
+  return any ? new TranscodingTileSource(source, targets, pool(), alpha) : null;
 }

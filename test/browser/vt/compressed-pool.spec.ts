@@ -67,6 +67,25 @@ for (const [target, format] of Object.entries(FORMATS)) {
   });
 }
 
+/** The other filtering modes read a BC7 pool as they read an rgba8 one (rendering.spec.ts). */
+for (const filtering of ['trilinear', 'anisotropic'] as const) {
+  test(`UASTC -> bc7, ${filtering}: settled frame matches the analytic content (PSNR >= 35 dB)`, async ({
+    page,
+    openPage,
+  }) => {
+    await openPage(VT_SCENE, { target: 'bc7', pages: 32, filtering });
+    await waitForScene(page);
+    const comparison = await page.evaluate(async (tolerance) => {
+      vtScene.setOrthoView(0.31, 0.62, 1.3);
+      await vtScene.waitReady();
+      await vtScene.settle(200);
+      return vtScene.compare(1.3, tolerance);
+    }, COMPRESSED_TOLERANCE);
+    expect(comparison.psnr, JSON.stringify(comparison)).toBeGreaterThanOrEqual(35);
+    expect(comparison.garbagePixels).toBe(0);
+  });
+}
+
 /**
  * Bad input: every other mip-1 tile arrives truncated, too long, or rejected by the source as
  * corrupt. Each is a typed TileSourceError (the cause of the page's permanent failure), the page
@@ -111,7 +130,8 @@ test('every frame while streaming into a BC7 pool shows the wanted mip or a coar
   page,
   openPage,
 }) => {
-  await openPage(VT_SCENE, { target: 'bc7', pages: 32, delay: 15 });
+  // With `alpha: true` (the default for colour layers): the other transcode path.
+  await openPage(VT_SCENE, { target: 'bc7', pages: 32, delay: 15, alpha: 1 });
   await waitForScene(page);
   const frames = await page.evaluate(async (tolerance) => {
     // A 32 x 32-page texture: the path stays inside it (a view past its edge shows background).

@@ -105,6 +105,8 @@ const system = new VirtualTextureSystem(renderer, {
             name: 'albedo',
             format: normalLayer ? 'uastc-4x4' : 'uastc-4x4-srgb',
             usage: normalLayer ? 'normal' : 'color',
+            // The analytic content is opaque (?alpha=1 transcodes with alpha all the same).
+            alpha: params.get('alpha') === '1',
             target: target === 'auto' ? undefined : (target as 'bc7'),
           },
         ],
