@@ -46,6 +46,9 @@ for (const [target, format] of Object.entries(FORMATS)) {
     }, COMPRESSED_TOLERANCE);
     expect(result.stats.poolFormats).toEqual([format]);
     const { comparison } = result;
+    console.log(
+      `[${backend}] ${target}: PSNR ${comparison.psnr.toFixed(2)} dB, worst ${comparison.worstError.toFixed(1)}`,
+    );
     expect(comparison.psnr, JSON.stringify(comparison)).toBeGreaterThanOrEqual(MIN_PSNR[target as 'bc7']);
     if (target !== 'etc2') {
       expect(comparison.garbagePixels).toBe(0);
@@ -165,6 +168,7 @@ for (const [target, format] of [
   test(`normal layer UASTC -> ${target}: x and y match the content (PSNR >= 35 dB), z rebuilt`, async ({
     page,
     openPage,
+    backend,
   }) => {
     await openPage(VT_SCENE, { target, normal: 1, pages: 32 });
     await waitForScene(page);
@@ -176,6 +180,9 @@ for (const [target, format] of [
     }, COMPRESSED_TOLERANCE);
     expect(result.formats).toEqual([format]);
     const { comparison } = result;
+    console.log(
+      `[${backend}] normal ${target}: PSNR ${comparison.psnr.toFixed(2)} dB (x, y), worst z ${comparison.worstZ}`,
+    );
     expect(comparison.psnr, JSON.stringify(comparison)).toBeGreaterThanOrEqual(35);
     expect(comparison.garbagePixels).toBe(0);
     expect(comparison.mipHistogram[1]).toBeGreaterThan(0.99 * 256 * 256);
@@ -204,4 +211,44 @@ test('a missing forced target throws typed; no compressed format falls back to r
   expect(result.fallbackFormats).toEqual([['rgba8unorm-srgb'], ['rgba8unorm-srgb']]);
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toMatch(/no block-compressed format/);
+});
+
+/**
+ * Per-format pools under one budget: a system with a UASTC layer (BC7 pool) and an rgba8 system
+ * share one TextureBudget with equal shares; the BC7 pool holds 4x the pages, the tracker sees
+ * exactly what both report, the budget is never exceeded, and disposing both leaves nothing.
+ */
+test('a BC7 pool and an rgba8 pool share one budget, the BC7 one with 4x the pages', async ({
+  page,
+  openPage,
+  backend,
+}) => {
+  await openPage(VT_SCENE, { target: 'bc7', pages: 32 });
+  await waitForScene(page);
+  const r = await page.evaluate(() => vtScene.twoPools());
+  expect(r.formats).toEqual([['bc7-rgba-unorm-srgb'], ['rgba8unorm-srgb']]);
+  expect(r.slots[0]).toBeGreaterThanOrEqual(4 * r.slots[1] - 8);
+  expect(r.tracked).toBe(r.total - (backend === 'webgl' ? r.readback : 0));
+  expect(r.total).toBeLessThanOrEqual(r.live);
+  expect(r.live).toBeLessThanOrEqual(r.budgetBytes);
+  expect(r.trackedAfter).toBe(0);
+  expect(r.liveAfter).toBe(0);
+});
+
+/** A BC7 pool too large for one texture of `maxPoolTextureSize` becomes a 2D array of block grids. */
+test('a BC7 array pool: settled frame matches the analytic content (PSNR >= 35 dB)', async ({
+  page,
+  openPage,
+}) => {
+  await openPage(VT_SCENE, { target: 'bc7', pages: 32, poolTexture: 1024 });
+  await waitForScene(page);
+  const result = await page.evaluate(async (tolerance) => {
+    vtScene.setOrthoView(0.31, 0.62, 1.3);
+    await vtScene.waitReady();
+    await vtScene.settle(200);
+    return { comparison: await vtScene.compare(1.3, tolerance), shape: vtScene.poolShape() };
+  }, COMPRESSED_TOLERANCE);
+  expect(result.shape.arrayLayers).toBeGreaterThan(1);
+  expect(result.comparison.psnr, JSON.stringify(result.comparison)).toBeGreaterThanOrEqual(35);
+  expect(result.comparison.garbagePixels).toBe(0);
 });

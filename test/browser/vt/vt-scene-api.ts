@@ -49,6 +49,20 @@ export interface VtSceneApi {
   dispose(): void;
   /** Format-choice probes (see pages/vt-scene.ts). */
   tryFormats(): { forced: string; fallbackFormats: string[][] };
+  /** Two systems (BC7 and rgba8 pools) on one budget (see pages/vt-scene.ts). */
+  twoPools(): {
+    slots: number[];
+    formats: string[][];
+    total: number;
+    readback: number;
+    tracked: number;
+    live: number;
+    budgetBytes: number;
+    trackedAfter: number;
+    liveAfter: number;
+  };
+  /** The pool's slot grid. */
+  poolShape(): { slotsPerRow: number; slotRows: number; arrayLayers: number; tileSize: number };
   /** Disposes the VT system alone. */
   disposeSystem(): void;
   /** Bytes the independent tracker counts for Tessera (WebGL2: textures only). */

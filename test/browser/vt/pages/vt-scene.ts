@@ -625,6 +625,41 @@ Object.assign(globalThis, {
       }
       return { forced, fallbackFormats };
     },
+    /**
+     * Two systems on one fresh budget: one with a UASTC layer (a BC7 pool), one rgba8, each a 16 MiB
+     * share and a texture. Reports their slots, formats, bytes (theirs, the tracker's, the
+     * budget's), then the same after disposing both.
+     */
+    twoPools() {
+      const budget = new TextureBudget({ budgetBytes: 40 << 20 });
+      const before = trackedBytes();
+      const share = { budget, budgetBytes: 16 << 20, feedbackScale };
+      const compressed = new VirtualTextureSystem(renderer, {
+        ...share,
+        layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', target: 'bc7' }],
+      });
+      const plain = new VirtualTextureSystem(renderer, share);
+      compressed.add(new UastcTestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'compressed' });
+      plain.add(new TestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'plain' });
+      const a = compressed.stats();
+      const b = plain.stats();
+      const result = {
+        slots: [a.slotCount, b.slotCount],
+        formats: [a.poolFormats, b.poolFormats],
+        total: a.gpuBytes.total + b.gpuBytes.total,
+        readback: a.gpuBytes.readbackBuffers + b.gpuBytes.readbackBuffers,
+        tracked: trackedBytes() - before,
+        live: budget.liveBytes,
+        budgetBytes: budget.budgetBytes,
+        trackedAfter: 0,
+        liveAfter: 0,
+      };
+      compressed.dispose();
+      plain.dispose();
+      result.trackedAfter = trackedBytes() - before;
+      result.liveAfter = budget.liveBytes;
+      return result;
+    },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
     sourceLoads: () => (source instanceof TestTileSource ? source.loads : source.spoiled),
     tileErrors: () => tileErrors.slice(),
