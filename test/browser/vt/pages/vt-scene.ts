@@ -641,6 +641,10 @@ Object.assign(globalThis, {
       const plain = new VirtualTextureSystem(renderer, share);
       compressed.add(new UastcTestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'compressed' });
       plain.add(new TestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'plain' });
+      // One frame each, so the feedback targets exist (they are created by the first render).
+      const empty = new Scene();
+      compressed.update(camera, empty);
+      plain.update(camera, empty);
       const a = compressed.stats();
       const b = plain.stats();
       const result = {
