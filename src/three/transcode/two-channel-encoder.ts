@@ -72,6 +72,11 @@ export function encodeBc5(rgba: Uint8Array, tileSize: number, out: Uint8Array): 
 
 /** The 8 decoded levels of the EAC block being tried (scratch, reused). */
 const levels = new Float64Array(8);
+/** Modifier indices in ascending order of their value (every EAC table is ordered this way). */
+const ASCENDING = [3, 2, 1, 0, 4, 5, 6, 7];
+/** {@link levels} in ascending order, and the block's texels sorted (scratch, reused). */
+const ascending = new Float64Array(8);
+const sorted = new Float64Array(16);
 
 /** Fills {@link levels} for table `t`, multiplier `m`, base `b` (11-bit values, clamped). */
 function eacLevels(t: number, m: number, b: number): void {
@@ -83,19 +88,21 @@ function eacLevels(t: number, m: number, b: number): void {
   }
 }
 
-/** Squared error of table `t`, multiplier `m`, base `b` on {@link texels} (11-bit values). */
-function eacError(t: number, m: number, b: number): number {
+/**
+ * Squared error of table `t`, multiplier `m`, base `b` on the block's {@link sorted} texels (11-bit
+ * values): one merge walk of the sorted texels against the ascending levels (each texel takes its
+ * nearest level); stops early once it reaches `limit` (the best so far).
+ */
+function eacError(t: number, m: number, b: number, limit: number): number {
   eacLevels(t, m, b);
+  for (let j = 0; j < 8; j++) ascending[j] = levels[ASCENDING[j]];
   let error = 0;
-  for (let i = 0; i < 16; i++) {
-    const value = texels[i];
-    let best = Number.POSITIVE_INFINITY;
-    for (let k = 0; k < 8; k++) {
-      const d = levels[k] - value;
-      const dd = d * d;
-      if (dd < best) best = dd;
-    }
-    error += best;
+  let k = 0;
+  for (let i = 0; i < 16 && error < limit; i++) {
+    const value = sorted[i];
+    while (k < 7 && Math.abs(ascending[k + 1] - value) <= Math.abs(ascending[k] - value)) k++;
+    const d = ascending[k] - value;
+    error += d * d;
   }
   return error;
 }
@@ -108,12 +115,18 @@ function eacBase(t: number, m: number, lo: number, hi: number): number {
 
 /** Writes one EAC R11 block (8 bytes at `o`, big-endian) of {@link texels} (11-bit values). */
 function encodeEacR11(out: Uint8Array, o: number): void {
-  let lo = 2047;
-  let hi = 0;
+  // Insertion sort of 16 values (allocation-free): the error walk needs them in order.
   for (let i = 0; i < 16; i++) {
-    if (texels[i] < lo) lo = texels[i];
-    if (texels[i] > hi) hi = texels[i];
+    const value = texels[i];
+    let j = i - 1;
+    while (j >= 0 && sorted[j] > value) {
+      sorted[j + 1] = sorted[j];
+      j--;
+    }
+    sorted[j + 1] = value;
   }
+  const lo = sorted[0];
+  const hi = sorted[15];
   // Every table at the multiplier fitting its span to the range, then the best refined by +-1.
   let bestT = 0;
   let bestM = 1;
@@ -123,7 +136,7 @@ function encodeEacR11(out: Uint8Array, o: number): void {
     const spread = (EAC_TABLES[t * 8 + 7] - EAC_TABLES[t * 8 + 3]) * 8;
     const m = Math.min(15, Math.max(1, Math.round((hi - lo) / spread)));
     const b = eacBase(t, m, lo, hi);
-    const e = eacError(t, m, b);
+    const e = eacError(t, m, b, bestError);
     if (e < bestError) {
       bestError = e;
       bestT = t;
@@ -137,7 +150,7 @@ function encodeEacR11(out: Uint8Array, o: number): void {
     const centred = eacBase(t, m, lo, hi);
     for (let b = Math.max(0, centred - 1); b <= Math.min(255, centred + 1); b++) {
       if (m === fitted && b === centred) continue;
-      const e = eacError(t, m, b);
+      const e = eacError(t, m, b, bestError);
       if (e < bestError) {
         bestError = e;
         bestM = m;
