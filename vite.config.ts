@@ -11,6 +11,12 @@ const WORKER_URLS = [
     entry: './decode-worker.js',
   },
   {
+    module: '/src/three/transcode/uastc-transcoder-pool.ts',
+    source: "new URL('./transcode-worker.ts', import.meta.url)",
+    placeholder: '__TESSERA_TRANSCODE_WORKER_ENTRY__',
+    entry: './transcode-worker.js',
+  },
+  {
     module: '/src/sources/procedural/worker-procedural-tile-source.ts',
     source: "new URL('./procedural-worker.ts', import.meta.url)",
     placeholder: '__TESSERA_PROCEDURAL_WORKER_ENTRY__',
@@ -68,6 +74,7 @@ export default defineConfig({
         // Worker entries, for `new Worker(new URL('tessera/workers/...', import.meta.url), { type: 'module' })`.
         'procedural-worker': resolve(import.meta.dirname, 'src/sources/procedural/procedural-worker.ts'),
         'decode-worker': resolve(import.meta.dirname, 'src/sources/archive/worker/decode-worker.ts'),
+        'transcode-worker': resolve(import.meta.dirname, 'src/three/transcode/transcode-worker.ts'),
       },
       formats: ['es'],
     },

@@ -25,6 +25,7 @@ export {
 } from './core/errors';
 export type { MipPyramidSource, StreamedTextureFormat } from './core/streaming/mip-pyramid-source';
 export type { LifetimePolicy } from './core/streaming/stale-sweep';
+export type { PoolTexelFormat, UastcTarget } from './core/vt/pool-format';
 export type {
   TileData,
   TileEncoding,

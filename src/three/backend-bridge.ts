@@ -1,6 +1,7 @@
 import type { Texture } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import { TesseraConfigError } from '../core/errors';
+import { glBlockFormatOf, type PoolBlockFormat } from './compressed-pool-texture';
 import {
   glTextureOf,
   gpuTextureOf,
@@ -176,5 +177,69 @@ export class BackendBridge {
       );
     }
     state.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
+  }
+
+  /**
+   * Writes a `width x height` texel rectangle of 4x4 blocks at (`x`, `y`) of level 0 of a
+   * block-compressed `texture` (every coordinate a multiple of 4): `data` holds the rectangle's
+   * blocks, block rows top to bottom, 16 bytes each (every pool block format has 16-byte blocks).
+   * WebGPU `queue.writeTexture` (no 256-byte row rule), WebGL2 `compressedTexSubImage2D/3D`.
+   * @param arrayLayer array layer written when `texture` is a 2D array texture (0 for a 2D texture).
+   */
+  writeBlocks(
+    texture: Texture,
+    format: PoolBlockFormat,
+    x: number,
+    y: number,
+    width: number,
+    height: number,
+    data: Uint8Array,
+    arrayLayer = 0,
+  ): void {
+    const blocksPerRow = width >> 2;
+    const blockRows = height >> 2;
+    if (this.device !== null) {
+      const gpuTexture = gpuTextureOf(this.gpuBackend!, texture);
+      if (gpuTexture === undefined) return;
+      copyDestination.texture = gpuTexture;
+      copyDestination.mipLevel = 0;
+      copyDestination.origin.x = x;
+      copyDestination.origin.y = y;
+      copyDestination.origin.z = arrayLayer;
+      copyLayout.offset = 0;
+      copyLayout.bytesPerRow = blocksPerRow * 16;
+      copyLayout.rowsPerImage = blockRows;
+      copySize.width = width;
+      copySize.height = height;
+      this.device.queue.writeTexture(copyDestination, data as Uint8Array<ArrayBuffer>, copyLayout, copySize);
+      copyDestination.texture = null as unknown as GPUTexture;
+      return;
+    }
+    const backend = this.glBackend!;
+    const gl = backend.gl;
+    const glTexture = glTextureOf(backend, texture);
+    if (glTexture === undefined) return;
+    const isArray = (texture as { isCompressedArrayTexture?: boolean }).isCompressedArrayTexture === true;
+    backend.state.bindTexture(isArray ? gl.TEXTURE_2D_ARRAY : gl.TEXTURE_2D, glTexture);
+    const glFormat = glBlockFormatOf(format);
+    const length = blocksPerRow * blockRows * 16;
+    if (isArray) {
+      gl.compressedTexSubImage3D(
+        gl.TEXTURE_2D_ARRAY,
+        0,
+        x,
+        y,
+        arrayLayer,
+        width,
+        height,
+        1,
+        glFormat,
+        data,
+        0,
+        length,
+      );
+    } else {
+      gl.compressedTexSubImage2D(gl.TEXTURE_2D, 0, x, y, width, height, glFormat, data, 0, length);
+    }
   }
 }

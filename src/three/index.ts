@@ -15,6 +15,7 @@ export {
   TextureStreamingSystem,
   type TextureStreamingSystemOptions,
 } from './streamed/texture-streaming-system';
+export type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
 export {
   mapSourceLayers,
   VirtualTexture,

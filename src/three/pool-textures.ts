@@ -1,5 +1,7 @@
 import {
   ClampToEdgeWrapping,
+  type CompressedArrayTexture,
+  type CompressedTexture,
   DataArrayTexture,
   type DataTexture,
   LinearFilter,
@@ -11,13 +13,14 @@ import {
   UnsignedByteType,
   UnsignedIntType,
 } from 'three';
+import { type PoolFormatChoice, type PoolTexelFormat, tileBytesOf } from '../core/vt/pool-format';
 import { type PoolShape, poolSlotCount } from '../core/vt/pool-shape';
-import type { TileEncoding } from '../core/vt/tile-source';
 import { createAllocatedTexture, textureBytes } from './allocated-texture';
 import type { BackendBridge } from './backend-bridge';
+import { createCompressedPoolTexture } from './compressed-pool-texture';
 
 /** A pool layer's texture: 2D, or a 2D array when the shape has several array layers. */
-export type PoolTexture = DataTexture | DataArrayTexture;
+export type PoolTexture = DataTexture | DataArrayTexture | CompressedTexture | CompressedArrayTexture;
 
 /**
  * Creates one pool layer's texture, allocated by three but never filled by it (every texel is
@@ -57,8 +60,8 @@ function createPoolTexture(name: string, width: number, height: number, shape: P
 
 /**
  * The physical pool on the GPU: one texture per layer, holding `slotsPerRow x slotRows` tiles (per
- * array layer, when the shape needs a 2D array texture). Colour layers are sRGB (decoded by the
- * sampler), data layers linear.
+ * array layer, when the shape needs a 2D array texture), each layer in its own texel format (rgba8
+ * or a 4x4 block format; see `choosePoolFormat`). sRGB formats are decoded by the sampler.
  */
 export class PoolTextures {
   /** One texture per layer, in layer order (2D array textures when `shape.arrayLayers > 1`). */
@@ -71,39 +74,51 @@ export class PoolTextures {
   readonly height: number;
   /** Number of slots (tiles) the pool holds. */
   readonly slotCount: number;
-  /** Bytes of each layer's texture (every array layer), in bytes. */
-  readonly bytesPerLayer: number;
+  /** Texel format of each layer's texture. */
+  readonly formats: readonly PoolTexelFormat[];
+  /** Bytes of each layer's texture (every array layer; whole blocks for block formats), in bytes. */
+  readonly bytesPerLayer: readonly number[];
   private readonly bridge: BackendBridge;
   private readonly slotsPerGrid: number;
 
-  constructor(bridge: BackendBridge, shape: PoolShape, formats: readonly TileEncoding[]) {
+  /** @param choices the format of each layer (see `choosePoolFormat`). */
+  constructor(bridge: BackendBridge, shape: PoolShape, choices: readonly PoolFormatChoice[]) {
+    const formats = choices.map((choice) => choice.format);
     this.bridge = bridge;
     this.shape = shape;
+    this.formats = formats;
     this.width = shape.slotsPerRow * shape.tileSize;
     this.height = shape.slotRows * shape.tileSize;
     this.slotsPerGrid = shape.slotsPerRow * shape.slotRows;
     this.slotCount = poolSlotCount(shape);
-    this.bytesPerLayer = textureBytes(this.width, this.height, 1) * shape.arrayLayers;
+    // Exactly what the GPU holds: slots x tile bytes (the texture is the slot grid, nothing more).
+    this.bytesPerLayer = formats.map((format) => this.slotCount * tileBytesOf(format, shape.tileSize));
     this.textures = formats.map((format, layer) => {
-      const texture = createPoolTexture(
-        `tessera:pool:${layer}`,
-        this.width,
-        this.height,
-        shape,
-        format === 'rgba8unorm-srgb',
-      );
+      const name = `tessera:pool:${layer}`;
+      const texture =
+        format === 'rgba8unorm' || format === 'rgba8unorm-srgb'
+          ? createPoolTexture(name, this.width, this.height, shape, format === 'rgba8unorm-srgb')
+          : createCompressedPoolTexture(name, this.width, this.height, shape.arrayLayers, format);
       bridge.renderer.initTexture(texture);
       return texture;
     });
   }
 
-  /** Writes one layer's `tileSize² x 4` bytes into `slot`. */
+  /**
+   * Writes one layer's tile into `slot`: `tileSize² x 4` bytes for rgba8 layers, `(tileSize / 4)²`
+   * blocks (block rows top to bottom) for block-compressed ones.
+   */
   writeTile(layer: number, slot: number, bytes: Uint8Array): void {
     const { slotsPerRow, tileSize } = this.shape;
     const arrayLayer = Math.floor(slot / this.slotsPerGrid);
     const inGrid = slot - arrayLayer * this.slotsPerGrid;
     const x = (inGrid % slotsPerRow) * tileSize;
     const y = Math.floor(inGrid / slotsPerRow) * tileSize;
+    const format = this.formats[layer];
+    if (format !== 'rgba8unorm' && format !== 'rgba8unorm-srgb') {
+      this.bridge.writeBlocks(this.textures[layer], format, x, y, tileSize, tileSize, bytes, arrayLayer);
+      return;
+    }
     this.bridge.writeRect(
       this.textures[layer],
       'rgba8',
@@ -117,6 +132,17 @@ export class PoolTextures {
       tileSize,
       arrayLayer,
     );
+  }
+
+  /**
+   * Writes a loaded tile into `slot`: pool layer `p` receives `layers[poolLayerSource[p]]` (none
+   * when that is -1).
+   */
+  writeTiles(poolLayerSource: Int8Array, slot: number, layers: readonly Uint8Array[]): void {
+    for (let layer = 0; layer < poolLayerSource.length; layer++) {
+      const from = poolLayerSource[layer];
+      if (from >= 0) this.writeTile(layer, slot, layers[from]);
+    }
   }
 
   /** Frees every layer texture. */

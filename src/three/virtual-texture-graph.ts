@@ -1,3 +1,4 @@
+import { RED_GREEN_RGTC2_Format, RG11_EAC_Format } from 'three';
 import {
   clamp,
   dFdx,
@@ -12,6 +13,7 @@ import {
   max,
   min,
   mix,
+  sqrt,
   step,
   texture,
   textureLoad,
@@ -222,8 +224,21 @@ export function requestedMipNode(rule: MipRule, lambda: Expr, maxMip: number): E
   return clamp(floor(lambda.add(rule.requestOffset)), 0, maxMip);
 }
 
-/** Shader expression of the filtered colour of one layer of `vt` at `uvNode`. */
+/**
+ * Shader expression of the filtered colour of one layer of `vt` at `uvNode`. A two-channel pool
+ * layer (BC5, EAC RG11: a normal map's x and y) gets its z rebuilt, `sqrt(1 - x² - y²)` in the
+ * [-1, 1] encoding, so it reads as the rgb normal map `normalMap()` expects; alpha reads 1.
+ */
 export function buildSampleGraph(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv): Expr {
+  const filtered = filteredSample(vt, layer, vuv);
+  const format = (vt.context.poolTextures[layer] as { format: number }).format;
+  if (format !== RED_GREEN_RGTC2_Format && format !== RG11_EAC_Format) return filtered;
+  const xy: Expr = filtered.xy.mul(2).sub(1);
+  const z: Expr = sqrt(max(float(1).sub(xy.dot(xy)), 0));
+  return vec4(filtered.x, filtered.y, z.mul(0.5).add(0.5), 1);
+}
+
+function filteredSample(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv): Expr {
   const rule = ruleOf(vt);
   const maxMip = vt.mipCount - 1;
   const fp = footprint(vt, vuv, rule.anisotropy);

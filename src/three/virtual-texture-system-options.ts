@@ -1,11 +1,13 @@
 import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError } from '../core/errors';
+import type { UastcTarget } from '../core/vt/pool-format';
 import type { ReplacementPolicyName } from '../core/vt/replacement-policy';
 import { defaultStagingReserve } from '../core/vt/staging-reserve';
 import { tileBytes } from '../core/vt/tile-bytes';
 import type { TileEncoding } from '../core/vt/tile-source';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { VirtualTextureFiltering } from './sampling-context';
+import type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
 
 /** Options of a {@link VirtualTextureSystem}. */
@@ -71,10 +73,24 @@ export interface VirtualTextureSystemOptions {
   /** Largest anisotropy ratio (feedback footprint, and sampling in 'anisotropic'). Default 8. */
   maxAnisotropy?: number;
   /**
-   * Each pool layer (one pool texture each): a format, or a name and a format so that sources map
-   * their layers onto it by name. Unnamed layers are called `layer<i>`. Default ['rgba8unorm-srgb'].
+   * Each pool layer (one pool texture each): an encoding, or a name and an encoding (and for UASTC
+   * layers a usage and optionally a forced target) so that sources map their layers onto it by
+   * name. Unnamed layers are called `layer<i>`. Default ['rgba8unorm-srgb']. A UASTC layer's pool
+   * texture is in the device's best block format, chosen once here (`stats().poolFormats`).
    */
   layers?: readonly (TileEncoding | VirtualTexturePoolLayer)[];
+  /**
+   * Targets UASTC layers may be transcoded to, intersected with what the device offers. Default:
+   * all. With none compressed left, UASTC layers are decoded to rgba8 (warned once).
+   */
+  allowedTargets?: readonly UastcTarget[];
+  /**
+   * The Basis transcoder the transcode workers load (script text and wasm URL). Default: the copy
+   * of three's `basis_transcoder.js` / `.wasm` bundled with the library.
+   */
+  transcoder?: BasisTranscoderAssets;
+  /** Transcode workers, 1..16. Default: hardware threads - 1, at most 4. Started on the first UASTC texture. */
+  transcodeWorkers?: number;
   /**
    * Bytes set aside for the page tables of every texture added, in bytes (a texture of w x h pages
    * needs about 5.33 w h bytes). Reserved whole at construction. Default: budgetBytes / 16, clamped
@@ -111,6 +127,9 @@ export interface ResolvedSystemOptions {
   maxAnisotropy: number;
   layers: VirtualTexturePoolLayer[];
   pageTableBytes: number;
+  allowedTargets: readonly UastcTarget[] | undefined;
+  transcoder: BasisTranscoderAssets | undefined;
+  transcodeWorkers: number | undefined;
 }
 
 function positiveInteger(name: string, value: number): number {
@@ -156,8 +175,21 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     throw new TesseraConfigError('invalid-layers', 'layers must list 1..8 pool layer formats');
   }
   for (const layer of layers) {
-    if (layer.format !== 'rgba8unorm' && layer.format !== 'rgba8unorm-srgb') {
+    const known = ['rgba8unorm', 'rgba8unorm-srgb', 'uastc-4x4', 'uastc-4x4-srgb'];
+    if (!known.includes(layer.format)) {
       throw new TesseraConfigError('invalid-layers', `unknown pool layer format '${layer.format as string}'`);
+    }
+  }
+  const uastc = layers.some((layer) => layer.format === 'uastc-4x4' || layer.format === 'uastc-4x4-srgb');
+  if (uastc && (tileSize % 4 !== 0 || border % 4 !== 0)) {
+    throw new TesseraConfigError(
+      'invalid-tile',
+      `UASTC layers need a tile size and border that are multiples of 4 (whole blocks), got ${tileSize}/${border}`,
+    );
+  }
+  for (const layer of layers) {
+    if (layer.usage !== undefined && layer.usage !== 'color' && layer.usage !== 'normal') {
+      throw new TesseraConfigError('invalid-layers', `unknown layer usage '${layer.usage as string}'`);
     }
   }
   if (new Set(layers.map((layer) => layer.name)).size !== layers.length) {
@@ -199,5 +231,11 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     maxAnisotropy,
     layers,
     pageTableBytes,
+    allowedTargets: options.allowedTargets,
+    transcoder: options.transcoder,
+    transcodeWorkers:
+      options.transcodeWorkers === undefined
+        ? undefined
+        : positiveInteger('transcodeWorkers', options.transcodeWorkers),
   };
 }

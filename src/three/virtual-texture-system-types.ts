@@ -1,4 +1,5 @@
 import type { TesseraError } from '../core/errors';
+import type { PoolTexelFormat } from '../core/vt/pool-format';
 import type { VirtualTextureLayerMapping } from './virtual-texture';
 
 /** Options of {@link VirtualTextureSystem.add}. */
@@ -21,7 +22,7 @@ export interface VirtualTextureReservedBytes {
 
 /** Exact GPU bytes Tessera holds, by category. */
 export interface VirtualTextureGpuBytes {
-  /** Pool texture of each layer, in bytes. */
+  /** Pool texture of each layer (whole blocks for block formats), in bytes. */
   poolLayers: number[];
   /** All page-table textures together, in bytes. */
   pageTables: number;
@@ -41,6 +42,11 @@ export interface VirtualTextureSystemStats {
   gpuBytes: VirtualTextureGpuBytes;
   /** Bytes reserved in the budget by category (equal to the budget's figures when it is not shared). */
   byCategory: VirtualTextureReservedBytes;
+  /**
+   * Texel format of each pool layer's texture (WebGPU names: `bc7-rgba-unorm-srgb`, `rgba8unorm`,
+   * ...), chosen once from the device.
+   */
+  poolFormats: PoolTexelFormat[];
   /** Pool slots in total. */
   slotCount: number;
   /** Pool slots holding a page. */

@@ -5,6 +5,7 @@ import { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
 import { poolEfficiency } from '../core/vt/pool-efficiency';
+import { slotBytesOfFormats } from '../core/vt/pool-format';
 import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileData, TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
@@ -14,8 +15,10 @@ import { BackendBridge } from './backend-bridge';
 import { EvictableTextures } from './evictable-textures';
 import { FeedbackLoop, feedbackSizeFor } from './feedback-loop';
 import { MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
+import { choosePoolFormats } from './pool-format-choice';
 import { PageTableTexture, PoolTextures } from './pool-textures';
 import type { SamplingContext } from './sampling-context';
+import { TranscodingStages } from './transcode/transcoding-stages';
 import { mapSourceLayers, VirtualTexture, type VirtualTexturePoolLayer } from './virtual-texture';
 import { reserveVirtualTextureBudget } from './virtual-texture-reservations';
 import { resolveSystemOptions, type VirtualTextureSystemOptions } from './virtual-texture-system-options';
@@ -59,6 +62,8 @@ export class VirtualTextureSystem {
   private readonly context: SamplingContext;
   private readonly textures: (VirtualTexture | null)[] = [];
   private readonly poolLayers: readonly VirtualTexturePoolLayer[];
+  /** UASTC layers' transcoding (workers started on the first texture that has some). */
+  private readonly stages: TranscodingStages;
   /** Reservations of the pool and page tables (the feedback loop owns its own two). */
   private readonly reservations: number[] = [];
   private readonly poolBytes: number;
@@ -94,6 +99,8 @@ export class VirtualTextureSystem {
     this.maxUploadsPerFrame = o.maxUploadsPerFrame;
     this.poolLayers = o.layers;
     this.pageTableReserve = o.pageTableBytes;
+    const formats = choosePoolFormats(bridge, this.poolLayers, o.allowedTargets);
+    this.stages = new TranscodingStages(formats, o.transcoder, o.transcodeWorkers);
     const budget = o.budget;
     const poolTextureSize = Math.min(bridge.maxTextureSize, o.maxPoolTextureSize ?? bridge.maxTextureSize);
     if (poolTextureSize < this.tileSize) {
@@ -109,6 +116,7 @@ export class VirtualTextureSystem {
       capacityBytes: budget ? Math.min(o.shareBytes, budget.budgetBytes - budget.pinnedBytes) : o.shareBytes,
       tileSize: this.tileSize,
       layerCount: this.poolLayers.length,
+      slotBytes: slotBytesOfFormats(formats, this.tileSize),
       feedbackWidth: feedbackSize.x,
       feedbackHeight: feedbackSize.y,
       readbackRowAlignment: bridge.isWebGPU ? 256 : 1,
@@ -127,11 +135,7 @@ export class VirtualTextureSystem {
     this.reservations.push(reserved.pageTable, reserved.staging, reserved.pool);
     this.poolBytes = reserved.poolBytes;
     const shape = reserved.poolShape;
-    this.poolTextures = new PoolTextures(
-      bridge,
-      shape,
-      this.poolLayers.map((layer) => layer.format),
-    );
+    this.poolTextures = new PoolTextures(bridge, shape, formats);
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: this.poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
       maxUploadsPerFrame: this.maxUploadsPerFrame,
@@ -171,11 +175,8 @@ export class VirtualTextureSystem {
       },
     };
     this.uploadHandler = (vt, slot, _pageId, data) => {
-      const map = (textures[vt] as VirtualTexture).poolLayerSource;
-      for (let layer = 0; layer < map.length; layer++) {
-        const from = map[layer];
-        if (from >= 0) this.poolTextures.writeTile(layer, slot, data.layers[from]);
-      }
+      this.poolTextures.writeTiles((textures[vt] as VirtualTexture).poolLayerSource, slot, data.layers);
+      this.stages.recycle(vt, data);
       return true;
     };
   }
@@ -208,7 +209,9 @@ export class VirtualTextureSystem {
         `page table of '${name}' needs ${tableBytes} bytes; ${this.pageTableReserve - this.pageTableUsed} left of pageTableBytes`,
       );
     }
-    const id = this.streamer.registerTexture(source);
+    const loaded = this.stages.wrap(source, poolLayerSource);
+    const id = this.streamer.registerTexture(loaded);
+    this.stages.bind(id, loaded);
     const pageTable = this.streamer.pageTable(id);
     const table = new PageTableTexture(
       this.bridge,
@@ -285,7 +288,7 @@ export class VirtualTextureSystem {
 
   /** Exact GPU bytes by category and streaming counters (allocates: for HUDs and tests). */
   stats(): VirtualTextureSystemStats {
-    const poolLayers = this.poolTextures.textures.map(() => this.poolTextures.bytesPerLayer);
+    const poolLayers = this.poolTextures.bytesPerLayer.slice();
     const pageTables = this.pageTableUsed;
     const live = !this.disposed;
     const feedbackTargets = live ? this.feedback.targetBytes : 0;
@@ -305,6 +308,7 @@ export class VirtualTextureSystem {
       frame: this.frame,
       gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, total },
       byCategory,
+      poolFormats: this.poolTextures.formats.slice(),
       slotCount: this.streamer.pool.slotCount,
       residentPages: this.streamer.pool.residentCount,
       uploadsLastFrame: this.uploadsLastFrame,
@@ -332,6 +336,7 @@ export class VirtualTextureSystem {
     this.streamer.dispose();
     this.feedback.dispose();
     this.poolTextures.dispose();
+    this.stages.dispose();
     for (let i = 0; i < this.textures.length; i++) {
       const vt = this.textures[i];
       if (vt) vt.pageTableTexture.dispose();

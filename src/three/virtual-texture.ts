@@ -1,7 +1,8 @@
 import type { DataTexture } from 'three';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import type { PageTable } from '../core/vt/page-table';
-import type { TileEncoding, TileLayerInfo, TileSource } from '../core/vt/tile-source';
+import type { UastcTarget } from '../core/vt/pool-format';
+import type { TileEncoding, TileLayerInfo, TileLayerUsage, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { PageTableTexture } from './pool-textures';
 import type { SamplingContext } from './sampling-context';
@@ -145,8 +146,25 @@ export class VirtualTexture implements SampledVirtualTexture {
 export interface VirtualTexturePoolLayer {
   /** Name matched against source layer names (e.g. 'albedo', 'normal'). */
   name: string;
-  /** Texel format; a source layer mapped here must have the same. */
+  /**
+   * Encoding of the tiles it receives; a source layer mapped here must have the same. UASTC
+   * layers are transcoded to the device's best block format (see `choosePoolFormat`).
+   */
   format: TileEncoding;
+  /** What its texels mean (picks the block format of a UASTC layer). Default 'color'. */
+  usage?: TileLayerUsage;
+  /**
+   * Whether a UASTC colour layer's texels carry alpha. Default true; false (opaque content such as
+   * photographs and terrain) lets the transcoder skip alpha: BC7 and ETC2 transcode several times
+   * faster. Normal layers never carry alpha.
+   */
+  alpha?: boolean;
+  /**
+   * Forces the target of a UASTC layer (tests, or to avoid a format); throws
+   * `TesseraConfigError('invalid-option')` at construction when the device lacks it. Default: the
+   * best the device offers.
+   */
+  target?: UastcTarget;
 }
 
 /**

@@ -43,7 +43,10 @@ const PAGE_HTML = (script: string) => `<!doctype html>
 `;
 
 const VITE_CONFIG = `export default {
-  build: { target: 'es2022', rolldownOptions: { input: { main: 'index.html', reference: 'reference.html' } } },
+  build: {
+    target: 'es2022',
+    rolldownOptions: { input: { main: 'index.html', reference: 'reference.html', compressed: 'compressed.html' } },
+  },
 };
 `;
 
@@ -122,6 +125,28 @@ async function renderPage(browser: Browser, url: string, hideWebGpu: boolean) {
   }
 }
 
+/** Opens the compressed page and waits for its verdict in the title (see support/compressed-page.ts). */
+async function compressedPage(browser: Browser, url: string, hideWebGpu: boolean) {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console.error: ${message.text()}`);
+  });
+  if (hideWebGpu) {
+    await page.addInitScript(() =>
+      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true }),
+    );
+  }
+  try {
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForFunction(() => /^(ok|error)/.test(document.title), null, { timeout: 60_000 });
+    return { title: await page.title(), problems };
+  } finally {
+    await page.close();
+  }
+}
+
 test.describe('packed tarball + README code in a fresh Vite application', () => {
   test('renders the baked photo as plain three.js renders the photo', async () => {
     const testInfo = test.info();
@@ -148,6 +173,8 @@ test.describe('packed tarball + README code in a fresh Vite application', () => 
       );
       writeFileSync(join(app, 'index.html'), PAGE_HTML('main.ts'));
       writeFileSync(join(app, 'reference.html'), PAGE_HTML('reference.ts'));
+      copyFileSync(join(import.meta.dirname, 'support/compressed-page.ts'), join(app, 'compressed.ts'));
+      writeFileSync(join(app, 'compressed.html'), PAGE_HTML('compressed.ts'));
       writeFileSync(join(app, 'vite.config.js'), VITE_CONFIG);
       await run(join(app, 'node_modules/.bin/vite'), ['build'], app);
       const port = await freePort();
@@ -179,6 +206,15 @@ test.describe('packed tarball + README code in a fresh Vite application', () => 
           expect(psnr, `${name}: PSNR of the README page against plain three.js, dB`).toBeGreaterThanOrEqual(
             MIN_PSNR_DB,
           );
+          // The compressed path: the installed package finds its transcode worker and wasm.
+          const compressed = await compressedPage(
+            browser,
+            `http://localhost:${port}/compressed.html`,
+            backend.hideWebGpu,
+          );
+          console.log(`packed compressed page, ${name}: ${compressed.title}`);
+          expect(compressed.problems, `${name}: errors on the compressed page`).toEqual([]);
+          expect(compressed.title).toMatch(/^ok bc7-rgba-unorm-srgb [1-9]/);
         } finally {
           await browser.close();
         }

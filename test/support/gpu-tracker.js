@@ -268,7 +268,26 @@
    * @param {number} internalformat @param {number} type
    * @param {number} width @param {number} height @param {number} depth
    */
+  /** 4x4 block-compressed WebGL internal formats (BPTC, RGTC, S3TC, ETC2/EAC, ASTC 4x4): bytes per block. */
+  const GL_BLOCK_BYTES = new Map([
+    [0x8e8c, 16], // COMPRESSED_RGBA_BPTC_UNORM_EXT
+    [0x8e8d, 16], // COMPRESSED_SRGB_ALPHA_BPTC_UNORM_EXT
+    [0x8dbb, 8], // COMPRESSED_RED_RGTC1_EXT
+    [0x8dbd, 16], // COMPRESSED_RED_GREEN_RGTC2_EXT
+    [0x83f1, 8], // COMPRESSED_RGBA_S3TC_DXT1_EXT
+    [0x83f3, 16], // COMPRESSED_RGBA_S3TC_DXT5_EXT
+    [0x9274, 8], // COMPRESSED_RGB8_ETC2
+    [0x9278, 16], // COMPRESSED_RGBA8_ETC2_EAC
+    [0x9279, 16], // COMPRESSED_SRGB8_ALPHA8_ETC2_EAC
+    [0x9270, 8], // COMPRESSED_R11_EAC
+    [0x9272, 16], // COMPRESSED_RG11_EAC
+    [0x93b0, 16], // COMPRESSED_RGBA_ASTC_4x4_KHR
+    [0x93d0, 16], // COMPRESSED_SRGB8_ALPHA8_ASTC_4x4_KHR
+  ]);
+
   function glImageBytes(internalformat, type, width, height, depth) {
+    const block = GL_BLOCK_BYTES.get(internalformat);
+    if (block !== undefined) return Math.ceil(width / 4) * Math.ceil(height / 4) * block * depth;
     let texel = GL_SIZED.get(internalformat);
     if (texel === undefined) {
       // Unsized formats (RGBA + UNSIGNED_BYTE, ...): components x component size, or the packed size.

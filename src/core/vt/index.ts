@@ -17,6 +17,7 @@ export * from './page-table';
 export * from './page-table-entry';
 export * from './physical-pool';
 export * from './pool-efficiency';
+export * from './pool-format';
 export * from './pool-shape';
 export * from './predictive-policy';
 export * from './ready-tile-queue';

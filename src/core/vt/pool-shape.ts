@@ -34,6 +34,8 @@ export function poolSlotCount(shape: PoolShape): number {
  * @param layerCount pool layers (each a `tileSize²` rgba8 tile per slot).
  * @param maxTextureSize largest texture side, in texels.
  * @param maxArrayLayers most array layers of one texture (1 = never an array texture).
+ * @param slotBytes bytes of one slot across all layers (default an rgba8 tile per layer; less for
+ *   block-compressed layers).
  */
 export function choosePoolShape(
   bytes: number,
@@ -41,8 +43,8 @@ export function choosePoolShape(
   layerCount: number,
   maxTextureSize: number,
   maxArrayLayers = 1,
+  slotBytes = tileSize * tileSize * 4 * layerCount,
 ): PoolShape {
-  const slotBytes = tileSize * tileSize * 4 * layerCount;
   const maxPerSide = Math.max(0, Math.floor(maxTextureSize / tileSize));
   const perGrid = maxPerSide * maxPerSide;
   const wanted = Math.min(Math.floor(bytes / slotBytes), MAX_SLOTS);

@@ -12,8 +12,13 @@ export interface VirtualTextureBudgetInput {
   capacityBytes: number;
   /** Tile side including border, in texels. */
   tileSize: number;
-  /** Pool layers (each an rgba8 tile per slot). */
+  /** Pool layers (each an rgba8 tile per slot, unless {@link slotBytes} says otherwise). */
   layerCount: number;
+  /**
+   * Bytes of one pool slot across all layers (block-compressed layers take whole blocks), in
+   * bytes. Default: an rgba8 tile per layer, `tileSize² x 4 x layerCount`.
+   */
+  slotBytes?: number;
   /** Feedback target size, in feedback pixels. */
   feedbackWidth: number;
   feedbackHeight: number;
@@ -84,7 +89,7 @@ export function planVirtualTextureBudget(input: VirtualTextureBudgetInput): Virt
     input.readbackRowAlignment,
     input.readbacksInFlight,
   );
-  const slotBytes = input.tileSize * input.tileSize * 4 * input.layerCount;
+  const slotBytes = slotBytesOf(input);
   const fixedBytes = feedbackBytes + readbackBytes + input.pageTableBytes + input.stagingBytes;
   const minimumBytes = fixedBytes + input.minPoolSlots * slotBytes;
   if (minimumBytes > input.capacityBytes) {
@@ -114,9 +119,21 @@ export function planVirtualTextureBudget(input: VirtualTextureBudgetInput): Virt
   };
 }
 
+/** Bytes of one pool slot across all of `input`'s layers, in bytes. */
+export function slotBytesOf(input: VirtualTextureBudgetInput): number {
+  return input.slotBytes ?? input.tileSize * input.tileSize * 4 * input.layerCount;
+}
+
 /** The largest pool of `input`'s tiles and limits that fits in `bytes`. */
 export function poolShapeFor(input: VirtualTextureBudgetInput, bytes: number): PoolShape {
-  return choosePoolShape(bytes, input.tileSize, input.layerCount, input.maxTextureSize, input.maxArrayLayers);
+  return choosePoolShape(
+    bytes,
+    input.tileSize,
+    input.layerCount,
+    input.maxTextureSize,
+    input.maxArrayLayers,
+    slotBytesOf(input),
+  );
 }
 
 /**

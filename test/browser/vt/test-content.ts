@@ -31,10 +31,14 @@ export function linearToSrgb(value: number): number {
 
 const LINEAR = new Float64Array(256);
 for (let i = 0; i < 256; i++) LINEAR[i] = srgbToLinear(i);
+/** Bytes read as unorm (a linear data layer, e.g. a normal map): byte / 255. */
+export const UNORM = new Float64Array(256);
+for (let i = 0; i < 256; i++) UNORM[i] = i / 255;
 
 /**
  * Linear value of `channel` bilinearly filtered at continuous texel position (x, y) of mip `mip`
- * (texel centres at integer + 0.5), clamped to the mip's edges as the pool borders are.
+ * (texel centres at integer + 0.5), clamped to the mip's edges as the pool borders are; bytes
+ * decoded through `decode` (default sRGB; {@link UNORM} for a linear data layer).
  */
 export function bilinearLinear(
   channel: number,
@@ -43,6 +47,7 @@ export function bilinearLinear(
   y: number,
   levelWidth: number,
   levelHeight: number,
+  decode: Float64Array = LINEAR,
 ): number {
   const fx = x - 0.5;
   const fy = y - 0.5;
@@ -54,10 +59,10 @@ export function bilinearLinear(
   const cx1 = Math.min(levelWidth - 1, Math.max(0, x0 + 1));
   const cy0 = Math.min(levelHeight - 1, Math.max(0, y0));
   const cy1 = Math.min(levelHeight - 1, Math.max(0, y0 + 1));
-  const v00 = LINEAR[contentByte(channel, mip, cx0, cy0)];
-  const v10 = LINEAR[contentByte(channel, mip, cx1, cy0)];
-  const v01 = LINEAR[contentByte(channel, mip, cx0, cy1)];
-  const v11 = LINEAR[contentByte(channel, mip, cx1, cy1)];
+  const v00 = decode[contentByte(channel, mip, cx0, cy0)];
+  const v10 = decode[contentByte(channel, mip, cx1, cy0)];
+  const v01 = decode[contentByte(channel, mip, cx0, cy1)];
+  const v11 = decode[contentByte(channel, mip, cx1, cy1)];
   return (v00 * (1 - ax) + v10 * ax) * (1 - ay) + (v01 * (1 - ax) + v11 * ax) * ay;
 }
 

@@ -6,6 +6,8 @@ export interface Comparison {
   garbagePixels: number;
   worstError: number;
   mipHistogram: number[];
+  /** Normal layers: largest |blue - z(red, green)| (linear), else 0. */
+  worstZ: number;
 }
 
 /** The page API of pages/vt-scene.ts, as seen from a spec through `page.evaluate`. */
@@ -33,14 +35,42 @@ export interface VtSceneApi {
       readbackBuffers: number;
     };
     residentPages: number;
+    /** Texel format of each pool layer. */
+    poolFormats: string[];
+    slotCount: number;
     uploadsTotal: number;
     mipBias: number;
     readbacks: { started: number; delivered: number; dropped: number; skipped: number };
+    streaming: { settled: boolean; failed: number };
   };
   stepAndCompareFeedback(): Promise<{ gpu: number[]; sim: number[]; pixelAgreement: number } | null>;
   /** Virtual-texture ids seen in any feedback so far. */
   requestedVts(): number[];
   dispose(): void;
+  /** Format-choice probes (see pages/vt-scene.ts). */
+  tryFormats(): { forced: string; fallbackFormats: string[][] };
+  /** Two systems (BC7 and rgba8 pools) on one budget (see pages/vt-scene.ts). */
+  twoPools(): {
+    slots: number[];
+    formats: string[][];
+    total: number;
+    readback: number;
+    tracked: number;
+    live: number;
+    budgetBytes: number;
+    trackedAfter: number;
+    liveAfter: number;
+  };
+  /** The pool's slot grid. */
+  poolShape(): { slotsPerRow: number; slotRows: number; arrayLayers: number; tileSize: number };
+  /** Disposes the VT system alone. */
+  disposeSystem(): void;
+  /** Bytes the independent tracker counts for Tessera (WebGL2: textures only). */
+  trackedBytes(): number;
+  /** Bytes reserved in the system's budget. */
+  budgetLiveBytes(): number;
+  /** Tile errors the system emitted so far. */
+  tileErrors(): { code: string; cause: string | undefined; pageId: number }[];
 }
 
 /** Path of the test page. */

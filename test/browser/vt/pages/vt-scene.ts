@@ -24,7 +24,8 @@ import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-s
 import { virtualTexture } from '../../../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
-import { bilinearLinear, linearToSrgb, TestTileSource } from '../test-content';
+import { bilinearLinear, linearToSrgb, TestTileSource, UNORM } from '../test-content';
+import { type UastcSpoil, UastcTestTileSource } from '../uastc-test-source';
 
 /**
  * Test page: one virtual texture of `pages x pages` pages (TestTileSource content) on a unit plane
@@ -58,7 +59,7 @@ interface Tracker {
 const tracker = (globalThis as unknown as { __tesseraGpuTracker: Tracker }).__tesseraGpuTracker;
 /** WebGL2 has no labels: GL texture bytes allocated before Tessera's, subtracted from the count. */
 let glBaseline = 0;
-if (sharedBytes > 0) {
+if (sharedBytes > 0 || params.has('target')) {
   const empty = new Scene();
   const probe = new OrthographicCamera();
   renderer.setRenderTarget(capture);
@@ -74,9 +75,41 @@ function trackedBytes(): number {
     : tracker.liveBytesWithPrefix('webgl:texture') - glBaseline;
 }
 
+// ?target=bc7|astc|etc2|rgba8|auto: the content arrives as UASTC tiles, transcoded to that
+// target (auto: the device's best); ?spoil=truncated|oversized|corrupt spoils tiles of ?spoilMip.
+const target = params.get('target');
+// ?normal=1 (with ?target): a linear normal-map layer; compare() checks red and green (x, y) as
+// unorm data, and that blue is the z the sampler rebuilds from them.
+const normalLayer = params.get('normal') === '1';
+const channels = normalLayer ? 2 : 3;
 const sharedBudget = sharedBytes > 0 ? new TextureBudget({ budgetBytes: sharedBytes }) : undefined;
-const source = new TestTileSource({ widthPages: pages, heightPages: pages, delayMs });
+const source =
+  target === null
+    ? new TestTileSource({ widthPages: pages, heightPages: pages, delayMs })
+    : new UastcTestTileSource({
+        widthPages: pages,
+        heightPages: pages,
+        delayMs,
+        quality: Number(params.get('quality') ?? 1),
+        spoil: (params.get('spoil') ?? 'none') as UastcSpoil,
+        spoilMip: Number(params.get('spoilMip') ?? 0),
+        normal: normalLayer,
+      });
+const tileErrors: { code: string; cause: string | undefined; pageId: number }[] = [];
 const system = new VirtualTextureSystem(renderer, {
+  layers:
+    target === null
+      ? undefined
+      : [
+          {
+            name: 'albedo',
+            format: normalLayer ? 'uastc-4x4' : 'uastc-4x4-srgb',
+            usage: normalLayer ? 'normal' : 'color',
+            // The analytic content is opaque (?alpha=1 transcodes with alpha all the same).
+            alpha: params.get('alpha') === '1',
+            target: target === 'auto' ? undefined : (target as 'bc7'),
+          },
+        ],
   budget: sharedBudget,
   budgetBytes,
   filtering,
@@ -85,6 +118,9 @@ const system = new VirtualTextureSystem(renderer, {
   maxPoolTextureSize,
 });
 const vt = system.add(source, { name: 'test' });
+system.events.on('error', ({ error, pageId }) =>
+  tileErrors.push({ code: error.code, cause: (error.cause as { code?: string } | undefined)?.code, pageId }),
+);
 const payload = vt.tileSize - 2 * vt.border;
 
 const material = new MeshBasicNodeMaterial({ side: DoubleSide });
@@ -194,6 +230,9 @@ function step(frames = 1): void {
   }
 }
 
+/** The latest capture's linear values, laid out as {@link read}'s bytes. */
+const lastLinear = new Float32Array(size * size * 4);
+
 /** Captured colours as sRGB bytes (as the canvas would show), rows from the bottom (v upward). */
 async function read(): Promise<Uint8Array> {
   const linear = (await renderer.readRenderTargetPixelsAsync(capture, 0, 0, size, size)) as Float32Array;
@@ -202,6 +241,7 @@ async function read(): Promise<Uint8Array> {
     const dstRow = isWebGPU ? size - 1 - y : y;
     for (let x = 0; x < size * 4; x++) {
       const v = linear[y * size * 4 + x];
+      lastLinear[dstRow * size * 4 + x] = v;
       out[dstRow * size * 4 + x] = (x & 3) === 3 ? Math.round(v * 255) : Math.round(linearToSrgb(v));
     }
   }
@@ -219,11 +259,12 @@ function pixelUv(px: number, py: number, mirrorU: boolean): [number, number] {
 function expectedAt(u: number, v: number, m0: number, m1: number, t: number, out: Float64Array): void {
   for (let c = 0; c < 3; c++) {
     const w0 = Math.max(1, pages >> m0) * payload;
-    const a = bilinearLinear(c, m0, u * w0, v * w0, w0, w0);
+    const decode = normalLayer ? UNORM : undefined;
+    const a = bilinearLinear(c, m0, u * w0, v * w0, w0, w0, decode);
     let value = a;
     if (t > 0) {
       const w1 = Math.max(1, pages >> m1) * payload;
-      value = a * (1 - t) + bilinearLinear(c, m1, u * w1, v * w1, w1, w1) * t;
+      value = a * (1 - t) + bilinearLinear(c, m1, u * w1, v * w1, w1, w1, decode) * t;
     }
     out[c] = linearToSrgb(value);
   }
@@ -237,6 +278,8 @@ interface Comparison {
   /** Which mips the pixels matched best (index = mip). */
   mipHistogram: number[];
   mirrorU: boolean;
+  /** Normal layers: largest |blue - z(red, green)| (linear), else 0. */
+  worstZ: number;
 }
 
 /**
@@ -246,11 +289,19 @@ interface Comparison {
  */
 /** Largest absolute RGB difference between the pixel at byte `o` and `expected`. */
 function maxChannelError(pixels: Uint8Array, o: number, expected: Float64Array): number {
-  return Math.max(
-    Math.abs(pixels[o] - expected[0]),
-    Math.abs(pixels[o + 1] - expected[1]),
-    Math.abs(pixels[o + 2] - expected[2]),
-  );
+  const rg = Math.max(Math.abs(pixels[o] - expected[0]), Math.abs(pixels[o + 1] - expected[1]));
+  return channels === 2 ? rg : Math.max(rg, Math.abs(pixels[o + 2] - expected[2]));
+}
+
+/**
+ * Normal layers: how far blue is from the z rebuilt from red and green, on the latest capture's
+ * linear values (sRGB bytes would amplify quantisation where z nears 0), in 0..1 units.
+ */
+function zError(o: number): number {
+  const x = lastLinear[o] * 2 - 1;
+  const y = lastLinear[o + 1] * 2 - 1;
+  const z = Math.sqrt(Math.max(0, 1 - x * x - y * y)) * 0.5 + 0.5;
+  return Math.abs(lastLinear[o + 2] - z);
 }
 
 async function compare(lod: number, tolerance = 10): Promise<Comparison> {
@@ -261,6 +312,7 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
   let results: Comparison | null = null;
   for (const mirrorU of [false]) {
     let squared = 0;
+    let worstZ = 0;
     let garbage = 0;
     let worst = 0;
     const histogram = new Array(vt.mipCount).fill(0);
@@ -272,7 +324,8 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
         const [u, v] = pixelUv(px, py, mirrorU);
         const o = (py * size + px) * 4;
         expectedAt(u, v, mip, Math.min(maxMip, mip + 1), t, expected);
-        for (let c = 0; c < 3; c++) squared += (pixels[o + c] - expected[c]) ** 2;
+        for (let c = 0; c < channels; c++) squared += (pixels[o + c] - expected[c]) ** 2;
+        if (normalLayer) worstZ = Math.max(worstZ, zError(o));
         // Best match among the wanted mip and every coarser one (single-mip bilinear).
         let bestError = Number.POSITIVE_INFINITY;
         let bestMip = -1;
@@ -297,10 +350,10 @@ async function compare(lod: number, tolerance = 10): Promise<Comparison> {
         if (bestError > worst) worst = bestError;
       }
     }
-    const mse = squared / (size * size * 3);
+    const mse = squared / (size * size * channels);
     const psnr = mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
     if (results === null || psnr > results.psnr) {
-      results = { psnr, garbagePixels: garbage, worstError: worst, mipHistogram: histogram, mirrorU };
+      results = { psnr, garbagePixels: garbage, worstError: worst, mipHistogram: histogram, mirrorU, worstZ };
     }
   }
   return results!;
@@ -505,6 +558,10 @@ Object.assign(globalThis, {
       collectFeedback = false;
       return [...feedbackPages];
     },
+    /** Disposes the VT system alone (the page's own targets stay, so the tracker's baseline holds). */
+    disposeSystem() {
+      system.dispose();
+    },
     dispose() {
       system.dispose();
       streaming?.dispose();
@@ -540,8 +597,77 @@ Object.assign(globalThis, {
       }
       return { code, reservedAfter: budget.liveBytes, allocated: trackedBytes() - before };
     },
+    /**
+     * Builds systems with UASTC layers on this device: one forcing BC7 where only ASTC is allowed
+     * (its error code, or 'ok'), then two with no compressed target allowed (their pool formats).
+     */
+    tryFormats() {
+      let forced = 'ok';
+      try {
+        new VirtualTextureSystem(renderer, {
+          budgetBytes: 8 << 20,
+          feedbackScale,
+          layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', target: 'bc7' }],
+          allowedTargets: ['astc'],
+        }).dispose();
+      } catch (error) {
+        forced = (error as { code?: string }).code ?? String(error);
+      }
+      const fallbackFormats: string[][] = [];
+      for (let i = 0; i < 2; i++) {
+        const fallback = new VirtualTextureSystem(renderer, {
+          budgetBytes: 8 << 20,
+          feedbackScale,
+          layers: ['uastc-4x4-srgb'],
+          allowedTargets: [],
+        });
+        fallbackFormats.push(fallback.stats().poolFormats);
+        fallback.dispose();
+      }
+      return { forced, fallbackFormats };
+    },
+    /**
+     * Two systems on one fresh budget: one with a UASTC layer (a BC7 pool), one rgba8, each a 16 MiB
+     * share and a texture. Reports their slots, formats, bytes (theirs, the tracker's, the
+     * budget's), then the same after disposing both.
+     */
+    twoPools() {
+      const budget = new TextureBudget({ budgetBytes: 40 << 20 });
+      const before = trackedBytes();
+      const share = { budget, budgetBytes: 16 << 20, feedbackScale };
+      const compressed = new VirtualTextureSystem(renderer, {
+        ...share,
+        layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', target: 'bc7' }],
+      });
+      const plain = new VirtualTextureSystem(renderer, share);
+      compressed.add(new UastcTestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'compressed' });
+      plain.add(new TestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'plain' });
+      // One frame each, so the feedback targets exist (they are created by the first render).
+      const empty = new Scene();
+      compressed.update(camera, empty);
+      plain.update(camera, empty);
+      const a = compressed.stats();
+      const b = plain.stats();
+      const result = {
+        slots: [a.slotCount, b.slotCount],
+        formats: [a.poolFormats, b.poolFormats],
+        total: a.gpuBytes.total + b.gpuBytes.total,
+        readback: a.gpuBytes.readbackBuffers + b.gpuBytes.readbackBuffers,
+        tracked: trackedBytes() - before,
+        live: budget.liveBytes,
+        budgetBytes: budget.budgetBytes,
+        trackedAfter: 0,
+        liveAfter: 0,
+      };
+      compressed.dispose();
+      plain.dispose();
+      result.trackedAfter = trackedBytes() - before;
+      result.liveAfter = budget.liveBytes;
+      return result;
+    },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
-    sourceLoads: () => source.loads,
+    sourceLoads: () => (source instanceof TestTileSource ? source.loads : source.spoiled),
+    tileErrors: () => tileErrors.slice(),
     debug: {
       system,
       renderer,

@@ -1,0 +1,197 @@
+import { chromium } from 'playwright-core';
+import { createServer } from 'vite';
+import { type PoolTexelFormat, slotBytesOfFormats, type UastcTarget } from '../src/core/vt/pool-format';
+import { planVirtualTextureBudget } from '../src/core/vt/vt-budget-plan';
+import {
+  basisFormatOf,
+  transcodedTileBytes,
+  transcodeUastcTile,
+} from '../src/three/transcode/uastc-transcode';
+import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+import { contentByte } from '../test/browser/vt/test-content';
+import { loadNodeBasisTranscoder } from '../test/support/node-basis-transcoder';
+import { encodeUastcKtx2, uastcBlocksOf } from '../test/support/uastc-encoder';
+
+/** Port of this benchmark's own Vite server (apart from the test server's and three.bench's). */
+const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187) + 1;
+
+/** Pages a pool of each format holds at one budget (64 MiB, 1080p-sized feedback), per MiB of budget. */
+function pagesPerMib(): Record<string, number> {
+  const formats: Record<string, PoolTexelFormat> = {
+    rgba8: 'rgba8unorm-srgb',
+    bc7: 'bc7-rgba-unorm-srgb',
+    astc: 'astc-4x4-unorm-srgb',
+    etc2: 'etc2-rgba8unorm-srgb',
+  };
+  const budget = 64 << 20;
+  const out: Record<string, number> = {};
+  for (const [name, format] of Object.entries(formats)) {
+    const plan = planVirtualTextureBudget({
+      shareBytes: budget,
+      stagingBytes: 0,
+      capacityBytes: budget,
+      tileSize: 128,
+      layerCount: 1,
+      slotBytes: slotBytesOfFormats([{ target: 'bc7', format, fellBack: false }], 128),
+      feedbackWidth: 240,
+      feedbackHeight: 135,
+      readbackRowAlignment: 256,
+      readbacksInFlight: 3,
+      pageTableBytes: 4 << 20,
+      minPoolSlots: 21,
+      maxTextureSize: 8192,
+      maxArrayLayers: 256,
+    });
+    out[`vt.pool.pages_per_mib.${name}`] = plan.poolBytes / plan.slotBytes / (budget / (1 << 20));
+  }
+  for (const name of ['bc7', 'astc', 'etc2']) {
+    out[`vt.pool.pages_ratio.${name}_over_rgba8`] =
+      out[`vt.pool.pages_per_mib.${name}`] / out['vt.pool.pages_per_mib.rgba8'];
+  }
+  return out;
+}
+
+/** A 128² tile of the analytic test content (page x, y of mip `mip`), borders included. */
+function contentTile(mip: number, x: number, y: number): Uint8Array {
+  const rgba = new Uint8Array(128 * 128 * 4);
+  for (let j = 0; j < 128; j++) {
+    for (let i = 0; i < 128; i++) {
+      const o = (j * 128 + i) * 4;
+      for (let c = 0; c < 3; c++) rgba[o + c] = contentByte(c, mip, x * 120 + i, y * 120 + j);
+      rgba[o + 3] = 255;
+    }
+  }
+  return rgba;
+}
+
+/** The slice of the transcoder's KTX2File the baseline uses. */
+interface Ktx2FileHandle {
+  startTranscoding(): number;
+  transcodeImage(
+    dst: Uint8Array,
+    level: number,
+    layer: number,
+    face: number,
+    format: number,
+    alpha: number,
+    c0: number,
+    c1: number,
+  ): number;
+  close(): void;
+  delete(): void;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Worker time per 128² tile of each target: the transcode call the worker makes, on the same
+ * wasm, over 8 distinct tiles of the analytic content (encoded with Basis's UASTC encoder),
+ * medians of 10 rounds; opaque (`alpha: false`) and with alpha.
+ */
+async function transcodeTimes(): Promise<Record<string, number>> {
+  const basis = await loadNodeBasisTranscoder();
+  const files: Uint8Array[] = [];
+  for (let t = 0; t < 8; t++)
+    files.push(await encodeUastcKtx2(contentTile(t % 3, t, 7 - t), 128, 128, { srgb: true }));
+  const tiles = files.map(uastcBlocksOf);
+  const out: Record<string, number> = {};
+  // The baseline: what three's KTX2Loader runs per level (KTX2File.transcodeImage), on the same
+  // tiles as one-level files. The machine is shared and noisy: every round times each variant
+  // once, interleaved, and the medians over rounds are reported.
+  const KTX2File = (basis as unknown as { KTX2File: new (data: Uint8Array) => Ktx2FileHandle }).KTX2File;
+  const opened = files.map((file) => {
+    const handle = new KTX2File(file);
+    handle.startTranscoding();
+    return handle;
+  });
+  const perTile = (run: () => void): number => {
+    const start = performance.now();
+    run();
+    return ((performance.now() - start) * 1000) / tiles.length;
+  };
+  for (const target of ['bc7', 'astc', 'etc2', 'bc5', 'eac-rg11', 'rgba8'] as UastcTarget[]) {
+    const format = basisFormatOf(basis, target);
+    const output = new Uint8Array(transcodedTileBytes(target, 128));
+    const twoChannel = target === 'bc5' || target === 'eac-rg11';
+    // The content is opaque: as a layer with `alpha: false`; `_alpha` is the default `alpha: true`.
+    const opaque = () => {
+      for (const tile of tiles) transcodeUastcTile(basis, format, target, tile, output, 128, false);
+    };
+    const alpha = () => {
+      for (const tile of tiles) transcodeUastcTile(basis, format, target, tile, output, 128, true);
+    };
+    const loader = () => {
+      for (const handle of opened) handle.transcodeImage(output, 0, 0, 0, format, 0, -1, -1);
+    };
+    opaque();
+    const rounds = { opaque: [] as number[], alpha: [] as number[], loader: [] as number[] };
+    for (let r = 0; r < 15; r++) {
+      rounds.opaque.push(perTile(opaque));
+      if (!twoChannel) {
+        rounds.alpha.push(perTile(alpha));
+        rounds.loader.push(perTile(loader));
+      }
+    }
+    out[`transcode.uastc.${target}.us_per_tile`] = median(rounds.opaque);
+    if (!twoChannel) {
+      out[`transcode.uastc.${target}_alpha.us_per_tile`] = median(rounds.alpha);
+      out[`transcode.uastc.${target}.ktx2loader_us_per_tile`] = median(rounds.loader);
+    }
+  }
+  for (const handle of opened) {
+    handle.close();
+    handle.delete();
+  }
+  return out;
+}
+
+/** Tessera's BC7 upload path over a bare writeTexture loop, in Chromium on WebGPU. */
+async function uploadRatio(): Promise<Record<string, number>> {
+  if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
+  const server = await createServer({
+    configFile: new URL('../test/browser/vite.config.ts', import.meta.url).pathname,
+    server: { port: BENCH_PORT, strictPort: true },
+    logLevel: 'error',
+  });
+  await server.listen();
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const failed = new Promise<never>((_, reject) =>
+      page.on('pageerror', (error) => reject(new Error(`benchmark page failed: ${error.message}`))),
+    );
+    await page.goto(`http://localhost:${BENCH_PORT}/bench/three/compressed-upload.html`);
+    await Promise.race([
+      page.waitForFunction(() => document.title === 'done', null, { timeout: 300_000 }),
+      failed,
+    ]);
+    const result = (await page.evaluate(() => (globalThis as { benchResult?: unknown }).benchResult)) as {
+      tesseraTilesPerSecond: number;
+      bareTilesPerSecond: number;
+      uploadRatio: number;
+    };
+    return {
+      'three.upload_ratio.bc7': result.uploadRatio,
+      'three.upload.bc7.tessera_tiles_per_s': result.tesseraTilesPerSecond,
+      'three.upload.bc7.bare_tiles_per_s': result.bareTilesPerSecond,
+    };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+/**
+ * The block-compressed pool: pages per MiB of budget per pool format, UASTC transcode time per
+ * tile per target (worker time), and the BC7 upload path against a bare writeTexture loop.
+ */
+export default {
+  name: 'compressed',
+  async run(): Promise<Record<string, number>> {
+    return { ...pagesPerMib(), ...(await transcodeTimes()), ...(await uploadRatio()) };
+  },
+};

@@ -1,0 +1,124 @@
+import { TileSourceError } from '../../core/errors';
+import { type UastcTarget, uastcTileBytes } from '../../core/vt/pool-format';
+import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import type { UastcTranscoderPool } from './uastc-transcoder-pool';
+
+/**
+ * The transcoding stage a {@link VirtualTextureSystem} puts in front of a source with UASTC
+ * layers, so the streamer stays format-agnostic: `load` fetches the tile from `source`, checks
+ * each UASTC layer's size, and transcodes it in the worker pool to its pool layer's target. Its
+ * `info` is the source's (the layer formats it declares are what the source delivers; the bytes
+ * this stage returns are in the pool's formats). A UASTC layer that spans its whole ArrayBuffer is
+ * transferred to a worker (detached, then reused): sources must hand out tile buffers they keep no
+ * use for, as the `TileData` contract implies.
+ */
+export class TranscodingTileSource implements TileSource {
+  readonly info: TileSourceInfo;
+  /** The wrapped source. */
+  readonly source: TileSource;
+  private readonly targets: readonly (UastcTarget | null)[];
+  private readonly hasAlpha: readonly boolean[];
+  private readonly pool: UastcTranscoderPool;
+  private readonly expectedBytes: number;
+  /** The one transcoded layer (the common case: no per-tile job list), or -1. */
+  private readonly single: number;
+
+  /**
+   * @param targets per source layer: the target its UASTC blocks become, or null to pass the
+   *   layer through untouched (rgba8 layers, layers no pool layer receives).
+   * @param hasAlpha per source layer: transcode with alpha (default: colour layers do, normals not).
+   */
+  constructor(
+    source: TileSource,
+    targets: readonly (UastcTarget | null)[],
+    pool: UastcTranscoderPool,
+    hasAlpha: readonly boolean[] = source.info.layers.map((layer) => (layer.usage ?? 'color') === 'color'),
+  ) {
+    this.source = source;
+    this.info = source.info;
+    this.targets = targets;
+    this.hasAlpha = hasAlpha;
+    this.pool = pool;
+    this.expectedBytes = uastcTileBytes(source.info.tileSize);
+    const transcoded = targets.flatMap((target, i) => (target === null ? [] : [i]));
+    this.single = transcoded.length === 1 ? transcoded[0] : -1;
+  }
+
+  /**
+   * Loads and transcodes one tile.
+   * @throws (rejects) TileSourceError 'truncated' (fewer bytes than `(tileSize / 4)²` blocks),
+   *   'wrong-size' (more), 'decode-failed' (blocks the transcoder rejects), or the source's error.
+   */
+  async load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
+    const tile = await this.source.load(mip, x, y, signal);
+    const targets = this.targets;
+    const tileSize = this.info.tileSize;
+    for (let i = 0; i < targets.length; i++) {
+      if (targets[i] === null) continue;
+      const bytes = tile.layers[i];
+      const length = bytes?.byteLength ?? 0;
+      if (length !== this.expectedBytes) {
+        throw new TileSourceError(
+          length < this.expectedBytes ? 'truncated' : 'wrong-size',
+          `UASTC layer '${this.info.layers[i].name}' of tile ${mip}/${x}/${y} has ${length} bytes, expected ${this.expectedBytes}`,
+          false,
+        );
+      }
+    }
+    // The tile is this stage's now: its layers are replaced in place by their transcoded bytes.
+    const layers = tile.layers;
+    if (this.single >= 0) {
+      const i = this.single;
+      layers[i] = await this.pool.transcode(layers[i], targets[i]!, tileSize, this.hasAlpha[i], signal);
+      return tile;
+    }
+    const jobs: Promise<void>[] = [];
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[i];
+      if (target === null) continue;
+      jobs.push(
+        this.pool.transcode(layers[i], target, tileSize, this.hasAlpha[i], signal).then((out) => {
+          layers[i] = out;
+        }),
+      );
+    }
+    await Promise.all(jobs);
+    return tile;
+  }
+
+  /** Returns the transcoded buffers of `tile` (one this stage produced) for reuse, after upload. */
+  recycle(tile: TileData): void {
+    for (let i = 0; i < this.targets.length; i++)
+      if (this.targets[i] !== null) this.pool.recycle(tile.layers[i]);
+  }
+}
+
+/**
+ * The transcoding stage for a texture whose source layer `poolLayerSource[p]` lands in pool layer
+ * `p`, or null when none of its mapped layers is UASTC (the source is used as it is).
+ * @param targetOf the target of each pool layer.
+ * @param alphaOf whether each pool layer's tiles are transcoded with alpha.
+ * @param pool gives the system's transcoder pool (started on first use).
+ */
+export function transcodingStageFor(
+  source: TileSource,
+  poolLayerSource: Int8Array,
+  targetOf: readonly UastcTarget[],
+  alphaOf: readonly boolean[],
+  pool: () => UastcTranscoderPool,
+): TranscodingTileSource | null {
+  const targets: (UastcTarget | null)[] = source.info.layers.map(() => null);
+  const alpha = source.info.layers.map(() => false);
+  let any = false;
+  for (let p = 0; p < poolLayerSource.length; p++) {
+    const from = poolLayerSource[p];
+    if (from < 0) continue;
+    const format = source.info.layers[from].format;
+    if (format === 'uastc-4x4' || format === 'uastc-4x4-srgb') {
+      targets[from] = targetOf[p];
+      alpha[from] = alphaOf[p];
+      any = true;
+    }
+  }
+  return any ? new TranscodingTileSource(source, targets, pool(), alpha) : null;
+}

@@ -1,0 +1,154 @@
+import { TileSourceError } from '../../core/errors';
+import type { UastcTarget } from '../../core/vt/pool-format';
+import { WorkerJobPool } from '../../sources/worker-job-pool';
+import type { BasisTranscoderAssets } from './basis-transcoder-assets';
+import type { TranscodeRequest, TranscodeResponse } from './transcode-messages';
+import { transcodedTileBytes } from './uastc-transcode';
+
+/** The part of a Worker the pool uses (tests may pass their own). */
+export interface TranscodeWorker {
+  postMessage(message: TranscodeRequest, transfer: Transferable[]): void;
+  onmessage: ((event: MessageEvent<TranscodeResponse>) => void) | null;
+  onerror: ((event: ErrorEvent) => void) | null;
+  terminate(): void;
+}
+
+/** Options of {@link UastcTranscoderPool}. */
+export interface UastcTranscoderPoolOptions {
+  /** The transcoder script and wasm. */
+  assets: BasisTranscoderAssets;
+  /** Workers, 1..16. Default: hardware threads - 1, at most 4. */
+  size?: number;
+  /** Creates one worker (default: the library's transcode worker). */
+  createWorker?: () => TranscodeWorker;
+}
+
+/**
+ * Transcodes UASTC tiles in a pool of workers, each running three's Basis transcoder. Buffers
+ * are reused: the tile's UASTC bytes and an output buffer are transferred to the worker and back,
+ * and {@link recycle} returns an output buffer once its blocks are uploaded, so steady streaming
+ * allocates no tile buffers. Aborting a job rejects it at once (its late answer only refills the
+ * rings).
+ */
+export class UastcTranscoderPool {
+  private readonly jobs: WorkerJobPool<TranscodeWorker, Uint8Array>;
+  /** Free output buffers by byte length (16 KiB block tiles, 64 KiB rgba8 tiles of 128²). */
+  private readonly free = new Map<number, ArrayBuffer[]>();
+  private fatal: string | null = null;
+
+  constructor(options: UastcTranscoderPoolOptions) {
+    const create = options.createWorker ?? createTranscodeWorker;
+    const assets = options.assets;
+    this.jobs = new WorkerJobPool<TranscodeWorker, Uint8Array>({
+      size: options.size,
+      createWorker: (index) => {
+        const worker = create();
+        worker.onmessage = (event) => this.onMessage(index, event.data);
+        worker.onerror = (event) => {
+          event.preventDefault?.();
+          this.failAll(index, `transcode worker failed: ${event.message}`);
+        };
+        worker.postMessage({ type: 'init', scriptText: assets.scriptText, wasmUrl: assets.wasmUrl }, []);
+        return worker;
+      },
+    });
+  }
+
+  /**
+   * Transcodes one tile's UASTC blocks to `target`. `input` must be exactly the tile's blocks (the
+   * caller checks the size); when it spans its whole buffer that buffer is transferred (detached
+   * here), else it is copied into a reused staging buffer.
+   * @returns a buffer of `transcodedTileBytes(target, tileSize)` bytes, to {@link recycle} after use.
+   * @throws (rejects) TileSourceError('decode-failed') when the transcoder rejects the blocks or
+   *   cannot load; the signal's reason when aborted; 'source-disposed' after {@link dispose}.
+   */
+  transcode(
+    input: Uint8Array,
+    target: UastcTarget,
+    tileSize: number,
+    hasAlpha: boolean,
+    signal: AbortSignal,
+  ): Promise<Uint8Array> {
+    if (this.jobs.disposed) {
+      return Promise.reject(
+        new TileSourceError('source-disposed', 'the transcoder pool was disposed', false),
+      );
+    }
+    if (this.fatal !== null) return Promise.reject(new TileSourceError('decode-failed', this.fatal, false));
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const whole = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength;
+    let staged: ArrayBuffer;
+    if (whole && input.buffer instanceof ArrayBuffer) staged = input.buffer;
+    else {
+      staged = this.take(input.byteLength);
+      new Uint8Array(staged).set(input);
+    }
+    const output = this.take(transcodedTileBytes(target, tileSize));
+    return this.jobs.submit(signal, (worker, id) => {
+      worker.postMessage({ type: 'job', id, target, tileSize, hasAlpha, input: staged, output }, [
+        staged,
+        output,
+      ]);
+    });
+  }
+
+  /** Returns a transcoded tile's buffer for reuse once its bytes were written to the GPU. */
+  recycle(bytes: Uint8Array): void {
+    const buffer = bytes.buffer;
+    if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0) return;
+    let list = this.free.get(buffer.byteLength);
+    if (list === undefined) {
+      list = [];
+      this.free.set(buffer.byteLength, list);
+    }
+    // Bounded: more free buffers than a few frames of uploads would only hold memory.
+    if (list.length < 64) list.push(buffer);
+  }
+
+  /** Jobs sent and not yet answered. */
+  get pending(): number {
+    return this.jobs.pending;
+  }
+
+  /** Rejects every pending job with 'source-disposed' and terminates the workers. */
+  dispose(): void {
+    if (this.jobs.disposed) return;
+    this.jobs.dispose(
+      () => new TileSourceError('source-disposed', 'the transcoder pool was disposed', false),
+    );
+    this.free.clear();
+  }
+
+  private take(bytes: number): ArrayBuffer {
+    return this.free.get(bytes)?.pop() ?? new ArrayBuffer(bytes);
+  }
+
+  private onMessage(worker: number, message: TranscodeResponse): void {
+    if (message.type === 'fatal') {
+      this.failAll(worker, `the Basis transcoder did not load: ${message.error}`);
+      return;
+    }
+    // The input comes back too: it becomes a staging buffer.
+    this.recycle(new Uint8Array(message.input));
+    if (message.ok) this.jobs.resolve(message.id, new Uint8Array(message.output));
+    else {
+      this.recycle(new Uint8Array(message.output));
+      this.jobs.reject(
+        message.id,
+        new TileSourceError('decode-failed', `UASTC transcode failed: ${message.error ?? 'unknown'}`, false),
+      );
+    }
+  }
+
+  private failAll(worker: number, reason: string): void {
+    this.fatal = reason;
+    this.jobs.failWorker(worker, () => new TileSourceError('decode-failed', reason, false));
+  }
+}
+
+function createTranscodeWorker(): TranscodeWorker {
+  // The `new Worker(new URL(literal, import.meta.url))` shape bundlers recognise (see vite.config.ts).
+  return new Worker(new URL('./transcode-worker.ts', import.meta.url), {
+    type: 'module',
+  }) as unknown as TranscodeWorker;
+}
