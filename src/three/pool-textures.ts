@@ -13,8 +13,9 @@ import {
   UnsignedByteType,
   UnsignedIntType,
 } from 'three';
-import { type PoolFormatChoice, type PoolTexelFormat, tileBytesOf } from '../core/vt/pool-format';
+import type { PoolFormatChoice, PoolTexelFormat } from '../core/vt/pool-format';
 import { type PoolShape, poolSlotCount } from '../core/vt/pool-shape';
+import { tileLayerBytes } from '../core/vt/tile-bytes';
 import { createAllocatedTexture, textureBytes } from './allocated-texture';
 import type { BackendBridge } from './backend-bridge';
 import { createCompressedPoolTexture } from './compressed-pool-texture';
@@ -92,7 +93,7 @@ export class PoolTextures {
     this.slotsPerGrid = shape.slotsPerRow * shape.slotRows;
     this.slotCount = poolSlotCount(shape);
     // Exactly what the GPU holds: slots x tile bytes (the texture is the slot grid, nothing more).
-    this.bytesPerLayer = formats.map((format) => this.slotCount * tileBytesOf(format, shape.tileSize));
+    this.bytesPerLayer = formats.map((format) => this.slotCount * tileLayerBytes(format, shape.tileSize));
     this.textures = formats.map((format, layer) => {
       const name = `tessera:pool:${layer}`;
       const texture =

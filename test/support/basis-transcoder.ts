@@ -1,63 +1,22 @@
 /**
- * three's Basis Universal transcoder (`three/examples/jsm/libs/basis/basis_transcoder.js` +
- * `.wasm`, the one `KTX2Loader` uses) loaded in Node, to decode raw UASTC 4x4 blocks to rgba8 in
- * tests and benchmarks: the quality a UASTC archive delivers is what this decoder shows.
+ * Decoding raw UASTC 4x4 blocks to rgba8 in Node with three's Basis transcoder (the one
+ * `KTX2Loader` uses), loaded and called as the transcode worker does: the quality a UASTC archive
+ * delivers is what this decoder shows. Plus the quality measures the UASTC tests report.
  */
 
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basisFormatOf, transcodeUastcTile } from '../../src/three/transcode/uastc-transcode';
+import { loadNodeBasisTranscoder } from './node-basis-transcoder';
 
-interface TranscoderModule {
-  initializeBasis(): void;
-  transcoder_texture_format: Record<string, { value: number }>;
-  transcodeUASTCImage(...args: unknown[]): boolean;
-}
-
-let modulePromise: Promise<TranscoderModule> | undefined;
-
-function loadTranscoder(): Promise<TranscoderModule> {
-  modulePromise ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const dir = dirname(require.resolve('three/examples/jsm/libs/basis/basis_transcoder.js'));
-    // A classic script defining `BASIS` (what KTX2Loader hands its workers), not a module.
-    const source = readFileSync(join(dir, 'basis_transcoder.js'), 'utf8');
-    const factory = new Function('require', '__dirname', `${source}\nreturn BASIS;`)(require, dir) as (
-      options: object,
-    ) => Promise<TranscoderModule>;
-    const module = await factory({ wasmBinary: readFileSync(join(dir, 'basis_transcoder.wasm')) });
-    module.initializeBasis();
-    return module;
-  })();
-  return modulePromise;
-}
+let modulePromise: ReturnType<typeof loadNodeBasisTranscoder> | undefined;
 
 /** Decodes `size x size` texels of raw UASTC 4x4 blocks (block rows top to bottom) to rgba8. */
 export async function decodeUastcToRgba(blocks: Uint8Array, size: number): Promise<Uint8Array> {
-  const basis = await loadTranscoder();
+  modulePromise ??= loadNodeBasisTranscoder();
+  const basis = await modulePromise;
   const out = new Uint8Array(size * size * 4);
-  const blocksWide = size / 4;
-  const ok = basis.transcodeUASTCImage(
-    basis.transcoder_texture_format.cTFRGBA32.value,
-    out,
-    size * size,
-    blocks,
-    blocksWide,
-    blocksWide,
-    size,
-    size,
-    0, // level index
-    0, // slice offset
-    blocks.length,
-    0, // decode flags
-    true, // has alpha: decode the alpha the blocks carry
-    false, // is video
-    0, // output row pitch (0: the width)
-    0, // output rows (0: the height)
-    -1, // channel 0 (-1: default)
-    -1, // channel 1
-  );
-  if (!ok) throw new Error('UASTC transcode to RGBA32 failed');
+  // Has alpha: decode the alpha the blocks carry.
+  if (!transcodeUastcTile(basis, basisFormatOf(basis, 'rgba8'), 'rgba8', blocks, out, size, true))
+    throw new Error('UASTC transcode to RGBA32 failed');
   return out;
 }
 

@@ -1,6 +1,6 @@
 import type { TextureFormatName } from '../budget/texture-format';
-import { textureFormatInfo } from '../budget/texture-format';
 import { TesseraConfigError } from '../errors';
+import { tileLayerBytes } from './tile-bytes';
 import type { TileEncoding, TileLayerUsage } from './tile-source';
 
 /**
@@ -124,20 +124,9 @@ export function choosePoolFormat(
   return { target: 'rgba8', format: poolTexelFormatOf('rgba8', linear), fellBack: true };
 }
 
-/** Bytes of one `tileSize²` tile in `format` (whole 4x4 blocks for block formats), in bytes. */
-export function tileBytesOf(format: PoolTexelFormat, tileSize: number): number {
-  const info = textureFormatInfo(format);
-  return Math.ceil(tileSize / info.blockWidth) * Math.ceil(tileSize / info.blockHeight) * info.bytesPerBlock;
-}
-
-/** Bytes of one UASTC tile of `tileSize²` texels: `(tileSize / 4)²` blocks of 16 bytes. */
-export function uastcTileBytes(tileSize: number): number {
-  return (tileSize / 4) * (tileSize / 4) * 16;
-}
-
 /** Bytes of one pool slot holding a `tileSize²` tile in each layer's chosen format, in bytes. */
 export function slotBytesOfFormats(formats: readonly PoolFormatChoice[], tileSize: number): number {
   let total = 0;
-  for (const choice of formats) total += tileBytesOf(choice.format, tileSize);
+  for (const choice of formats) total += tileLayerBytes(choice.format, tileSize);
   return total;
 }

@@ -5,6 +5,8 @@
  * archive needs neither, so older readers keep reading what they always could.
  */
 
+import { tileLayerBytes } from '../../core/vt/tile-bytes';
+
 /** "TSVA" read as bytes. */
 export const ARCHIVE_MAGIC = [0x54, 0x53, 0x56, 0x41] as const;
 /** The newest version this reader understands (it reads every version from 1). */
@@ -56,7 +58,7 @@ export function isUastcEncoding(encoding: PayloadEncodingName): boolean {
 
 /** Bytes of one tile's UASTC blocks: 16 per 4x4 block; `tileSize` must be a multiple of 4. */
 export function uastcTileBytes(tileSize: number): number {
-  return (tileSize / 4) * (tileSize / 4) * 16;
+  return tileLayerBytes('uastc-4x4', tileSize);
 }
 
 /** Colour space of a layer's texels. */

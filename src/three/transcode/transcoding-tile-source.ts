@@ -1,5 +1,6 @@
 import { TileSourceError } from '../../core/errors';
-import { type UastcTarget, uastcTileBytes } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/pool-format';
+import { tileLayerBytes } from '../../core/vt/tile-bytes';
 import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
 import type { UastcTranscoderPool } from './uastc-transcoder-pool';
 
@@ -39,7 +40,7 @@ export class TranscodingTileSource implements TileSource {
     this.targets = targets;
     this.hasAlpha = hasAlpha;
     this.pool = pool;
-    this.expectedBytes = uastcTileBytes(source.info.tileSize);
+    this.expectedBytes = tileLayerBytes('uastc-4x4', source.info.tileSize);
     const transcoded = targets.flatMap((target, i) => (target === null ? [] : [i]));
     this.single = transcoded.length === 1 ? transcoded[0] : -1;
   }

@@ -5,9 +5,8 @@ import {
   choosePoolFormat,
   isTwoChannelFormat,
   slotBytesOfFormats,
-  tileBytesOf,
-  uastcTileBytes,
 } from '../../../src/core/vt/pool-format';
+import { tileLayerBytes } from '../../../src/core/vt/tile-bytes';
 import { planVirtualTextureBudget } from '../../../src/core/vt/vt-budget-plan';
 
 const ALL: CompressionSupport = new Set(['bc7', 'bc5', 'astc', 'etc2', 'eac-rg11']);
@@ -59,7 +58,7 @@ describe('choosePoolFormat', () => {
 
 describe('block sizes', () => {
   it('sizes a 128² tile with its border as 32 x 32 blocks: 16 KiB in 4x4 formats, 64 KiB in rgba8', () => {
-    expect(uastcTileBytes(128)).toBe(16384);
+    expect(tileLayerBytes('uastc-4x4', 128)).toBe(16384);
     for (const format of [
       'bc7-rgba-unorm-srgb',
       'astc-4x4-unorm',
@@ -67,9 +66,9 @@ describe('block sizes', () => {
       'bc5-rg-unorm',
       'eac-rg11unorm',
     ] as const) {
-      expect(tileBytesOf(format, 128)).toBe(16384);
+      expect(tileLayerBytes(format, 128)).toBe(16384);
     }
-    expect(tileBytesOf('rgba8unorm-srgb', 128)).toBe(65536);
+    expect(tileLayerBytes('rgba8unorm-srgb', 128)).toBe(65536);
   });
 
   it('gives a block-compressed pool 4x the slots of an rgba8 one in the same budget', () => {
