@@ -21,6 +21,9 @@ export const KTX2_LEVEL_ENTRY_BYTES = 24;
 /** Largest header + index + DFD + key/value data + global data accepted, bytes (a bound on a bad header). */
 export const KTX2_MAX_PREFIX_BYTES = 1 << 20;
 
+/** Longest level-0 edge accepted, texels (WebGPU's `maxTextureDimension2D` is 8192 to 16384). */
+export const KTX2_MAX_EDGE = 16384;
+
 const IDENTIFIER = [0xab, 0x4b, 0x54, 0x58, 0x20, 0x32, 0x30, 0xbb, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** KTX2 `supercompressionScheme` values this reader inflates. */
@@ -115,6 +118,13 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
   }
   if (width === 0 || height === 0)
     throw new TileSourceError('corrupt', `KTX2 size ${width}x${height}`, false);
+  // Bounds what one inflated level may allocate (a 16384² rgba8 level is 1 GiB).
+  if (width > KTX2_MAX_EDGE || height > KTX2_MAX_EDGE)
+    throw new TileSourceError(
+      'oversized',
+      `KTX2 size ${width}x${height} (most ${KTX2_MAX_EDGE} texels an edge)`,
+      false,
+    );
   // A DFD holds its total size (4 bytes) and at least one basic block header (24 bytes).
   if (dfdLength < 28 || dfdOffset < KTX2_HEADER_BYTES)
     throw new TileSourceError('corrupt', `KTX2 DFD of ${dfdLength} bytes at ${dfdOffset}`, false);
