@@ -12,6 +12,11 @@ function setU32(bytes: Uint8Array, at: number, value: number): Uint8Array {
   return bytes;
 }
 
+function setByte(bytes: Uint8Array, at: number, value: number): Uint8Array {
+  bytes[at] = value;
+  return bytes;
+}
+
 function codeOf(run: () => unknown): string {
   try {
     run();
@@ -31,7 +36,7 @@ describe('Ktx2Source: bad input is a typed error', () => {
   });
 
   const mutations: [string, string, (b: Uint8Array) => Uint8Array][] = [
-    ['bad magic', 'bad-magic', (b) => ((b[1] = 0), b)],
+    ['bad magic', 'bad-magic', (b) => setByte(b, 1, 0)],
     ['header cut short', 'truncated', (b) => b.subarray(0, 60)],
     [
       'level index cut short',
@@ -45,13 +50,13 @@ describe('Ktx2Source: bad input is a typed error', () => {
     ['unknown vkFormat', 'unsupported', (b) => setU32(b, 12, 999_999)],
     ['unknown supercompression', 'unsupported', (b) => setU32(b, 44, 9)],
     ['BasisLZ (ETC1S)', 'unsupported', (b) => setU32(b, 44, 1)],
-    ['UASTC colour model', 'unsupported', (b) => ((b[dfdOffset + 12] = 166), setU32(b, 12, 0))],
+    ['UASTC colour model', 'unsupported', (b) => setU32(setByte(b, dfdOffset + 12, 166), 12, 0)],
     ['cube map', 'unsupported', (b) => setU32(b, 36, 6)],
     ['array', 'unsupported', (b) => setU32(b, 32, 4)],
     ['3D texture', 'unsupported', (b) => setU32(b, 28, 8)],
-    ['DFD colour model of another format', 'corrupt', (b) => ((b[dfdOffset + 12] = 1), b)],
-    ['DFD transfer function not sRGB for an sRGB format', 'corrupt', (b) => ((b[dfdOffset + 14] = 1), b)],
-    ['DFD block size not 4x4', 'corrupt', (b) => ((b[dfdOffset + 16] = 7), b)],
+    ['DFD colour model of another format', 'corrupt', (b) => setByte(b, dfdOffset + 12, 1)],
+    ['DFD transfer function not sRGB for an sRGB format', 'corrupt', (b) => setByte(b, dfdOffset + 14, 1)],
+    ['DFD block size not 4x4', 'corrupt', (b) => setByte(b, dfdOffset + 16, 7)],
     ['DFD too short', 'corrupt', (b) => setU32(b, 52, 8)],
     ['zero width', 'corrupt', (b) => setU32(b, 20, 0)],
     ['huge width', 'oversized', (b) => setU32(b, 20, 1 << 20)],
