@@ -8,6 +8,7 @@ import type { StreamedTextureFormat } from '../../core/streaming/mip-pyramid-sou
 
 /** DFD colour models (`khr_df_model_e`) this reader checks. */
 export const DFD_MODEL = {
+  unspecified: 0,
   rgbsda: 1,
   bc1a: 128,
   bc3: 130,

@@ -151,11 +151,12 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
     throw new TileSourceError('unsupported', `KTX2 vkFormat ${vkFormat} is not supported`, false);
   const format = entry.format;
   const block = format.startsWith('rgba8') ? 1 : 4;
+  // A DFD whose model is 0 (KHR_DF_MODEL_UNSPECIFIED, what minimal writers leave) declares no
+  // model or block size to contradict the vkFormat; its transfer function is still checked.
+  const declared = colorModel !== DFD_MODEL.unspecified;
   if (
-    colorModel !== entry.colorModel ||
-    (transfer === DFD_TRANSFER_SRGB) !== isSrgbFormat(format) ||
-    blockWidth !== block ||
-    blockHeight !== block
+    (declared && (colorModel !== entry.colorModel || blockWidth !== block || blockHeight !== block)) ||
+    (transfer === DFD_TRANSFER_SRGB) !== isSrgbFormat(format)
   ) {
     throw new TileSourceError(
       'corrupt',
