@@ -1,3 +1,4 @@
+import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import { writeKtx2Fixture } from '../../support/ktx2-fixtures';
 import { expect, test } from '../fixtures';
 
@@ -146,5 +147,52 @@ test.describe('KTX2 streamed by HTTP Range', () => {
     // 256² in a 128-pixel view: mip 1 (green).
     expect(last.residentMip).toBe(1);
     expect(near(last.pixel, [1, 255, 1]), `pixel ${last.pixel}`).toBe(true);
+  });
+
+  test('BC7 + zlib with corrupt fine levels: a typed error, that texture keeps its coarser level, the other streams on', async ({
+    page,
+    openPage,
+  }) => {
+    const options = { width: 512, height: 512, payload: 'bc7', supercompression: 'zlib' } as const;
+    const good = await writeKtx2Fixture(options);
+    const bad = good.slice();
+    const { layout } = new Ktx2Source(good);
+    // Levels 0..2 (finer than the pinned 64² level 3): 0xFF after the zlib header is a reserved
+    // deflate block type, so inflation fails.
+    for (let level = 0; level <= 2; level++) {
+      const start = layout.levelOffsets[level];
+      bad.fill(0xff, start + 2, start + layout.levelLengths[level]);
+    }
+    await serve(page, { 'bad.ktx2': bad, 'good.ktx2': good });
+    await openPage(PAGE);
+    await expect(page).toHaveTitle('ready');
+    const run = await page.evaluate(() =>
+      (
+        globalThis as never as {
+          ktxPage: {
+            streamBadAndGood(
+              a: string,
+              b: string,
+              f: number,
+            ): Promise<{
+              badMip: number;
+              goodMip: number;
+              badPinnedMip: number;
+              pixel: number[];
+              errors: { texture: string; code: string; cause: string }[];
+            }>;
+          };
+        }
+      ).ktxPage.streamBadAndGood('/ktx2/bad.ktx2', '/ktx2/good.ktx2', 30),
+    );
+    expect(run.goodMip).toBe(2);
+    expect(run.badMip).toBe(run.badPinnedMip);
+    expect(run.badPinnedMip).toBe(3);
+    expect(run.errors.length).toBeGreaterThan(0);
+    // The planner's 'texture-load-failed', caused by the source's typed error.
+    for (const error of run.errors)
+      expect(error).toEqual({ texture: 'bad', code: 'texture-load-failed', cause: 'decode-failed' });
+    // The bad texture, in front, still shows its pinned level 3 (yellow).
+    expect(near(run.pixel, [255, 255, 1]), `pixel ${run.pixel}`).toBe(true);
   });
 });

@@ -102,5 +102,44 @@ async function stream(url: string, frames: number) {
   return out;
 }
 
-(globalThis as unknown as { ktxPage: unknown }).ktxPage = { stream };
+/**
+ * Streams `badUrl` (a file whose finer levels are corrupt) and `goodUrl` on two planes filling
+ * the view (the bad one in front), and reports each texture's resident mip and the errors emitted.
+ */
+async function streamBadAndGood(badUrl: string, goodUrl: string, frames: number) {
+  const [bad, good] = await Promise.all([Ktx2Source.fromUrl(badUrl), Ktx2Source.fromUrl(goodUrl)]);
+  const system = new TextureStreamingSystem(renderer, { budgetBytes: 8 << 20, needRefreshFrames: 1 });
+  const errors: { texture: string; code: string; cause: string }[] = [];
+  system.events.on('error', ({ error, texture }) => {
+    const typed = error as { code?: string; cause?: { code?: string } };
+    errors.push({ texture: texture.name, code: typed.code ?? String(error), cause: typed.cause?.code ?? '' });
+  });
+  const scene = new Scene();
+  const textures = [system.createTexture(bad, { name: 'bad' }), system.createTexture(good, { name: 'good' })];
+  textures.forEach((texture, i) => {
+    const mesh = new Mesh(geometry, new MeshBasicNodeMaterial());
+    mesh.position.z = -0.01 * i;
+    scene.add(mesh);
+    system.attach(mesh, texture);
+  });
+  let pixel: number[] = [];
+  for (let frame = 1; frame <= frames; frame++) {
+    system.update(camera, scene, frame);
+    renderer.render(scene, camera);
+    pixel = await centrePixel(scene);
+    await nextTask();
+  }
+  const out = {
+    badMip: system.residentMipOf(textures[0]),
+    goodMip: system.residentMipOf(textures[1]),
+    badPinnedMip: system.planner.pinnedMipOf(textures[0].id),
+    pixel,
+    errors,
+  };
+  system.dispose();
+  await nextTask();
+  return out;
+}
+
+(globalThis as unknown as { ktxPage: unknown }).ktxPage = { stream, streamBadAndGood };
 document.title = 'ready';
