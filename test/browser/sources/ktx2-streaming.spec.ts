@@ -128,6 +128,25 @@ test.describe('KTX2 streamed by HTTP Range', () => {
     );
   });
 
+  test('BC7 + zstd (zstddec loaded in the page): streams to mip 2 and renders its colour', async ({
+    page,
+    openPage,
+  }) => {
+    const file = await writeKtx2Fixture({
+      width: 512,
+      height: 512,
+      payload: 'bc7',
+      supercompression: 'zstd',
+    });
+    await serve(page, { 'zstd.ktx2': file });
+    await openPage(PAGE);
+    const run = await stream(page, '/ktx2/zstd.ktx2', 30);
+    const last = run.records[run.records.length - 1];
+    expect(last.residentMip).toBe(2);
+    expect(near(last.pixel, [1, 1, 255]), `pixel ${last.pixel}`).toBe(true);
+    if (run.trackedStreamed >= 0) expect(run.trackedStreamed).toBe(run.budgetStreamed);
+  });
+
   test('rgba8: a server that ignores Range gives one whole download, and the texture still streams', async ({
     page,
     openPage,
