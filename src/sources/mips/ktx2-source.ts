@@ -55,6 +55,7 @@ export class Ktx2Source implements MipPyramidSource {
 
   /**
    * @param input the whole KTX2 file in memory, or a file opened by {@link fromUrl} / {@link open}.
+   * @param openBytes bytes read to open it (default: the whole file).
    * @throws TileSourceError as {@link parseKtx2Layout} (a typed code for every bad or unsupported file).
    */
   constructor(input: Uint8Array | Ktx2Opened, openBytes?: number) {
