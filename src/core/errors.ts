@@ -50,7 +50,9 @@ export type TileSourceErrorCode =
   /** Larger than allowed or expected: a tile's payload or image, the tile size, the archive index. */
   | 'oversized'
   /** The source (or the worker pool it decodes on) was disposed while the load was pending. */
-  | 'source-disposed';
+  | 'source-disposed'
+  /** Well-formed input this build cannot use: a texel format, supercompression or texture type. */
+  | 'unsupported';
 
 /** Every code a {@link TesseraError} (of any class) may carry. */
 export type TesseraErrorCode = RuntimeErrorCode | TesseraConfigErrorCode | TileSourceErrorCode;

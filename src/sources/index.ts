@@ -23,7 +23,7 @@ export {
   type WorkerDecoderPoolOptions,
   type WorkerLike,
 } from './archive/worker/worker-decoder-pool';
-export { Ktx2Source } from './mips/ktx2-source';
+export { KTX2_OPEN_BYTES, Ktx2Source, type Ktx2UrlOptions } from './mips/ktx2-source';
 export { LevelListSource, type MipLevelInput } from './mips/level-list-source';
 export { ProceduralTileSource } from './procedural/procedural-tile-source';
 export { ProceduralWorld, type ProceduralWorldOptions } from './procedural/procedural-world';

@@ -237,6 +237,37 @@
     [0x8d82, 16], // RGBA32I
     [0x8d70, 16], // RGBA32UI
   ]);
+  /** Bytes per 4x4 block of WebGL2 compressed internal formats (texStorage allocates them too). */
+  const GL_BLOCK_4X4 = new Map([
+    [0x83f0, 8], // RGB_S3TC_DXT1
+    [0x83f1, 8], // RGBA_S3TC_DXT1
+    [0x83f2, 16], // RGBA_S3TC_DXT3
+    [0x83f3, 16], // RGBA_S3TC_DXT5
+    [0x8c4c, 8], // SRGB_S3TC_DXT1
+    [0x8c4d, 8], // SRGB_ALPHA_S3TC_DXT1
+    [0x8c4e, 16], // SRGB_ALPHA_S3TC_DXT3
+    [0x8c4f, 16], // SRGB_ALPHA_S3TC_DXT5
+    [0x8dbb, 8], // RED_RGTC1
+    [0x8dbc, 8], // SIGNED_RED_RGTC1
+    [0x8dbd, 16], // RED_GREEN_RGTC2
+    [0x8dbe, 16], // SIGNED_RED_GREEN_RGTC2
+    [0x8e8c, 16], // RGBA_BPTC_UNORM
+    [0x8e8d, 16], // SRGB_ALPHA_BPTC_UNORM
+    [0x8e8e, 16], // RGB_BPTC_SIGNED_FLOAT
+    [0x8e8f, 16], // RGB_BPTC_UNSIGNED_FLOAT
+    [0x9270, 8], // R11_EAC
+    [0x9271, 8], // SIGNED_R11_EAC
+    [0x9272, 16], // RG11_EAC
+    [0x9273, 16], // SIGNED_RG11_EAC
+    [0x9274, 8], // RGB8_ETC2
+    [0x9275, 8], // SRGB8_ETC2
+    [0x9276, 8], // RGB8_PUNCHTHROUGH_ALPHA1_ETC2
+    [0x9277, 8], // SRGB8_PUNCHTHROUGH_ALPHA1_ETC2
+    [0x9278, 16], // RGBA8_ETC2_EAC
+    [0x9279, 16], // SRGB8_ALPHA8_ETC2_EAC
+    [0x93b0, 16], // RGBA_ASTC_4x4
+    [0x93d0, 16], // SRGB8_ALPHA8_ASTC_4x4
+  ]);
   /** Components of unsized formats, and bytes per component of types, for unsized texImage calls. */
   const GL_COMPONENTS = new Map([
     [0x1906, 1], // ALPHA
@@ -268,25 +299,8 @@
    * @param {number} internalformat @param {number} type
    * @param {number} width @param {number} height @param {number} depth
    */
-  /** 4x4 block-compressed WebGL internal formats (BPTC, RGTC, S3TC, ETC2/EAC, ASTC 4x4): bytes per block. */
-  const GL_BLOCK_BYTES = new Map([
-    [0x8e8c, 16], // COMPRESSED_RGBA_BPTC_UNORM_EXT
-    [0x8e8d, 16], // COMPRESSED_SRGB_ALPHA_BPTC_UNORM_EXT
-    [0x8dbb, 8], // COMPRESSED_RED_RGTC1_EXT
-    [0x8dbd, 16], // COMPRESSED_RED_GREEN_RGTC2_EXT
-    [0x83f1, 8], // COMPRESSED_RGBA_S3TC_DXT1_EXT
-    [0x83f3, 16], // COMPRESSED_RGBA_S3TC_DXT5_EXT
-    [0x9274, 8], // COMPRESSED_RGB8_ETC2
-    [0x9278, 16], // COMPRESSED_RGBA8_ETC2_EAC
-    [0x9279, 16], // COMPRESSED_SRGB8_ALPHA8_ETC2_EAC
-    [0x9270, 8], // COMPRESSED_R11_EAC
-    [0x9272, 16], // COMPRESSED_RG11_EAC
-    [0x93b0, 16], // COMPRESSED_RGBA_ASTC_4x4_KHR
-    [0x93d0, 16], // COMPRESSED_SRGB8_ALPHA8_ASTC_4x4_KHR
-  ]);
-
   function glImageBytes(internalformat, type, width, height, depth) {
-    const block = GL_BLOCK_BYTES.get(internalformat);
+    const block = GL_BLOCK_4X4.get(internalformat);
     if (block !== undefined) return Math.ceil(width / 4) * Math.ceil(height / 4) * block * depth;
     let texel = GL_SIZED.get(internalformat);
     if (texel === undefined) {

@@ -1,7 +1,55 @@
+import { textureFormatInfo } from '../budget/texture-format';
 import { TesseraConfigError } from '../errors';
 
-/** Texel formats a streamed texture can hold (8-bit RGBA, linear or sRGB-encoded). */
-export type StreamedTextureFormat = 'rgba8unorm' | 'rgba8unorm-srgb';
+/**
+ * Texel formats a streamed texture can hold: 8-bit RGBA, and the 4x4 block formats a KTX2 file may
+ * store as they are (BC1/3/4/5/7, ETC2/EAC, ASTC 4x4), linear or sRGB-encoded where the format has
+ * both. Block formats need the device feature (`texture-compression-bc` / `-etc2` / `-astc`).
+ */
+export type StreamedTextureFormat =
+  | 'rgba8unorm'
+  | 'rgba8unorm-srgb'
+  | 'bc1-rgba-unorm'
+  | 'bc1-rgba-unorm-srgb'
+  | 'bc3-rgba-unorm'
+  | 'bc3-rgba-unorm-srgb'
+  | 'bc4-r-unorm'
+  | 'bc4-r-snorm'
+  | 'bc5-rg-unorm'
+  | 'bc5-rg-snorm'
+  | 'bc7-rgba-unorm'
+  | 'bc7-rgba-unorm-srgb'
+  | 'etc2-rgb8unorm'
+  | 'etc2-rgb8unorm-srgb'
+  | 'etc2-rgba8unorm'
+  | 'etc2-rgba8unorm-srgb'
+  | 'eac-r11unorm'
+  | 'eac-r11snorm'
+  | 'eac-rg11unorm'
+  | 'eac-rg11snorm'
+  | 'astc-4x4-unorm'
+  | 'astc-4x4-unorm-srgb';
+
+/** True for the streamed formats whose texels are sRGB-encoded (decoded by the sampler). */
+export function isSrgbFormat(format: StreamedTextureFormat): boolean {
+  return format.endsWith('-srgb');
+}
+
+/**
+ * Bytes of level `level` of a `width` x `height` pyramid in `format`: whole blocks, so a 2x2 level
+ * of a 4x4 block format takes one full block (what the GPU stores and what a KTX2 level holds).
+ */
+export function levelByteLength(
+  format: StreamedTextureFormat,
+  width: number,
+  height: number,
+  level: number,
+): number {
+  const info = textureFormatInfo(format);
+  const w = levelWidth(width, level);
+  const h = levelWidth(height, level);
+  return Math.ceil(w / info.blockWidth) * Math.ceil(h / info.blockHeight) * info.bytesPerBlock;
+}
 
 /** Largest edge of the coarsest level a source may have, in texels (the pinned level renders at once). */
 export const MAX_COARSEST_EDGE = 64;
@@ -9,7 +57,7 @@ export const MAX_COARSEST_EDGE = 64;
 /**
  * A mip pyramid the streamer reads level by level. Level 0 is the finest; level `l` is
  * `max(1, width >> l) x max(1, height >> l)` texels, rows from v = 0 (three's DataTexture order),
- * 4 bytes per texel.
+ * stored in `format` ({@link levelByteLength} bytes: 4 per texel for rgba8, whole blocks otherwise).
  */
 export interface MipPyramidSource {
   /** Width of level 0, in texels. */
@@ -21,7 +69,7 @@ export interface MipPyramidSource {
   /** Texel format of every level. */
   readonly format: StreamedTextureFormat;
   /**
-   * The texels of level `level`: exactly `levelWidth * levelHeight * 4` bytes. Rejects with an
+   * The texels of level `level`: exactly {@link levelByteLength} bytes. Rejects with an
    * abort error when `signal` aborts; any other rejection makes the texture keep its fallback.
    */
   loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array>;

@@ -18,8 +18,11 @@ const ZSTD_MAGIC = 0xfd2fb528;
 
 let zstdReady: Promise<ZSTDDecoder> | undefined;
 
-/** The decoder, loaded on the first zstd tile (its own chunk: pages without UASTC never load it). */
-function loadZstd(): Promise<ZSTDDecoder> {
+/**
+ * The decoder, loaded on the first zstd payload (its own chunk: pages without zstd never load it);
+ * shared by the archive's UASTC tiles and zstd-supercompressed KTX2 levels.
+ */
+export function loadZstd(): Promise<ZSTDDecoder> {
   zstdReady ??= import('zstddec').then(async ({ ZSTDDecoder }) => {
     const decoder = new ZSTDDecoder();
     await decoder.init();

@@ -1,97 +1,162 @@
-import {
-  KHR_SUPERCOMPRESSION_NONE,
-  type KTX2Container,
-  read,
-  VK_FORMAT_R8G8B8A8_SRGB,
-  VK_FORMAT_R8G8B8A8_UNORM,
-} from 'ktx-parse';
-import { TesseraConfigError, TileSourceError } from '../../core/errors';
-import {
-  checkPyramidShape,
-  levelWidth,
-  type MipPyramidSource,
-  type StreamedTextureFormat,
-} from '../../core/streaming/mip-pyramid-source';
+import { TileSourceError } from '../../core/errors';
+import type { MipPyramidSource, StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
+import { HttpRangeReader, type HttpRangeReaderOptions } from '../archive/http-range-reader';
+import { MemoryRangeReader, type RangeReader } from '../archive/range-reader';
+import { KTX2_HEADER_BYTES, type Ktx2Layout, ktx2PrefixBytes, parseKtx2Layout } from './ktx2-layout';
+import { inflateKtx2Level } from './ktx2-level-inflater';
+import { LevelRangeBatcher } from './level-range-batcher';
 
 /**
- * A mip pyramid read from a KTX2 file (parsed with `ktx-parse`). Only uncompressed 8-bit RGBA
- * (`VK_FORMAT_R8G8B8A8_UNORM` / `_SRGB`) without supercompression is accepted; Basis Universal
- * (ETC1S/UASTC) transcoding and zstd/zlib supercompression are out of scope. KTX2 stores rows
- * top-down in image order; they are uploaded as stored (rows from v = 0), as three's KTX2Loader does.
+ * Bytes asked for by the first request of {@link Ktx2Source.fromUrl}: the header, a 13-level index
+ * (8192² down to 1²), a DFD and a short key/value section fit; larger metadata takes one more request.
+ */
+export const KTX2_OPEN_BYTES = 1024;
+
+/** Options of {@link Ktx2Source.fromUrl}. */
+export interface Ktx2UrlOptions extends HttpRangeReaderOptions {
+  /** Aborts the opening requests. */
+  signal?: AbortSignal;
+  /** Where the one-time "server ignores Range" warning goes. Default `console.warn`. */
+  warn?: (message: string) => void;
+}
+
+/** An opened KTX2 file: where its bytes come from and its checked metadata. */
+export interface Ktx2Opened {
+  readonly reader: RangeReader;
+  readonly layout: Ktx2Layout;
+}
+
+let warnedRangeIgnored = false;
+
+/**
+ * A mip pyramid read from a KTX2 file level by level: {@link fromUrl} reads only the metadata
+ * (header, level index, DFD, key/value and global data) with one small HTTP Range request, then
+ * each level with its own Range request when the streamer asks for it (the levels of one chain
+ * in one request), so a view needing only coarse levels never downloads the fine ones.
+ *
+ * Payloads: uncompressed `R8G8B8A8` and the block formats WebGPU samples as stored (BC1/3/4/5/7,
+ * ETC2/EAC, ASTC 4x4, see `ktx2-formats.ts`), without supercompression or with zstd / zlib
+ * supercompression. Basis Universal (UASTC, ETC1S/BasisLZ), cube maps, arrays and 3D textures are
+ * refused with `TileSourceError('unsupported')`. Rows are uploaded as stored (rows from v = 0),
+ * as three's KTX2Loader does.
  */
 export class Ktx2Source implements MipPyramidSource {
   readonly width: number;
   readonly height: number;
   readonly mipLevelCount: number;
   readonly format: StreamedTextureFormat;
-  private readonly container: KTX2Container;
+  /** The file's checked metadata. */
+  readonly layout: Ktx2Layout;
+  /** Bytes of the file, from the server's `Content-Range` (or the bytes given). */
+  readonly fileBytes: number;
+  /** Bytes read to open the file (its metadata; the whole file when the server ignored Range). */
+  readonly openBytes: number;
+  private readonly batcher: LevelRangeBatcher;
 
   /**
-   * @param bytes the whole KTX2 file.
-   * @throws TesseraConfigError('invalid-option') for an unsupported format, supercompression, layer
-   *   or face count, ('invalid-size') for a bad level size.
+   * @param input the whole KTX2 file in memory, or a file opened by {@link fromUrl} / {@link open}.
+   * @param openBytes bytes read to open it (default: the whole file).
+   * @throws TileSourceError as {@link parseKtx2Layout} (a typed code for every bad or unsupported file).
    */
-  constructor(bytes: Uint8Array) {
-    let container: KTX2Container;
+  constructor(input: Uint8Array | Ktx2Opened, openBytes?: number) {
+    const opened =
+      input instanceof Uint8Array
+        ? {
+            reader: new MemoryRangeReader(input),
+            layout: parseKtx2Layout(input.subarray(0, Math.min(input.length, prefixOf(input))), input.length),
+          }
+        : input;
+    this.layout = opened.layout;
+    this.width = opened.layout.width;
+    this.height = opened.layout.height;
+    this.mipLevelCount = opened.layout.levelCount;
+    this.format = opened.layout.format;
+    this.fileBytes = opened.reader.length ?? 0;
+    this.openBytes = openBytes ?? this.fileBytes;
+    this.batcher = new LevelRangeBatcher(opened.reader);
+  }
+
+  /** Level requests sent since opening (one per chain of adjacent levels). */
+  get levelRequestCount(): number {
+    return this.batcher.requestCount;
+  }
+
+  /** Level bytes read since opening (from memory too, for a file given whole or downloaded whole). */
+  get levelBytesRead(): number {
+    return this.batcher.bytesRead;
+  }
+
+  /**
+   * Opens a KTX2 file over HTTP: one Range request for its metadata (a second only when the
+   * metadata is longer than {@link KTX2_OPEN_BYTES}). A server that ignores Range (200 with the
+   * whole file) is read from that one answer instead, with a warning once per page.
+   * @throws TileSourceError('network' | 'http-status' | 'timeout' | ...) or as {@link parseKtx2Layout}.
+   */
+  static async fromUrl(url: string, options: Ktx2UrlOptions = {}): Promise<Ktx2Source> {
+    const signal = options.signal ?? new AbortController().signal;
+    const baseFetch = options.fetch ?? ((input, init) => fetch(input, init));
+    let wholeFile: Uint8Array | null = null;
+    // Reads a 200 answer (the whole file) here and hands the reader an empty one, which it refuses
+    // as 'range-ignored': a server ignoring Range costs one download, not a refused one plus another.
+    const keepingFetch: typeof fetch = async (input, init) => {
+      const response = await baseFetch(input, init);
+      if (response.status !== 200 || wholeFile !== null) return response;
+      wholeFile = new Uint8Array(await response.arrayBuffer());
+      return new Response(null, { status: 200 });
+    };
+    const reader = new HttpRangeReader(url, { ...options, fetch: keepingFetch });
+    let head: Uint8Array;
     try {
-      container = read(bytes);
+      head = await reader.readAtMost(0, KTX2_OPEN_BYTES, signal);
     } catch (error) {
-      throw new TesseraConfigError('invalid-option', `Not a KTX2 file: ${(error as Error).message}`);
-    }
-    if (container.vkFormat !== VK_FORMAT_R8G8B8A8_UNORM && container.vkFormat !== VK_FORMAT_R8G8B8A8_SRGB) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        `KTX2 vkFormat ${container.vkFormat} is not supported: only uncompressed R8G8B8A8 (UNORM/SRGB); Basis transcoding is out of scope.`,
-      );
-    }
-    if (container.supercompressionScheme !== KHR_SUPERCOMPRESSION_NONE) {
-      throw new TesseraConfigError('invalid-option', 'Supercompressed KTX2 files are not supported.');
-    }
-    if (container.layerCount > 1 || container.faceCount !== 1 || container.pixelDepth > 1) {
-      throw new TesseraConfigError('invalid-option', 'Only single 2D KTX2 textures are supported.');
-    }
-    const width = container.pixelWidth;
-    const height = container.pixelHeight;
-    const count = Math.max(1, container.levels.length);
-    checkPyramidShape(width, height, count);
-    for (let level = 0; level < count; level++) {
-      const expected = levelWidth(width, level) * levelWidth(height, level) * 4;
-      if (container.levels[level].levelData.byteLength !== expected) {
-        throw new TesseraConfigError(
-          'invalid-size',
-          `KTX2 level ${level} holds ${container.levels[level].levelData.byteLength} bytes, expected ${expected}.`,
+      const kept = wholeFile as Uint8Array | null;
+      if (!(error instanceof TileSourceError) || error.code !== 'range-ignored' || kept === null) throw error;
+      if (!warnedRangeIgnored) {
+        warnedRangeIgnored = true;
+        (options.warn ?? console.warn)(
+          `tessera: ${url}: the server ignores HTTP Range; KTX2 files are downloaded whole (warned once).`,
         );
       }
+      return new Ktx2Source(kept);
     }
-    this.container = container;
-    this.width = width;
-    this.height = height;
-    this.mipLevelCount = count;
-    this.format = container.vkFormat === VK_FORMAT_R8G8B8A8_SRGB ? 'rgba8unorm-srgb' : 'rgba8unorm';
+    const prefixBytes = ktx2PrefixBytes(head);
+    let prefix = head;
+    if (prefixBytes > head.length && head.length === KTX2_OPEN_BYTES) {
+      prefix = new Uint8Array(prefixBytes);
+      prefix.set(head);
+      prefix.set(await reader.read(head.length, prefixBytes, signal), head.length);
+    }
+    if (reader.length === undefined)
+      throw new TileSourceError('corrupt', `${url}: no file length in Content-Range`, false);
+    return new Ktx2Source({ reader, layout: parseKtx2Layout(prefix, reader.length) }, prefix.length);
   }
 
-  /** Fetches and parses a KTX2 file. @throws TileSourceError('network' | 'http-status') or as the constructor. */
-  static async fromUrl(url: string, signal?: AbortSignal): Promise<Ktx2Source> {
-    let response: Response;
-    try {
-      response = await fetch(url, { signal });
-    } catch (error) {
-      throw new TileSourceError('network', `Fetching ${url} failed.`, true, { cause: error });
-    }
-    if (!response.ok)
-      throw new TileSourceError(
-        'http-status',
-        `Fetching ${url}: HTTP ${response.status}.`,
-        response.status >= 500,
-      );
-    return new Ktx2Source(new Uint8Array(await response.arrayBuffer()));
+  /** Opens a KTX2 file through any {@link RangeReader} (files, memory, custom transports). */
+  static async open(reader: RangeReader, signal: AbortSignal): Promise<Ktx2Source> {
+    const head = await (reader.readAtMost ?? reader.read).call(reader, 0, KTX2_OPEN_BYTES, signal);
+    const prefixBytes = ktx2PrefixBytes(head);
+    const prefix = prefixBytes > head.length ? await reader.read(0, prefixBytes, signal) : head;
+    if (reader.length === undefined)
+      throw new TileSourceError('corrupt', 'KTX2 reader has no file length', false);
+    return new Ktx2Source({ reader, layout: parseKtx2Layout(prefix, reader.length) }, prefix.length);
   }
 
-  loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array> {
-    if (signal.aborted) return Promise.reject(new DOMException('Level load aborted.', 'AbortError'));
-    const entry = this.container.levels[level];
-    if (entry === undefined)
-      return Promise.reject(new TileSourceError('bad-index', `No KTX2 level ${level}.`, false));
-    return Promise.resolve(entry.levelData);
+  /**
+   * The texel bytes of level `level` (read by Range, inflated when supercompressed).
+   * @throws TileSourceError('bad-index') for a level the file lacks, or as the reader and
+   *   {@link inflateKtx2Level}; an abort error once `signal` aborts.
+   */
+  async loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array> {
+    if (signal.aborted) throw new DOMException('Level load aborted.', 'AbortError');
+    const layout = this.layout;
+    if (!Number.isInteger(level) || level < 0 || level >= layout.levelCount)
+      throw new TileSourceError('bad-index', `No KTX2 level ${level}.`, false);
+    const offset = layout.levelOffsets[level];
+    const stored = await this.batcher.read(offset, offset + layout.levelLengths[level], signal);
+    return inflateKtx2Level(layout.supercompression, stored, layout.levelBytes[level]);
   }
+}
+
+function prefixOf(bytes: Uint8Array): number {
+  return bytes.length < KTX2_HEADER_BYTES ? bytes.length : ktx2PrefixBytes(bytes);
 }

@@ -1,14 +1,23 @@
 import {
+  CompressedTexture,
+  type CompressedTexture as CompressedTextureType,
   type DataTexture,
   LinearFilter,
   LinearMipmapLinearFilter,
+  NoColorSpace,
   RGBAFormat,
+  SRGBColorSpace,
   UnsignedByteType,
   type Wrapping,
 } from 'three';
-import { levelWidth, type StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
+import {
+  isSrgbFormat,
+  levelWidth,
+  type StreamedTextureFormat,
+} from '../../core/streaming/mip-pyramid-source';
 import { createAllocatedTexture } from '../allocated-texture';
 import type { BackendBridge } from '../backend-bridge';
+import { isBlockFormat, threeBlockFormatOf } from './streamed-format-support';
 
 /** Sampler settings every chain of one streamed texture shares. */
 export interface ChainSampling {
@@ -30,11 +39,13 @@ const copySize = { width: 0, height: 0, depthOrArrayLayers: 1 };
  * One GPU texture holding levels `firstMip .. firstMip + mipCount - 1` of a source pyramid, as a
  * three texture (level `k` of the GPU texture is source level `firstMip + k`). WebGPU textures
  * cannot change their mip count, so a change of resident mips creates a new chain and destroys the
- * old one.
+ * old one. An rgba8 chain is allocated empty and filled level by level ({@link upload}, GPU copies);
+ * a block-format chain is a three `CompressedTexture` given all its levels at construction (three
+ * uploads compressed levels itself on both backends; it has no sub-rectangle path for them).
  */
 export class ChainTexture {
   /** The three texture to bind in materials. */
-  readonly texture: DataTexture;
+  readonly texture: DataTexture | CompressedTextureType;
   /** Finest source level held. */
   readonly firstMip: number;
   /** Levels held. */
@@ -44,7 +55,11 @@ export class ChainTexture {
   private readonly sourceHeight: number;
   private disposed = false;
 
-  /** Allocates the GPU texture (uninitialised texels) through three, labelled `tessera:streamed:<name>`. */
+  /**
+   * Allocates the GPU texture through three, labelled `tessera:streamed:<name>`: uninitialised
+   * texels for rgba8, or the given `blockLevels` (source levels `firstMip ..`, in order) for a block format.
+   * @throws Error when a block-format chain is not given all its levels.
+   */
   constructor(
     bridge: BackendBridge,
     name: string,
@@ -54,16 +69,28 @@ export class ChainTexture {
     firstMip: number,
     mipCount: number,
     sampling: ChainSampling,
+    blockLevels?: readonly Uint8Array[],
   ) {
     this.bridge = bridge;
     this.sourceWidth = sourceWidth;
     this.sourceHeight = sourceHeight;
     this.firstMip = firstMip;
     this.mipCount = mipCount;
-    this.texture = createAllocatedTexture({
+    this.texture = isBlockFormat(format)
+      ? compressedChain(name, sourceWidth, sourceHeight, format, firstMip, mipCount, blockLevels)
+      : this.allocatedChain(name, format);
+    this.texture.wrapS = sampling.wrapS;
+    this.texture.wrapT = sampling.wrapT;
+    this.texture.anisotropy = sampling.anisotropy;
+    bridge.renderer.initTexture(this.texture);
+  }
+
+  private allocatedChain(name: string, format: StreamedTextureFormat): DataTexture {
+    const mipCount = this.mipCount;
+    return createAllocatedTexture({
       name: `${STREAMED_LABEL_PREFIX}${name}`,
-      width: levelWidth(sourceWidth, firstMip),
-      height: levelWidth(sourceHeight, firstMip),
+      width: levelWidth(this.sourceWidth, this.firstMip),
+      height: levelWidth(this.sourceHeight, this.firstMip),
       mipLevels: mipCount,
       format: RGBAFormat,
       type: UnsignedByteType,
@@ -71,10 +98,6 @@ export class ChainTexture {
       magFilter: LinearFilter,
       minFilter: mipCount > 1 ? LinearMipmapLinearFilter : LinearFilter,
     });
-    this.texture.wrapS = sampling.wrapS;
-    this.texture.wrapT = sampling.wrapT;
-    this.texture.anisotropy = sampling.anisotropy;
-    bridge.renderer.initTexture(this.texture);
   }
 
   /** True when this chain holds source level `level`. */
@@ -82,8 +105,10 @@ export class ChainTexture {
     return level >= this.firstMip && level < this.firstMip + this.mipCount;
   }
 
-  /** Writes the texels of source level `level` (RGBA8, rows from v = 0). */
+  /** Writes the texels of source level `level` (RGBA8, rows from v = 0; rgba8 chains only). */
   upload(level: number, data: Uint8Array): void {
+    if ((this.texture as CompressedTextureType).isCompressedTexture)
+      throw new Error('A block-format chain is filled at construction.');
     const w = levelWidth(this.sourceWidth, level);
     const h = levelWidth(this.sourceHeight, level);
     this.bridge.writeRect(this.texture, 'rgba8', level - this.firstMip, 0, 0, w, h, data, 0, w);
@@ -95,7 +120,7 @@ export class ChainTexture {
    */
   copyLevelsFrom(other: ChainTexture, from: number, to: number): boolean {
     const device = this.bridge.device;
-    if (device === null) return false;
+    if (device === null || (this.texture as CompressedTextureType).isCompressedTexture) return false;
     const source = this.bridge.gpuTexture(other.texture);
     const destination = this.bridge.gpuTexture(this.texture);
     if (source === undefined || destination === undefined) return false;
@@ -121,4 +146,40 @@ export class ChainTexture {
     this.disposed = true;
     this.texture.dispose();
   }
+}
+
+/** A three `CompressedTexture` of source levels `firstMip ..` in a block format, data given. */
+function compressedChain(
+  name: string,
+  sourceWidth: number,
+  sourceHeight: number,
+  format: StreamedTextureFormat,
+  firstMip: number,
+  mipCount: number,
+  levels: readonly Uint8Array[] | undefined,
+): CompressedTexture {
+  if (levels === undefined || levels.length !== mipCount)
+    throw new Error(`A '${format}' chain needs its ${mipCount} levels at construction.`);
+  const mipmaps = [];
+  for (let k = 0; k < mipCount; k++) {
+    mipmaps.push({
+      data: levels[k],
+      width: levelWidth(sourceWidth, firstMip + k),
+      height: levelWidth(sourceHeight, firstMip + k),
+    });
+  }
+  const texture = new CompressedTexture(
+    mipmaps as unknown as ImageData[],
+    levelWidth(sourceWidth, firstMip),
+    levelWidth(sourceHeight, firstMip),
+    threeBlockFormatOf(format),
+  );
+  texture.name = `${STREAMED_LABEL_PREFIX}${name}`;
+  texture.colorSpace = isSrgbFormat(format) ? SRGBColorSpace : NoColorSpace;
+  texture.magFilter = LinearFilter;
+  texture.minFilter = mipCount > 1 ? LinearMipmapLinearFilter : LinearFilter;
+  texture.generateMipmaps = false;
+  texture.flipY = false;
+  texture.needsUpdate = true;
+  return texture;
 }

@@ -1,8 +1,9 @@
 import { TesseraError } from '../../core/errors';
-import { levelWidth } from '../../core/streaming/mip-pyramid-source';
+import { levelByteLength } from '../../core/streaming/mip-pyramid-source';
 import type { StreamingBackend } from '../../core/streaming/streaming-backend';
 import type { BackendBridge } from '../backend-bridge';
 import { ChainTexture } from './chain-texture';
+import { isBlockFormat } from './streamed-format-support';
 import type { StreamedTexture } from './streamed-texture';
 import type { StreamedTextureTable } from './streamed-texture-table';
 import type { StreamingPlaceholders } from './streaming-placeholders';
@@ -20,7 +21,9 @@ export interface StreamedChainEvents {
  * {@link StreamingBackend}. Loads levels from the texture's source, builds a new
  * {@link ChainTexture} (WebGPU textures cannot change their mip count), fills the levels it
  * already had by a GPU copy (WebGPU) or from the CPU level cache (WebGL2), swaps it into every
- * user, and destroys replaced chains only once nothing binds them.
+ * user, and destroys replaced chains only once nothing binds them. Block-format chains (BC, ETC2,
+ * ASTC) keep CPU copies on both backends: three uploads a compressed texture whole, so a new chain
+ * is built from the cached levels plus the newly loaded ones (a quarter of rgba8's bytes or less).
  */
 export class StreamedChainBackend implements StreamingBackend {
   private readonly bridge: BackendBridge;
@@ -133,24 +136,46 @@ export class StreamedChainBackend implements StreamingBackend {
     const source = texture.source;
     const held = texture.streamed ?? texture.pinned;
     const end = firstMip + mipCount;
+    const block = isBlockFormat(source.format);
     const loads: Promise<Uint8Array>[] = [];
     const levels: number[] = [];
     for (let level = firstMip; level < end; level++) {
-      const onGpu = held?.holds(level);
-      if (onGpu && (!this.keepsCpuCopies || texture.cache.has(level))) continue;
+      if (
+        block
+          ? texture.cache.has(level)
+          : held?.holds(level) && (!this.keepsCpuCopies || texture.cache.has(level))
+      )
+        continue;
       levels.push(level);
       loads.push(source.loadLevel(level, signal));
     }
     const data = await Promise.all(loads);
     if (stale()) return null;
     for (let i = 0; i < levels.length; i++) {
-      const expected = levelWidth(source.width, levels[i]) * levelWidth(source.height, levels[i]) * 4;
+      const expected = levelByteLength(source.format, source.width, source.height, levels[i]);
       if (data[i].byteLength !== expected) {
         throw new TesseraError(
           'texture-load-failed',
           `Level ${levels[i]} of '${texture.name}' holds ${data[i].byteLength} bytes, expected ${expected}.`,
         );
       }
+    }
+    if (block) {
+      for (let i = 0; i < levels.length; i++) texture.cache.set(levels[i], data[i]);
+      const chainLevels: Uint8Array[] = [];
+      for (let level = firstMip; level < end; level++)
+        chainLevels.push(texture.cache.get(level) as Uint8Array);
+      return new ChainTexture(
+        this.bridge,
+        texture.name,
+        source.width,
+        source.height,
+        source.format,
+        firstMip,
+        mipCount,
+        texture.sampling,
+        chainLevels,
+      );
     }
     const chain = new ChainTexture(
       this.bridge,

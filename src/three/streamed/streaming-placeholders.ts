@@ -2,7 +2,7 @@ import { DataTexture, NoColorSpace, SRGBColorSpace } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../../core/budget/budget-priority';
 import type { TextureBudget } from '../../core/budget/texture-budget';
-import type { StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
+import { isSrgbFormat, type StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
 
 /** GPU label of the shared placeholders. */
 export const PLACEHOLDER_LABEL = 'tessera:placeholder';
@@ -39,7 +39,7 @@ export class StreamingPlaceholders {
 
   /** The placeholder for textures of `format`, created (and its bytes reserved) on first use. */
   of(format: StreamedTextureFormat): DataTexture {
-    const index = format === 'rgba8unorm-srgb' ? 1 : 0;
+    const index = isSrgbFormat(format) ? 1 : 0;
     const existing = this.placeholders[index];
     if (existing !== null) return existing.texture;
     const handle = this.budget.reserve('other', PLACEHOLDER_BYTES, 0, BudgetPriority.pinned);

@@ -17,6 +17,7 @@ import { TypedEmitter } from '../../core/structures/typed-emitter';
 import { BackendBridge } from '../backend-bridge';
 import { MeshAttachments } from './mesh-attachments';
 import { StreamedChainBackend } from './streamed-chain-backend';
+import { checkStreamableSource } from './streamed-format-support';
 import { StreamedTexture, type StreamedTextureOptions } from './streamed-texture';
 import { StreamedTextureTable } from './streamed-texture-table';
 import { StreamingPlaceholders } from './streaming-placeholders';
@@ -66,6 +67,7 @@ export class TextureStreamingSystem {
   /** The stale sweep (set policies, end scenes). */
   readonly sweep: StaleSweep;
   private readonly renderer: WebGPURenderer;
+  private readonly bridge: BackendBridge;
   private readonly now: () => number;
   private readonly needRefreshFrames: number;
   private readonly table = new StreamedTextureTable();
@@ -99,6 +101,7 @@ export class TextureStreamingSystem {
       throw new TesseraConfigError('invalid-option', 'needRefreshFrames must be an integer >= 1.');
     }
     const bridge = new BackendBridge(renderer);
+    this.bridge = bridge;
     this.renderer = renderer;
     this.now = options.now ?? (() => performance.now());
     this.registry = new ManagedTextureRegistry(this.budget.tags);
@@ -150,17 +153,14 @@ export class TextureStreamingSystem {
    * Stream a texture from `source`. It binds the shared placeholder until its pinned chain loads
    * (the next {@link update}s), then streams finer mips as the meshes it is attached to need them.
    * @throws TesseraConfigError('budget-too-small') when the pinned chains of all textures would not
-   *   fit the budget; ('invalid-size' | 'invalid-option') for a bad source.
+   *   fit the budget; ('invalid-size' | 'invalid-option') for a bad source, a block format the device
+   *   lacks (BC needs `texture-compression-bc`, ETC2/EAC `-etc2`, ASTC `-astc`) or block-format
+   *   levels that are not whole 4x4 blocks.
    */
   createTexture(source: MipPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
     this.assertLive();
     checkPyramidShape(source.width, source.height, source.mipLevelCount);
-    if (source.format !== 'rgba8unorm' && source.format !== 'rgba8unorm-srgb') {
-      throw new TesseraConfigError(
-        'invalid-option',
-        `Unsupported streamed format '${source.format as string}'.`,
-      );
-    }
+    checkStreamableSource(this.bridge, source);
     const pinnedBytes = TextureStreamingSystem.pinnedBytesOf(source);
     const placeholder = this.placeholders.of(source.format);
     const placeholderBytes = this.placeholders.bytes;

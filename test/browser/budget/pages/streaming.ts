@@ -322,7 +322,7 @@ async function badInput() {
   biased.dispose();
   camera.position.set(0, 0, 1.5);
 
-  // KTX2 (uncompressed RGBA8) round trip through ktx-parse; a Basis file is refused at construction.
+  // KTX2 (uncompressed RGBA8) round trip through ktx-parse; a file of no known vkFormat is refused at construction.
   const container = createDefaultContainer();
   container.vkFormat = VK_FORMAT_R8G8B8A8_SRGB;
   container.pixelWidth = 128;

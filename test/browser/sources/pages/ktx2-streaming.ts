@@ -1,0 +1,145 @@
+/**
+ * KTX2 files streamed by Range into a plane that fills a 128² canvas. The spec serves the files
+ * (answering Range itself, counting bytes); this page opens them, renders frame by frame to the
+ * canvas and reports, per frame, the texture's resident mip and the centre pixel.
+ */
+
+import { Mesh, PerspectiveCamera, PlaneGeometry, Scene } from 'three';
+import { MeshBasicNodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
+import { textureLevelRangeBytes } from '../../../../src/core/budget/texture-bytes';
+import { Ktx2Source } from '../../../../src/sources/mips/ktx2-source';
+import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
+import { createTestRenderer, requestedBackend } from '../../support/renderer';
+
+interface Tracker {
+  liveBytesWithPrefix(prefix: string): number;
+}
+const tracker = (globalThis as unknown as { __tesseraGpuTracker: Tracker }).__tesseraGpuTracker;
+const SIZE = 128;
+const backend = requestedBackend();
+const renderer: WebGPURenderer = await createTestRenderer(SIZE, SIZE);
+const target = new RenderTarget(SIZE, SIZE);
+target.texture.name = 'tessera-test:target';
+// The plane (2 units) exactly fills the view: 2 * d * tan(30°) = 2.
+const camera = new PerspectiveCamera(60, 1, 0.1, 100);
+camera.position.set(0, 0, 1 / Math.tan(Math.PI / 6));
+const geometry = new PlaneGeometry(2, 2);
+
+/** One frame of a run, as the page saw it after rendering. */
+interface FrameRecord {
+  frame: number;
+  residentMip: number;
+  pixel: number[];
+}
+
+async function centrePixel(scene: Scene): Promise<number[]> {
+  renderer.setRenderTarget(target);
+  renderer.render(scene, camera);
+  renderer.setRenderTarget(null);
+  const pixels = (await renderer.readRenderTargetPixelsAsync(target, SIZE / 2, SIZE / 2, 1, 1)) as Uint8Array;
+  return Array.from(pixels);
+}
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Opens `url`, streams it onto the plane for `frames` frames, calling `mark(frame)` (the spec's
+ * byte counter) after each rendered frame. Returns the frames, the source's figures and the
+ * budget's bytes against the tracker's.
+ */
+async function stream(url: string, frames: number) {
+  const mark = (globalThis as unknown as { markFrame(f: number, mip: number): Promise<void> }).markFrame;
+  const source = await Ktx2Source.fromUrl(url);
+  const system = new TextureStreamingSystem(renderer, { budgetBytes: 8 << 20, needRefreshFrames: 1 });
+  const texture = system.createTexture(source, { name: 'ktx2' });
+  const mesh = new Mesh(geometry, new MeshBasicNodeMaterial());
+  const scene = new Scene();
+  scene.add(mesh);
+  system.attach(mesh, texture);
+  const records: FrameRecord[] = [];
+  for (let frame = 1; frame <= frames; frame++) {
+    system.update(camera, scene, frame);
+    renderer.render(scene, camera);
+    const pixel = await centrePixel(scene);
+    const residentMip = system.residentMipOf(texture);
+    records.push({ frame, residentMip, pixel });
+    await mark(frame, residentMip);
+    await nextTask();
+  }
+  const residentMip = system.residentMipOf(texture);
+  const accounted =
+    residentMip < source.mipLevelCount
+      ? textureLevelRangeBytes(
+          {
+            format: source.format,
+            width: source.width,
+            height: source.height,
+            mipLevelCount: source.mipLevelCount,
+          },
+          residentMip,
+          source.mipLevelCount - residentMip,
+        )
+      : 0;
+  const budget = system.stats().budget;
+  // Placeholders are reserved under 'other'; everything else is the texture's chains.
+  const budgetStreamed = budget.liveBytes - (budget.byCategory.other ?? 0);
+  const trackedStreamed = backend === 'webgpu' ? tracker.liveBytesWithPrefix('tessera:streamed:') : -1;
+  const out = {
+    records,
+    format: source.format,
+    fileBytes: source.fileBytes,
+    openBytes: source.openBytes,
+    levelBytesRead: source.levelBytesRead,
+    levelRequests: source.levelRequestCount,
+    mipLevelCount: source.mipLevelCount,
+    pinnedMip: system.planner.pinnedMipOf(texture.id),
+    accounted,
+    budgetStreamed,
+    trackedStreamed,
+  };
+  system.dispose();
+  await nextTask();
+  return out;
+}
+
+/**
+ * Streams `badUrl` (a file whose finer levels are corrupt) and `goodUrl` on two planes filling
+ * the view (the bad one in front), and reports each texture's resident mip and the errors emitted.
+ */
+async function streamBadAndGood(badUrl: string, goodUrl: string, frames: number) {
+  const [bad, good] = await Promise.all([Ktx2Source.fromUrl(badUrl), Ktx2Source.fromUrl(goodUrl)]);
+  const system = new TextureStreamingSystem(renderer, { budgetBytes: 8 << 20, needRefreshFrames: 1 });
+  const errors: { texture: string; code: string; cause: string }[] = [];
+  system.events.on('error', ({ error, texture }) => {
+    const typed = error as { code?: string; cause?: { code?: string } };
+    errors.push({ texture: texture.name, code: typed.code ?? String(error), cause: typed.cause?.code ?? '' });
+  });
+  const scene = new Scene();
+  const textures = [system.createTexture(bad, { name: 'bad' }), system.createTexture(good, { name: 'good' })];
+  textures.forEach((texture, i) => {
+    const mesh = new Mesh(geometry, new MeshBasicNodeMaterial());
+    mesh.position.z = -0.01 * i;
+    scene.add(mesh);
+    system.attach(mesh, texture);
+  });
+  let pixel: number[] = [];
+  for (let frame = 1; frame <= frames; frame++) {
+    system.update(camera, scene, frame);
+    renderer.render(scene, camera);
+    pixel = await centrePixel(scene);
+    await nextTask();
+  }
+  const out = {
+    badMip: system.residentMipOf(textures[0]),
+    goodMip: system.residentMipOf(textures[1]),
+    badPinnedMip: system.planner.pinnedMipOf(textures[0].id),
+    pixel,
+    errors,
+  };
+  system.dispose();
+  await nextTask();
+  return out;
+}
+
+(globalThis as unknown as { ktxPage: unknown }).ktxPage = { stream, streamBadAndGood };
+document.title = 'ready';
