@@ -213,6 +213,31 @@ export class TextureBudget {
     return replacement;
   }
 
+  /**
+   * Lowers reservation `handle` to `bytes` in place (same handle, category and tag), with no moment
+   * where the freed bytes could be taken by anyone else before the caller frees its memory: what a
+   * GPU resource that is destroyed and recreated smaller needs (no old-plus-new transient).
+   * Freed bytes go to queued requests, as after a {@link release}.
+   * @throws TesseraConfigError('invalid-size') when `bytes` is not an integer in 0..current bytes;
+   *   like {@link release} for a bad handle.
+   */
+  shrink(handle: number, bytes: number): void {
+    const table = this.reservations;
+    const slot = table.slotOf(handle);
+    const current = table.bytesAt(slot);
+    checkBytes(bytes, 'bytes');
+    if (bytes > current) {
+      throw new TesseraConfigError('invalid-size', `shrink to ${bytes} bytes exceeds the ${current} reserved.`);
+    }
+    const freed = current - bytes;
+    table.setBytesAt(slot, bytes);
+    this.live -= freed;
+    this.categoryBytes[table.categoryAt(slot)] -= freed;
+    this.tagBytes[table.tagAt(slot)] -= freed;
+    if (table.isPinnedAt(slot)) this.pinned -= freed;
+    if (freed > 0) this.drain();
+  }
+
   /** Bytes of live reservation `handle`. @throws like {@link release}. */
   bytesOf(handle: number): number {
     return this.reservations.bytesAt(this.reservations.slotOf(handle));

@@ -7,6 +7,9 @@ import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from 
 import { PageTable } from './page-table';
 import { EMPTY_ENTRY } from './page-table-entry';
 import { PhysicalPool } from './physical-pool';
+import type { PhysicalPoolOptions } from './physical-pool-options';
+import { compactPool } from './pool-compaction';
+import type { ReplacementPolicyName } from './replacement-policy';
 import { NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
 import { ResidencyScheduler } from './residency-scheduler';
 import type { PageEvent, StreamerEvents, TileUploadHandler } from './streamer-events';
@@ -31,8 +34,8 @@ import { workingSetPages } from './working-set';
  * coarse mips are requested first (highest priority) at registration and never evicted.
  */
 export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
-  /** The shared pool. */
-  readonly pool: PhysicalPool;
+  /** The shared pool (replaced by {@link resizePool}: read it per use, do not keep it). */
+  pool: PhysicalPool;
   /** The feedback analyser (its results describe the latest submitted buffer). */
   readonly analyzer: FeedbackAnalyzer;
   /** The load scheduler. */
@@ -48,6 +51,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly workingSetFrames: number;
   private readonly pageEvent: PageEvent = { vt: 0, pageId: 0, slot: 0, frame: 0 };
   private readonly counters: StreamerStats;
+  private readonly replacementPolicy: PhysicalPoolOptions['replacementPolicy'];
   private frame = 0;
   private loads = 0;
   private feedbackSinceUpdate = false;
@@ -56,6 +60,10 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   constructor(options: VirtualTextureStreamerOptions) {
     super();
     this.pool = options.pool instanceof PhysicalPool ? options.pool : new PhysicalPool(options.pool);
+    this.replacementPolicy =
+      options.pool instanceof PhysicalPool
+        ? (this.pool.policy.name as ReplacementPolicyName)
+        : options.pool.replacementPolicy;
     this.maxUploads = options.maxUploadsPerFrame ?? 32;
     this.maxUploadBytes = options.maxUploadBytesPerFrame ?? 16 * 1024 * 1024;
     this.workingSetFrames = options.workingSetFrames ?? FEEDBACK_JITTER_PERIOD;
@@ -146,6 +154,39 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       if (this.has('page-evicted')) this.emitPage('page-evicted', vt, page, s);
     }
     return freed;
+  }
+
+  /**
+   * Replaces the pool by one of `slotCount` slots holding every pinned page and the most recently
+   * used others, `keep` pages at most (see `compactPool`); dropped pages are unmapped (emitting
+   * `page-evicted`) and re-requested by later feedback if still needed. Call between frames.
+   * Returns the new slot of each old slot (-1: dropped or free), for the GPU copy.
+   * @throws TesseraConfigError('pool-too-small') when `slotCount` cannot hold the pinned pages of
+   *   the registered textures; nothing changes then.
+   */
+  resizePool(slotCount: number, keep = slotCount): Int32Array {
+    this.assertLive();
+    let pinned = 0;
+    for (const t of this.tables) if (t) pinned += t.layout.pinnedPages;
+    if (pinned > slotCount) {
+      throw new TesseraConfigError(
+        'pool-too-small',
+        `a pool of ${slotCount} slots cannot hold the ${pinned} pinned pages of the registered textures`,
+      );
+    }
+    const old = this.pool;
+    const result = compactPool(old, this.tables, slotCount, keep, this.frame, this.replacementPolicy);
+    this.pool = result.pool;
+    this.counters.poolSlots = slotCount;
+    this.pool.evictionCount = old.evictionCount + result.dropped.length;
+    this.pool.allocationCount = old.allocationCount;
+    if (this.has('page-evicted')) {
+      for (let i = 0; i < result.dropped.length; i++) {
+        const page = result.dropped[i];
+        this.emitPage('page-evicted', pageVt(page), page, old.slotOf(page));
+      }
+    }
+    return result.newSlotOf;
   }
 
   /** Page table of texture `vt` (throws `unknown-texture` when not registered). */
