@@ -210,6 +210,11 @@ export class FeedbackPass {
     material.addEventListener('dispose', this.onUserMaterialDispose);
   }
 
+  /** True when `material` is a material this pass created (a mirror or occluder). */
+  owns(material: Material): boolean {
+    return this.own.has(material);
+  }
+
   /** Resizes the target (feedback pixels); called when the canvas size changes. */
   setSize(width: number, height: number): void {
     if (width === this.width && height === this.height) return;

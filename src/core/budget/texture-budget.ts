@@ -227,7 +227,10 @@ export class TextureBudget {
     const current = table.bytesAt(slot);
     checkBytes(bytes, 'bytes');
     if (bytes > current) {
-      throw new TesseraConfigError('invalid-size', `shrink to ${bytes} bytes exceeds the ${current} reserved.`);
+      throw new TesseraConfigError(
+        'invalid-size',
+        `shrink to ${bytes} bytes exceeds the ${current} reserved.`,
+      );
     }
     const freed = current - bytes;
     table.setBytesAt(slot, bytes);
