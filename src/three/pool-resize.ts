@@ -30,19 +30,23 @@ export interface PoolResizeContext {
 export type PoolResizeOutcome =
   /** Old and new textures fitted the budget together: every surviving page copied GPU-side. */
   | 'copied'
-  /** No room for both: the old textures went first, only the pinned pages survived (from the CPU). */
+  /**
+   * No room for both: the old textures went first, only the pinned pages survived (written back
+   * from their CPU copies); the others stream in again.
+   */
   | 'shed-first'
-  /** A grow the budget has no room for now; nothing changed. */
+  /** A grow the budget has no room for (even without the old pool); nothing changed. */
   | 'refused'
   | 'unchanged';
 
 /**
  * Reallocates the pool to `shape`. When the budget holds the old and the new textures at once,
  * the new ones are reserved and created, the survivors (pinned pages, then the most recently
- * used, as many as fit) copied GPU-side, and the old ones freed ('copied'). Otherwise a shrink
- * sheds first: the reservation is lowered in place, the old textures freed, the new ones created
- * and the pinned pages written back from their CPU copies ('shed-first'), so GPU memory never
- * exceeds the budget and the coarsest mips never go missing; a grow waits ('refused').
+ * used, as many as fit) copied GPU-side, and the old ones freed ('copied'). Otherwise it sheds
+ * first: the reservation is lowered (or raised, if the budget has room for the new pool alone) in
+ * place, the old textures freed, the new ones created and the pinned pages written back from
+ * their CPU copies ('shed-first'), so GPU memory never exceeds the budget and the coarsest mips
+ * never go missing; a grow with no room even for that changes nothing ('refused').
  * The caller re-points its sampling nodes at the new textures and uploads the page tables.
  * @throws TesseraConfigError('pool-too-small') when `shape` cannot hold the pinned pages;
  *   nothing changes then.
@@ -75,9 +79,17 @@ export function resizePool(
     ctx.budget.release(current.reservation);
     return { allocation: { textures, reservation: transient }, outcome: 'copied' };
   }
-  if (slots > old.slotCount) return { allocation: current, outcome: 'refused' };
-  const newSlotOf = ctx.streamer.resizePool(slots, 0);
-  ctx.budget.shrink(current.reservation, bytes);
+  // No room for both: free the old pool first (shrinking or growing the reservation in place).
+  let newSlotOf: Int32Array;
+  if (slots > old.slotCount) {
+    if (!ctx.budget.tryGrow(current.reservation, bytes, BudgetPriority.infrastructure)) {
+      return { allocation: current, outcome: 'refused' };
+    }
+    newSlotOf = ctx.streamer.resizePool(slots, 0);
+  } else {
+    newSlotOf = ctx.streamer.resizePool(slots, 0); // throws before anything changed
+    ctx.budget.shrink(current.reservation, bytes);
+  }
   old.dispose();
   const textures = new PoolTextures(ctx.bridge, shape, ctx.formats);
   writePinnedTiles(ctx, textures, newSlotOf);

@@ -241,6 +241,37 @@ export class TextureBudget {
     if (freed > 0) this.drain();
   }
 
+  /**
+   * Raises reservation `handle` to `bytes` in place when room can be made (shedding data of lower
+   * priority than `priority`), without counting old and new at once: for a GPU resource freed and
+   * recreated larger. Returns false, changing nothing, when it does not fit.
+   * @throws TesseraConfigError('invalid-size') when `bytes` is below the current bytes or not an
+   *   integer; like {@link release} for a bad handle.
+   */
+  tryGrow(handle: number, bytes: number, priority: number = BudgetPriority.normal): boolean {
+    const table = this.reservations;
+    const slot = table.slotOf(handle);
+    const current = table.bytesAt(slot);
+    checkBytes(bytes, 'bytes');
+    if (bytes < current) {
+      throw new TesseraConfigError(
+        'invalid-size',
+        `grow to ${bytes} bytes is below the ${current} reserved.`,
+      );
+    }
+    const extra = bytes - current;
+    const waiting = this.queue.peek();
+    if (extra > 0 && waiting !== undefined && waiting.priority >= priority) return false;
+    if (!this.makeRoom(extra, priority)) return false;
+    table.setBytesAt(slot, bytes);
+    this.live += extra;
+    this.categoryBytes[table.categoryAt(slot)] += extra;
+    this.tagBytes[table.tagAt(slot)] += extra;
+    if (table.isPinnedAt(slot)) this.pinned += extra;
+    if (this.live > this.peak) this.peak = this.live;
+    return true;
+  }
+
   /** Bytes of live reservation `handle`. @throws like {@link release}. */
   bytesOf(handle: number): number {
     return this.reservations.bytesAt(this.reservations.slotOf(handle));

@@ -160,7 +160,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * Replaces the pool by one of `slotCount` slots holding every pinned page and the most recently
    * used others, `keep` pages at most (see `compactPool`); dropped pages are unmapped (emitting
    * `page-evicted`) and re-requested by later feedback if still needed. Call between frames.
-   * Returns the new slot of each old slot (-1: dropped or free), for the GPU copy.
+   * A grow resets the mip bias (it compensated for the smaller pool). Returns the new slot of each
+   * old slot (-1: dropped or free), for the GPU copy.
    * @throws TesseraConfigError('pool-too-small') when `slotCount` cannot hold the pinned pages of
    *   the registered textures; nothing changes then.
    */
@@ -178,6 +179,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     const result = compactPool(old, this.tables, slotCount, keep, this.frame, this.replacementPolicy);
     this.pool = result.pool;
     this.counters.poolSlots = slotCount;
+    // The bias compensated for the smaller pool: start again (it rises within frames if needed).
+    if (slotCount > old.slotCount) this.mipBiasController.reset();
     this.pool.evictionCount = old.evictionCount + result.dropped.length;
     this.pool.allocationCount = old.allocationCount;
     if (this.has('page-evicted')) {

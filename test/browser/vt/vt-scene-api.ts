@@ -33,6 +33,11 @@ export interface VtSceneApi {
       readbackBuffers: number;
     };
     residentPages: number;
+    slotCount: number;
+    uploadsLastFrame: number;
+    feedbackSize: { width: number; height: number };
+    byCategory: Record<'vt-pool' | 'page-table' | 'feedback' | 'readback', number>;
+    streaming: { queued: number; settled: boolean };
     uploadsTotal: number;
     mipBias: number;
     readbacks: { started: number; delivered: number; dropped: number; skipped: number };

@@ -28,3 +28,26 @@ describe('TextureBudget.shrink', () => {
     expect(() => budget.shrink(pool, 0)).toThrow(TesseraError);
   });
 });
+
+describe('TextureBudget.tryGrow', () => {
+  it('raises a reservation in place when it fits, shedding lower priorities, else changes nothing', () => {
+    const budget = new TextureBudget({ budgetBytes: 1000 });
+    const pool = budget.reserve('vt-pool', 200, undefined, 80);
+    let shed = 0;
+    const streamed = budget.reserve('streamed', 500, undefined, 10);
+    budget.addShedder({
+      priority: 10,
+      shed: () => {
+        if (shed++ === 0) budget.release(streamed);
+      },
+    });
+    expect(budget.tryGrow(pool, 700, 80)).toBe(true);
+    expect(budget.bytesOf(pool)).toBe(700);
+    expect(shed).toBe(1);
+    expect(budget.liveBytes).toBe(700);
+    expect(budget.peakBytes).toBe(700);
+    expect(budget.tryGrow(pool, 1001, 80)).toBe(false);
+    expect(budget.bytesOf(pool)).toBe(700);
+    expect(() => budget.tryGrow(pool, 10)).toThrow(TesseraConfigError);
+  });
+});

@@ -91,8 +91,9 @@ const material = new MeshBasicNodeMaterial({ side: DoubleSide });
 // The analytic checks address the virtual texture in page order (uv (0, 0) = texel (0, 0)).
 material.colorNode = virtualTexture(vt, uv(), { uvSpace: 'virtual' });
 // ?two=1: the material blends a second virtual texture (64 x 64 pages) with the first.
+let second: ReturnType<typeof system.add> | null = null;
 if (params.get('two') === '1') {
-  const second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
+  second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
   material.colorNode = mix(
     virtualTexture(vt, uv(), { uvSpace: 'virtual' }),
     virtualTexture(second, uv(), { uvSpace: 'virtual' }),
@@ -253,7 +254,11 @@ function maxChannelError(pixels: Uint8Array, o: number, expected: Float64Array):
   );
 }
 
-async function compare(lod: number, tolerance = 10): Promise<Comparison> {
+async function compare(
+  lod: number,
+  tolerance = 10,
+  filtering: VirtualTextureFiltering = system.filtering,
+): Promise<Comparison> {
   const pixels = await read();
   const maxMip = vt.mipCount - 1;
   const expected = new Float64Array(3);
@@ -540,9 +545,14 @@ Object.assign(globalThis, {
       return { code, reservedAfter: budget.liveBytes, allocated: trackedBytes() - before };
     },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
+    /** The shared budget (shared mode), else the system's own. */
+    budget: () => sharedBudget ?? system.budget,
+    /** The second texture of `?two=1`. */
+    second: () => second,
     sourceLoads: () => source.loads,
     debug: {
       system,
+      virtualTexture,
       renderer,
       vt,
       material,
