@@ -166,6 +166,10 @@ export class FeedbackPass {
     if (mirror === this.sharedOccluder) return mirror;
     mirror.version = user.version;
     mirror.transparent = user.transparent;
+    // A removed texture requests nothing: drop it, so the others are requested every frame.
+    if (mirror.sources.some((source) => source.vt.removed)) {
+      mirror.sources = mirror.sources.filter((source) => !source.vt.removed);
+    }
     // An occluder mirror whose user no longer needs it goes back to the shared occluder.
     if (mirror.sources.length === 0 && !movesVertices(user) && !discardsPixels(user)) {
       this.unmirror(user);

@@ -198,7 +198,10 @@ test('a budget cut sheds pool slots within the budget at every frame; a raise sh
   });
   expect(raised.slots).toBeGreaterThan(300);
   expect(raised.stats.gpuBytes.total).toBeLessThanOrEqual(24 * MIB);
-  expect(raised.comparison.psnr, JSON.stringify({ ...raised.comparison, s: raised.stats })).toBeGreaterThanOrEqual(35);
+  expect(
+    raised.comparison.psnr,
+    JSON.stringify({ ...raised.comparison, s: raised.stats }),
+  ).toBeGreaterThanOrEqual(35);
   expect(meanMip(raised.comparison.mipHistogram)).toBeLessThan(meanMip(cut.blurry.mipHistogram) - 0.5);
 });
 
@@ -262,9 +265,16 @@ test('remove(vt) frees its page table and slots; the others keep streaming', asy
   const result = await page.evaluate(async () => {
     const system = vtScene.debug.system;
     const second = vtScene.second() as VirtualTexture;
-    vtScene.setOrthoView(0.4, 0.4, 1.5);
+    vtScene.setOrthoView(0.3, 0.6, 2.3);
     await vtScene.waitReady();
-    await vtScene.settle(150);
+    // Frames paced by requestAnimationFrame: SwiftShader completes readbacks promptly then.
+    const frames = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        vtScene.step();
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+    };
+    await frames(60);
     const before = system.stats();
     const secondTable = vtScene.trackedBytes();
     const ownPages = () => {
@@ -276,7 +286,7 @@ test('remove(vt) frees its page table and slots; the others keep streaming', asy
     const pagesBefore = ownPages();
     system.remove(second);
     vtScene.setOrthoView(0.6, 0.3, 1.0);
-    await vtScene.settle(150);
+    await frames(60);
     const after = system.stats();
     const errors: string[] = [];
     for (const use of [
@@ -306,7 +316,7 @@ test('remove(vt) frees its page table and slots; the others keep streaming', asy
   expect(result.pagesAfter).toBe(0);
   expect(result.after.gpuBytes.pageTables).toBe(result.before.gpuBytes.pageTables - result.secondTableBytes);
   if (backend === 'webgpu') expect(result.trackedDrop).toBe(result.secondTableBytes);
-  expect(result.after.uploadsTotal).toBeGreaterThan(result.before.uploadsTotal);
-  expect(result.after.streaming.settled || result.after.streaming.queued === 0).toBe(true);
+  expect(result.after.uploadsTotal, JSON.stringify(result.after)).toBeGreaterThan(result.before.uploadsTotal);
+  expect(result.after.residentPages).toBeGreaterThan(result.before.residentPages - result.pagesBefore);
   expect(result.errors).toEqual(['unknown-texture', 'unknown-texture', 'unknown-texture']);
 });
