@@ -38,7 +38,6 @@ const filtering = (params.get('filtering') ?? 'bilinear') as VirtualTextureFilte
 const budgetBytes = Number(params.get('budget') ?? 24 * 1024 * 1024);
 const feedbackScale = Number(params.get('feedbackScale') ?? 8);
 const delayMs = Number(params.get('delay') ?? 0);
-const drawCanvas = params.get('canvas') === '1';
 // ?poolTexture=TEXELS: largest pool texture side (forces array pool textures at a small scale).
 const maxPoolTextureSize = params.has('poolTexture') ? Number(params.get('poolTexture')) : undefined;
 
@@ -93,13 +92,6 @@ const material = new MeshBasicNodeMaterial({ side: DoubleSide });
 material.colorNode = virtualTexture(vt, uv(), { uvSpace: 'virtual' });
 // ?two=1: the material blends a second virtual texture (64 x 64 pages) with the first.
 let second: ReturnType<typeof system.add> | null = null;
-/** ?two=2: the second texture on a material (and quad) of its own, beside the plane. */
-let secondMaterial: MeshBasicNodeMaterial | null = null;
-if (params.get('two') === '2') {
-  second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
-  secondMaterial = new MeshBasicNodeMaterial({ side: DoubleSide });
-  secondMaterial.colorNode = virtualTexture(second, uv(), { uvSpace: 'virtual' });
-}
 if (params.get('two') === '1') {
   second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
   material.colorNode = mix(
@@ -112,14 +104,6 @@ if (params.get('two') === '1') {
 const geometry = new PlaneGeometry(1, 1).rotateX(Math.PI / 2).translate(0.5, 0, 0.5);
 const scene = new Scene();
 scene.add(new Mesh(geometry, material));
-if (secondMaterial) {
-  // A strip along the plane's u = 0 edge, just below it (seen by the cameras below the plane).
-  const strip = new Mesh(
-    new PlaneGeometry(0.3, 1).rotateX(Math.PI / 2).translate(0.15, -0.001, 0.5),
-    secondMaterial,
-  );
-  scene.add(strip);
-}
 // ?fog=1: dense scene fog, which must never reach the feedback pass (it would blend page ids).
 if (params.get('fog') === '1') scene.fog = new Fog(0xff8000, 0, 0.4);
 
@@ -208,8 +192,6 @@ function step(frames = 1): void {
     renderer.setRenderTarget(capture);
     renderer.render(scene, camera);
     renderer.setRenderTarget(null);
-    // ?canvas=1: draw to the canvas too (SwiftShader may stop completing mapAsync otherwise).
-    if (drawCanvas) renderer.render(scene, camera);
   }
 }
 
