@@ -150,6 +150,23 @@ export class FeedbackLoop {
     return this.pass.owns(material);
   }
 
+  /**
+   * Frees the target and the ring but keeps their reservations, handed to the loop that replaces
+   * this one (device-loss recovery): returns them with the size they hold, in feedback pixels.
+   */
+  disposeKeepingReservations(): {
+    reservations: FeedbackReservations;
+    size: { width: number; height: number };
+  } {
+    this.readback.dispose();
+    this.pass.dispose();
+    const reservations = { ...this.reservations };
+    const size = { width: this.pass.width, height: this.pass.height };
+    this.reservations.feedback = NO_RESERVATION;
+    this.reservations.readback = NO_RESERVATION;
+    return { reservations, size };
+  }
+
   /** Frees the target, the ring and their reservations. */
   dispose(): void {
     this.readback.dispose();

@@ -3,14 +3,16 @@ import type { BudgetShedder } from '../core/budget/texture-budget-options';
 import { TesseraConfigError } from '../core/errors';
 import { type PoolShape, poolSlotCount } from '../core/vt/pool-shape';
 import { poolShapeFor, type VirtualTextureBudgetInput } from '../core/vt/vt-budget-plan';
+import type { BackendBridge } from './backend-bridge';
 import { PinnedTileCache } from './pinned-tile-cache';
 import {
   type PoolAllocation,
   type PoolResizeContext,
   type PoolResizeOutcome,
   resizePool,
+  writePinnedTiles,
 } from './pool-resize';
-import type { PoolTextures } from './pool-textures';
+import { PoolTextures } from './pool-textures';
 
 /** Frames between attempts to grow the pool back into free budget, in frames. */
 const REGROW_INTERVAL_FRAMES = 16;
@@ -40,7 +42,7 @@ export interface LivePoolOwner {
 export class LivePool {
   /** CPU copies of the pinned tiles (see {@link PinnedTileCache}). */
   readonly pinnedTiles = new PinnedTileCache();
-  private readonly ctx: PoolResizeContext;
+  private ctx: PoolResizeContext;
   private alloc: PoolAllocation;
   private readonly pinnedLayers: (Uint8Array | null)[];
   private share: number;
@@ -136,6 +138,22 @@ export class LivePool {
     if (changed && this.resizeTo(target) !== 'refused') return;
     const fits = this.shapeFor(Math.min(this.targetBytes, budget.freeBytes));
     if (poolSlotCount(fits) > current) this.resizeTo(fits);
+  }
+
+  /**
+   * Recreates the pool textures on `bridge` (a new renderer after a device loss), same shape and
+   * reservation: every page but the pinned ones becomes non-resident, the pinned ones are written
+   * back from their CPU copies at once, the rest streams in again.
+   */
+  recover(bridge: BackendBridge): void {
+    this.ctx = { ...this.ctx, bridge };
+    const old = this.alloc.textures;
+    const newSlotOf = this.ctx.streamer.resizePool(old.slotCount, 0);
+    old.dispose();
+    const textures = new PoolTextures(bridge, old.shape, this.ctx.formats);
+    writePinnedTiles(this.ctx, textures, newSlotOf);
+    this.alloc = { textures, reservation: this.alloc.reservation };
+    this.owner.resized(textures, 'shed-first');
   }
 
   /** Releases the pool's textures, reservation and shedder. */

@@ -97,7 +97,11 @@ export function resizePool(
 }
 
 /** Writes the CPU copies of the pages now in the pool (the pinned ones) into `textures`. */
-function writePinnedTiles(ctx: PoolResizeContext, textures: PoolTextures, newSlotOf: Int32Array): void {
+export function writePinnedTiles(
+  ctx: PoolResizeContext,
+  textures: PoolTextures,
+  newSlotOf: Int32Array,
+): void {
   const pool = ctx.streamer.pool;
   for (let s = 0; s < newSlotOf.length; s++) {
     const slot = newSlotOf[s];

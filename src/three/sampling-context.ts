@@ -47,7 +47,7 @@ export interface SamplingContext {
    * current sizes): subtracted from the feedback pass's lambda, whose derivatives are per feedback
    * pixel. Updated when the renderer's drawing buffer or the feedback target is resized.
    */
-  readonly feedbackLodOffset: UniformNode<'float', number>;
+  feedbackLodOffset: UniformNode<'float', number>;
   /** Residency mip bias added to the feedback mip, in mip levels. */
   readonly mipBias: UniformNode<'float', number>;
   /** Called when a node material using `vt` is compiled, so the feedback pass can mirror it. */

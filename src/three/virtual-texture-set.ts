@@ -24,7 +24,7 @@ export class VirtualTextureSet {
   private used = 0;
 
   constructor(
-    private readonly bridge: BackendBridge,
+    private bridge: BackendBridge,
     private readonly streamer: VirtualTextureStreamer,
     private readonly context: SamplingContext,
     options: Pick<ResolvedSystemOptions, 'layers' | 'tileSize' | 'border' | 'pageTableBytes'>,
@@ -109,6 +109,18 @@ export class VirtualTextureSet {
     for (let i = 0; i < this.textures.length; i++) {
       const vt = this.textures[i];
       if (vt && vt.pageTable.dirty.entryCount() > 0) vt.flushPageTable();
+    }
+  }
+
+  /** Recreates every page table on `bridge` (a new renderer after a device loss) and uploads it. */
+  recover(bridge: BackendBridge): void {
+    this.bridge = bridge;
+    for (const vt of this.textures) {
+      if (!vt) continue;
+      const l = vt.layout;
+      vt.replacePageTableTexture(
+        new PageTableTexture(bridge, vt.name, l.widthPages, l.heightPages, l.mipCount),
+      );
     }
   }
 

@@ -9,7 +9,7 @@ import type { TileData, TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { BackendBridge } from './backend-bridge';
 import { EvictableTextures } from './evictable-textures';
-import { FeedbackLoop } from './feedback-loop';
+import { FeedbackChannel } from './feedback-channel';
 import { LivePool } from './live-pool';
 import { MaterialRegistry } from './material-registry';
 import { PoolTextures } from './pool-textures';
@@ -29,9 +29,6 @@ import type {
   VirtualTextureSystemEvents,
   VirtualTextureSystemStats,
 } from './virtual-texture-system-types';
-
-const EMPTY_IDS = new Uint32Array(0);
-type FeedbackEvent = VirtualTextureSystemEvents['feedback'];
 
 /**
  * Virtual texturing for three.js `WebGPURenderer` (WebGPU and WebGL2 backends): one physical pool
@@ -63,7 +60,8 @@ export class VirtualTextureSystem {
   /** The pool textures and their reservation, resized as the budget changes. */
   private readonly pool: LivePool;
   private readonly materials = new MaterialRegistry();
-  private readonly feedback: FeedbackLoop;
+  /** The feedback loop, its readbacks' consumer and the device-loss watch. */
+  private readonly channel: FeedbackChannel;
   private readonly context: SamplingContext;
   private readonly set: VirtualTextureSet;
   private readonly textures: (VirtualTexture | null)[];
@@ -79,7 +77,6 @@ export class VirtualTextureSystem {
   private disposed = false;
   private readonly settle = new SettleTracker();
   private readonly uploadHandler: (vt: number, slot: number, pageId: number, data: TileData) => boolean;
-  private readonly feedbackEvent: FeedbackEvent = { frame: 0, ids: EMPTY_IDS, width: 0, height: 0 };
 
   /**
    * @throws TesseraConfigError: 'invalid-option' / 'invalid-layers' for bad options,
@@ -110,27 +107,19 @@ export class VirtualTextureSystem {
     this.streamer.on('error', (event) => this.events.emit('error', event));
     this.streamer.on('page-evicted', (event) => this.events.emit('page-evicted', event));
     this.streamer.on('page-loaded', (event) => this.events.emit('page-loaded', event));
-    this.feedback = new FeedbackLoop(
-      renderer,
-      bridge,
-      this.budget,
-      o.feedbackScale,
-      { width: feedbackSize.x, height: feedbackSize.y },
-      { feedback: reserved.feedback, readback: reserved.readback },
-      (ids, frame, width, height) => this.onFeedback(ids, frame, width, height),
-    );
-    const feedbackPass = this.feedback.feedbackPass;
+    const size = { width: feedbackSize.x, height: feedbackSize.y };
+    const sinks = { streamer: this.streamer, settle: this.settle, events: this.events };
+    this.channel = new FeedbackChannel(bridge, budget, o.feedbackScale, size, reserved, sinks);
     this.context = {
       ...poolSampling(poolTextures),
       filtering: o.filtering,
       maxAnisotropy: o.maxAnisotropy,
       version: 0,
-      feedbackLodOffset: this.feedback.lodOffset,
+      feedbackLodOffset: this.channel.loop.lodOffset,
       mipBias: uniform(0),
       registerMaterial: (material, vtId, uv) => {
         const vt = this.textures[vtId];
-        if (vt) feedbackPass.register(material, vt, uv);
-        if (!this.feedback.owns(material)) this.materials.add(material);
+        if (vt && this.channel.register(material, vt, uv)) this.materials.add(material);
         // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
         this.settle.noteRegistration(this.frame);
       },
@@ -149,7 +138,7 @@ export class VirtualTextureSystem {
       input,
       o.shareBytes,
       {
-        otherBytes: () => this.budget.bytesOf(this.pageTableReservation) + this.feedback.reservedBytes,
+        otherBytes: () => this.budget.bytesOf(this.pageTableReservation) + this.channel.loop.reservedBytes,
         minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
         resized: (pool) => this.poolResized(pool),
       },
@@ -222,12 +211,12 @@ export class VirtualTextureSystem {
    */
   setFeedbackScale(scale: number): void {
     this.assertLive();
-    this.feedback.setScale(positiveInteger('feedbackScale', scale));
+    this.channel.loop.setScale(positiveInteger('feedbackScale', scale));
   }
 
   /** Screen pixels per feedback pixel now. */
   get feedbackScale(): number {
-    return this.feedback.feedbackScale;
+    return this.channel.loop.feedbackScale;
   }
 
   /**
@@ -259,6 +248,7 @@ export class VirtualTextureSystem {
    */
   update(camera: Camera, scene: Scene): void {
     this.assertLive();
+    if (this.channel.checkLost()) return;
     this.frame++;
     const frame = this.frame;
     this.pool.update(frame);
@@ -270,7 +260,29 @@ export class VirtualTextureSystem {
     this.uploadsTotal += this.uploadsLastFrame;
     this.set.flush();
     if (this.settle.waiting > 0 && this.isSettled) this.settle.resolve();
-    this.feedback.render(scene, camera, frame);
+    this.channel.render(scene, camera, frame);
+  }
+
+  /** True once the GPU device (or WebGL2 context) was lost and {@link recover} was not called since. */
+  get deviceLost(): boolean {
+    return this.channel.lost;
+  }
+
+  /**
+   * Moves the system onto `renderer` (initialised; a new one after a device loss, since three r187
+   * does not recover a lost renderer itself): pool, page-table and feedback resources are recreated
+   * with the same budget reservations, every page but the pinned ones (written back from CPU copies)
+   * becomes non-resident and streams in again; textures, nodes and materials keep working (render
+   * the scene with the new renderer). @throws TesseraConfigError('invalid-option') for a renderer
+   * not initialised.
+   */
+  recover(renderer: WebGPURenderer): void {
+    this.assertLive();
+    const bridge = new BackendBridge(renderer);
+    this.channel.recover(bridge);
+    this.context.feedbackLodOffset = this.channel.loop.lodOffset;
+    this.set.recover(bridge);
+    this.pool.recover(bridge);
   }
 
   /** True once every added texture has its coarsest mip resident (keep calling `update` until then). */
@@ -313,7 +325,7 @@ export class VirtualTextureSystem {
       frame: this.frame,
       pool: this.pool,
       set: this.set,
-      feedback: this.feedback,
+      feedback: this.channel.loop,
       streamer: this.streamer,
       uploadsLastFrame: this.uploadsLastFrame,
       uploadsTotal: this.uploadsTotal,
@@ -327,7 +339,7 @@ export class VirtualTextureSystem {
     if (this.disposed) return;
     this.disposed = true;
     this.streamer.dispose();
-    this.feedback.dispose();
+    this.channel.dispose();
     this.pool.dispose();
     this.set.dispose();
     this.budget.release(this.pageTableReservation);
@@ -354,20 +366,6 @@ export class VirtualTextureSystem {
   /** True when `vt` was marked with {@link makeEvictable}. */
   isEvictable(vt: VirtualTexture | number): boolean {
     return this.evictable.has(typeof vt === 'number' ? vt : vt.id);
-  }
-
-  private onFeedback(ids: Uint32Array, frame: number, width: number, height: number): void {
-    if (this.disposed) return;
-    this.streamer.submitFeedback(ids, width * height);
-    const s = this.streamer.stats();
-    this.settle.noteFeedback(frame, s.queued + s.inFlight + s.pendingUploads);
-    if (!this.events.has('feedback')) return;
-    const event = this.feedbackEvent;
-    event.frame = frame;
-    event.ids = ids;
-    event.width = width;
-    event.height = height;
-    this.events.emit('feedback', event);
   }
 
   /** Something compiled into the node graphs changed: materials recompile at their next draw. */

@@ -30,7 +30,7 @@ export class VirtualTexture implements SampledVirtualTexture {
    * `source.info.layers`, -1 when this texture leaves that pool layer unused).
    */
   readonly poolLayerSource: Int8Array;
-  private readonly table: PageTableTexture;
+  private table: PageTableTexture;
   private released = false;
   private readonly layerNames: readonly string[];
 
@@ -69,6 +69,17 @@ export class VirtualTexture implements SampledVirtualTexture {
     if (this.released) return;
     this.released = true;
     this.table.dispose();
+  }
+
+  /**
+   * Swaps in `table` (a page-table texture recreated after a device loss), frees the old one and
+   * uploads every entry into the new one.
+   */
+  replacePageTableTexture(table: PageTableTexture): void {
+    this.table.dispose();
+    this.table = table;
+    this.pageTable.markAllDirty();
+    this.flushPageTable();
   }
 
   /** Width of mip 0, in pages. */

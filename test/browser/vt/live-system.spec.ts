@@ -9,6 +9,7 @@ declare const vtScene: VtSceneApi & {
   trackedBytes(): number;
   budget(): TextureBudget;
   second(): VirtualTexture | null;
+  stepPaced(frames: number): Promise<void>;
   debug: {
     system: VirtualTextureSystem;
     material: { colorNode: unknown; version: number };
@@ -267,14 +268,7 @@ test('remove(vt) frees its page table and slots; the others keep streaming', asy
     const second = vtScene.second() as VirtualTexture;
     vtScene.setOrthoView(0.3, 0.6, 2.3);
     await vtScene.waitReady();
-    // Frames paced by requestAnimationFrame: SwiftShader completes readbacks promptly then.
-    const frames = async (n: number) => {
-      for (let i = 0; i < n; i++) {
-        vtScene.step();
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-      }
-    };
-    await frames(60);
+    await vtScene.stepPaced(60);
     const before = system.stats();
     const secondTable = vtScene.trackedBytes();
     const ownPages = () => {
@@ -286,7 +280,7 @@ test('remove(vt) frees its page table and slots; the others keep streaming', asy
     const pagesBefore = ownPages();
     system.remove(second);
     vtScene.setOrthoView(0.6, 0.3, 1.0);
-    await frames(60);
+    await vtScene.stepPaced(60);
     const after = system.stats();
     const errors: string[] = [];
     for (const use of [

@@ -23,7 +23,7 @@ import type { VirtualTextureFiltering } from '../../../../src/three/sampling-con
 import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
 import { virtualTexture } from '../../../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
-import { createTestRenderer, requestedBackend } from '../../support/renderer';
+import { createTestRenderer, gpuDevice, requestedBackend } from '../../support/renderer';
 import { bilinearLinear, linearToSrgb, TestTileSource } from '../test-content';
 
 /**
@@ -45,7 +45,7 @@ const maxPoolTextureSize = params.has('poolTexture') ? Number(params.get('poolTe
 // and a TextureStreamingSystem with a few streamed textures (see shared-budget.spec.ts).
 const sharedBytes = Number(params.get('shared') ?? 0);
 
-const renderer = await createTestRenderer(size, size);
+let renderer = await createTestRenderer(size, size);
 const isWebGPU = requestedBackend() === 'webgpu';
 // Linear float capture (render targets get the linear working colour space); read() encodes sRGB.
 const capture = new RenderTarget(size, size, { type: FloatType });
@@ -545,6 +545,32 @@ Object.assign(globalThis, {
       return { code, reservedAfter: budget.liveBytes, allocated: trackedBytes() - before };
     },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
+    /**
+     * Runs `n` frames, each after a requestAnimationFrame: SwiftShader completes readbacks promptly
+     * then (under setTimeout pacing they can stall for seconds).
+     */
+    async stepPaced(n: number) {
+      for (let i = 0; i < n; i++) {
+        step();
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+    },
+    /** Loses the GPU: `device.destroy()` on WebGPU, WEBGL_lose_context on WebGL2. */
+    loseDevice() {
+      const device = gpuDevice(renderer);
+      if (device) device.destroy();
+      else
+        (renderer.backend as unknown as { gl: WebGL2RenderingContext }).gl
+          .getExtension('WEBGL_lose_context')
+          ?.loseContext();
+    },
+    /** Replaces the lost renderer by a new one (on a new canvas) and moves the system onto it. */
+    async recover() {
+      const next = await createTestRenderer(size, size);
+      renderer.domElement.remove();
+      renderer = next;
+      system.recover(next);
+    },
     /** The shared budget (shared mode), else the system's own. */
     budget: () => sharedBudget ?? system.budget,
     /** The second texture of `?two=1`. */
