@@ -214,11 +214,9 @@ export class TextureBudget {
   }
 
   /**
-   * Lowers reservation `handle` to `bytes` in place (same handle, category and tag), with no moment
-   * where the freed bytes could be taken by anyone else before the caller frees its memory: what a
-   * GPU resource that is destroyed and recreated smaller needs (no old-plus-new transient).
-   * Freed bytes go to queued requests, as after a {@link release}.
-   * @throws TesseraConfigError('invalid-size') when `bytes` is not an integer in 0..current bytes;
+   * Lowers reservation `handle` to `bytes` in place (same handle), for a GPU resource destroyed and
+   * recreated smaller: no old-plus-new transient. Freed bytes go to queued requests.
+   * @throws TesseraConfigError('invalid-size') unless `bytes` is an integer in 0..current bytes;
    *   like {@link release} for a bad handle.
    */
   shrink(handle: number, bytes: number): void {
@@ -226,48 +224,29 @@ export class TextureBudget {
     const slot = table.slotOf(handle);
     const current = table.bytesAt(slot);
     checkBytes(bytes, 'bytes');
-    if (bytes > current) {
-      throw new TesseraConfigError(
-        'invalid-size',
-        `shrink to ${bytes} bytes exceeds the ${current} reserved.`,
-      );
-    }
-    const freed = current - bytes;
+    if (bytes > current) throw new TesseraConfigError('invalid-size', `shrink: ${bytes} > ${current} bytes.`);
     table.setBytesAt(slot, bytes);
-    this.live -= freed;
-    this.categoryBytes[table.categoryAt(slot)] -= freed;
-    this.tagBytes[table.tagAt(slot)] -= freed;
-    if (table.isPinnedAt(slot)) this.pinned -= freed;
-    if (freed > 0) this.drain();
+    this.account(slot, bytes - current);
+    if (bytes < current) this.drain();
   }
 
   /**
-   * Raises reservation `handle` to `bytes` in place when room can be made (shedding data of lower
-   * priority than `priority`), without counting old and new at once: for a GPU resource freed and
-   * recreated larger. Returns false, changing nothing, when it does not fit.
-   * @throws TesseraConfigError('invalid-size') when `bytes` is below the current bytes or not an
-   *   integer; like {@link release} for a bad handle.
+   * Raises reservation `handle` to `bytes` in place when room can be made (shedding data below
+   * `priority`), for a GPU resource freed and recreated larger; false (nothing changed) otherwise.
+   * @throws TesseraConfigError('invalid-size') unless `bytes` is an integer >= current bytes.
    */
   tryGrow(handle: number, bytes: number, priority: number = BudgetPriority.normal): boolean {
     const table = this.reservations;
     const slot = table.slotOf(handle);
     const current = table.bytesAt(slot);
     checkBytes(bytes, 'bytes');
-    if (bytes < current) {
-      throw new TesseraConfigError(
-        'invalid-size',
-        `grow to ${bytes} bytes is below the ${current} reserved.`,
-      );
-    }
+    if (bytes < current) throw new TesseraConfigError('invalid-size', `grow: ${bytes} < ${current} bytes.`);
     const extra = bytes - current;
     const waiting = this.queue.peek();
     if (extra > 0 && waiting !== undefined && waiting.priority >= priority) return false;
     if (!this.makeRoom(extra, priority)) return false;
     table.setBytesAt(slot, bytes);
-    this.live += extra;
-    this.categoryBytes[table.categoryAt(slot)] += extra;
-    this.tagBytes[table.tagAt(slot)] += extra;
-    if (table.isPinnedAt(slot)) this.pinned += extra;
+    this.account(slot, extra);
     if (this.live > this.peak) this.peak = this.live;
     return true;
   }
@@ -285,11 +264,7 @@ export class TextureBudget {
   release(handle: number): void {
     const table = this.reservations;
     const slot = table.slotOf(handle);
-    const bytes = table.bytesAt(slot);
-    this.live -= bytes;
-    this.categoryBytes[table.categoryAt(slot)] -= bytes;
-    this.tagBytes[table.tagAt(slot)] -= bytes;
-    if (table.isPinnedAt(slot)) this.pinned -= bytes;
+    this.account(slot, -table.bytesAt(slot));
     table.remove(slot);
     this.drain();
   }
@@ -361,6 +336,15 @@ export class TextureBudget {
       byCategory,
       byTag,
     };
+  }
+
+  /** Adds `delta` bytes of row `slot` to the live, category, tag and pinned figures. */
+  private account(slot: number, delta: number): void {
+    const table = this.reservations;
+    this.live += delta;
+    this.categoryBytes[table.categoryAt(slot)] += delta;
+    this.tagBytes[table.tagAt(slot)] += delta;
+    if (table.isPinnedAt(slot)) this.pinned += delta;
   }
 
   private admissionLimit(): number {

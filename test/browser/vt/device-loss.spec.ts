@@ -92,6 +92,11 @@ test('device loss mid-stream: lost frames do nothing, recover() streams back to 
       tracked: vtScene.trackedBytes(),
     };
   });
+  if (process.env.TESSERA_PRINT_FIGURES) {
+    console.log(
+      `${backend} device loss: settled ${settled.psnr.toFixed(2)} dB, recovered ${recovered.comparison.psnr.toFixed(2)} dB`,
+    );
+  }
   expect(recovered.lost).toBe(false);
   expect(recovered.first.garbagePixels).toBe(0);
   expect(recovered.reserved, 'the same reservations, exactly').toBe(lost.reserved);

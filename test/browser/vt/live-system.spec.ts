@@ -197,6 +197,15 @@ test('a budget cut sheds pool slots within the budget at every frame; a raise sh
     await vtScene.settle(300);
     return { slots, comparison: await vtScene.compare(1.3), stats: vtScene.stats() };
   });
+  if (process.env.TESSERA_PRINT_FIGURES) {
+    const peak = `cut peak ${cut.cutPeak} <= before ${cut.totalBefore}; after ${cut.afterPeak} <= share ${cut.share}`;
+    const mips = [sharp.comparison, cut.blurry, raised.comparison].map((c) =>
+      meanMip(c.mipHistogram).toFixed(2),
+    );
+    console.log(
+      `${backend} budget cut: slots ${cut.slotsBefore} -> ${cut.frames[0].slots} -> ${raised.slots}; ${peak}; mean mip ${mips.join(' -> ')}; PSNR ${sharp.comparison.psnr.toFixed(2)} / ${raised.comparison.psnr.toFixed(2)} dB`,
+    );
+  }
   expect(raised.slots).toBeGreaterThan(300);
   expect(raised.stats.gpuBytes.total).toBeLessThanOrEqual(24 * MIB);
   expect(
@@ -241,6 +250,12 @@ test('a shared budget cut sheds streamed mips then pool slots; a raise grows the
     }
     return { slotsBefore, slotsCut, slotsRaised: vtScene.stats().slotCount, frames, perspective };
   });
+  if (process.env.TESSERA_PRINT_FIGURES) {
+    const over = result.frames.map((f) => f.over).join(',');
+    console.log(
+      `shared cut: slots ${result.slotsBefore} -> ${result.slotsCut} -> ${result.slotsRaised}; over-budget bytes per frame ${over}`,
+    );
+  }
   for (const f of result.frames) expect(f.tracked).toBeLessThanOrEqual(f.live);
   for (const f of result.frames.slice(8)) {
     expect(f.over).toBe(0);
