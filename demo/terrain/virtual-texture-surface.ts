@@ -46,8 +46,6 @@ export class VirtualTextureSurface implements TerrainSurface {
   /** Every view: mip colours and tile borders in the shader, feedback and residency as overlays. */
   readonly debugViews: readonly TerrainDebugView[] = TERRAIN_DEBUG_VIEWS;
   material!: MeshStandardNodeMaterial;
-  /** Called when a rebuild replaced {@link material}. */
-  onMaterialChanged: ((material: MeshStandardNodeMaterial) => void) | null = null;
   /** Errors raised by the system's `error` event, as messages. */
   readonly errors: string[] = [];
   private system!: VirtualTextureSystem;

@@ -67,12 +67,21 @@ test('filtering, uploads per frame and feedback scale change without a rebuild',
     system.setFeedbackScale(4);
     vtScene.step();
     const after = system.stats().feedbackSize;
-    let invalid = '';
-    try {
-      system.setFiltering('cubic' as never);
-    } catch (error) {
-      invalid = (error as { code: string }).code;
+    const invalid: string[] = [];
+    for (const bad of [
+      () => system.setFiltering('cubic' as never),
+      () => system.setMaxUploadsPerFrame(0),
+      () => system.setFeedbackScale(-2),
+    ]) {
+      try {
+        bad();
+      } catch (error) {
+        invalid.push((error as { code: string }).code);
+      }
     }
+    // Bad input changed nothing: the system still streams with the settings it had.
+    vtScene.step();
+    const unchanged = { uploads: system.maxUploadsPerFrame, scale: system.feedbackScale };
     return {
       bilinear,
       trilinear,
@@ -82,6 +91,7 @@ test('filtering, uploads per frame and feedback scale change without a rebuild',
       before,
       after,
       invalid,
+      unchanged,
       mode: system.filtering,
     };
   });
@@ -93,7 +103,8 @@ test('filtering, uploads per frame and feedback scale change without a rebuild',
   expect(Math.max(...result.uploads)).toBeLessThanOrEqual(1);
   expect(Math.max(...result.uploads)).toBe(1);
   expect(result.after.width).toBe(result.before.width * 2);
-  expect(result.invalid).toBe('invalid-option');
+  expect(result.invalid).toEqual(['invalid-option', 'invalid-option', 'invalid-option']);
+  expect(result.unchanged).toEqual({ uploads: 1, scale: 4 });
   expect(result.mode).toBe('trilinear');
 });
 
