@@ -20,7 +20,6 @@ import { createTerrainSurface } from './terrain/create-terrain-surface';
 import { TerrainQuadtree } from './terrain/terrain-quadtree';
 import type { TerrainSurface, TerrainSurfaceSettings } from './terrain/terrain-surface';
 import { openTerrainTileSource, type TerrainTileSource } from './terrain/terrain-tile-source';
-import { VirtualTextureSurface } from './terrain/virtual-texture-surface';
 import { defaultTour, Tour } from './tour';
 import { ProceduralHeightField } from './world/height-field';
 
@@ -134,8 +133,6 @@ export class DemoApp {
       params.virtualTexture,
     );
     const app = new DemoApp(renderer, backend, params, surface, heights, settings, budget, tiles);
-    if (surface instanceof VirtualTextureSurface)
-      surface.onMaterialChanged = (m) => app.terrain.setMaterial(m);
     await app.transition('valley');
     await app.warmUp();
     return app;
@@ -208,9 +205,9 @@ export class DemoApp {
   }
 
   /**
-   * Changes run-time settings (budget, feedback scale, uploads per frame, filtering, freeze). A new
-   * budget goes to the shared {@link budget} (a cut is shed within a few frames) and rebuilds the
-   * virtual texture with its new share.
+   * Changes run-time settings (budget, feedback scale, uploads per frame, filtering, freeze), all on
+   * the running systems: a new budget goes to the shared {@link budget} (a cut is shed within a few
+   * frames) and resizes the virtual texture's pool to its new share.
    */
   applySettings(changes: Partial<TerrainSurfaceSettings>): void {
     Object.assign(this.settings, changes);

@@ -1,13 +1,13 @@
 /**
  * Terrain texturing through Tessera: one virtual texture (albedo + normal layers) of the procedural
- * world over the whole terrain, sampled by TSL nodes in the terrain's material. Settings the plugin
- * only takes at construction (budget, feedback scale, uploads per frame, filtering) rebuild the
- * system; the terrain picks up the new {@link VirtualTextureSurface.material}.
+ * world over the whole terrain, sampled by TSL nodes in the terrain's material. Every run-time
+ * setting (budget, feedback scale, uploads per frame, filtering) applies to the running system:
+ * no rebuild, the same material.
  *
  * Budget: the system reserves its pool, page tables, feedback and readback in the demo's shared
  * `TextureBudget` (its `budget` option), taking the budget less the prop textures' share; the
  * streamed prop textures live in whatever room is left, so one budget accounts for everything. A
- * budget cut rebuilds the system with its new share.
+ * budget change resizes the pool in place (`setBudgetShare`).
  */
 
 import type { TextureBudget, TileSource, VirtualTexture } from 'tessera';
@@ -46,8 +46,6 @@ export class VirtualTextureSurface implements TerrainSurface {
   /** Every view: mip colours and tile borders in the shader, feedback and residency as overlays. */
   readonly debugViews: readonly TerrainDebugView[] = TERRAIN_DEBUG_VIEWS;
   material!: MeshStandardNodeMaterial;
-  /** Called when a rebuild replaced {@link material}. */
-  onMaterialChanged: ((material: MeshStandardNodeMaterial) => void) | null = null;
   /** Errors raised by the system's `error` event, as messages. */
   readonly errors: string[] = [];
   private system!: VirtualTextureSystem;
@@ -92,21 +90,22 @@ export class VirtualTextureSurface implements TerrainSurface {
 
   applySettings(settings: TerrainSurfaceSettings): void {
     const s = this.settings;
-    const rebuild =
-      s.budgetBytes !== settings.budgetBytes ||
-      s.feedbackScale !== settings.feedbackScale ||
-      s.maxUploadsPerFrame !== settings.maxUploadsPerFrame ||
-      s.filtering !== settings.filtering;
     this.settings = { ...settings };
-    if (!rebuild) return;
-    // Free the old system before building the new one: both at once could pass the budget.
-    const oldMaterial = this.material;
-    this.system.dispose();
-    // With the old system gone, a lowered budget only has streamed textures left to shed.
-    if (this.budget.budgetBytes !== settings.budgetBytes) this.budget.setBudget(settings.budgetBytes);
-    this.build();
-    this.onMaterialChanged?.(this.material);
-    oldMaterial.dispose();
+    // Every setting applies to the running system: no rebuild, the same material.
+    if (s.filtering !== settings.filtering) this.system.setFiltering(settings.filtering);
+    if (s.maxUploadsPerFrame !== settings.maxUploadsPerFrame) {
+      this.system.setMaxUploadsPerFrame(settings.maxUploadsPerFrame);
+    }
+    if (s.feedbackScale !== settings.feedbackScale) this.system.setFeedbackScale(settings.feedbackScale);
+    if (s.budgetBytes !== settings.budgetBytes) {
+      // A cut: the pool sheds now, then the budget follows (the streamed textures shed within a
+      // few frames). A raise: the budget first, so the pool has room to grow into.
+      const share = settings.budgetBytes - this.propShareBytes(settings.budgetBytes);
+      const raise = settings.budgetBytes > this.budget.budgetBytes;
+      if (raise) this.budget.setBudget(settings.budgetBytes);
+      this.system.setBudgetShare(share);
+      if (!raise) this.budget.setBudget(settings.budgetBytes);
+    }
   }
 
   setDebugView(view: TerrainDebugView, enabled: boolean): void {

@@ -89,6 +89,11 @@ export class BackendBridge {
     backend.state.bindFramebuffer(backend.gl.READ_FRAMEBUFFER, framebuffer);
   }
 
+  /** Binds `texture` to `target` through three's state cache (WebGL2 only). */
+  bindTexture(target: number, texture: WebGLTexture | null): void {
+    this.glBackend!.state.bindTexture(target, texture);
+  }
+
   /** Sets the WebGL2 pack alignment through three's state cache (WebGL2 only). */
   setPackAlignment(bytes: number): void {
     const backend = this.glBackend!;

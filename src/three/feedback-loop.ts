@@ -1,4 +1,4 @@
-import { type Camera, type Scene, Vector2 } from 'three';
+import { type Camera, type Material, type Scene, Vector2 } from 'three';
 import { uniform } from 'three/tsl';
 import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../core/budget/budget-priority';
@@ -39,7 +39,7 @@ export class FeedbackLoop {
   readonly lodOffset = uniform(0);
   private readonly renderer: WebGPURenderer;
   private readonly budget: TextureBudget;
-  private readonly scale: number;
+  private scale: number;
   private readonly rowAlignment: number;
   private readonly pass: FeedbackPass;
   private readonly readback: FeedbackReadback;
@@ -122,6 +122,49 @@ export class FeedbackLoop {
     if (dw !== this.drawingWidth || dh !== this.drawingHeight) this.resize(dw, dh);
     this.pass.render(scene, camera, frame);
     this.readback.request(frame);
+  }
+
+  /** Bytes reserved for the target and the ring together, in bytes. */
+  get reservedBytes(): number {
+    return this.reservedTargetBytes + this.reservedReadbackBytes;
+  }
+
+  /** Drawing-buffer pixels per feedback pixel along each axis. */
+  get feedbackScale(): number {
+    return this.scale;
+  }
+
+  /**
+   * Changes the drawing-buffer pixels per feedback pixel; the target is resized (and re-reserved
+   * within the budget) at the next {@link render}, as after a canvas resize.
+   */
+  setScale(scale: number): void {
+    if (scale === this.scale) return;
+    this.scale = scale;
+    this.drawingWidth = 0;
+    this.drawingHeight = 0;
+  }
+
+  /** True when `material` is one of the pass's own (mirror) materials. */
+  owns(material: Material): boolean {
+    return this.pass.owns(material);
+  }
+
+  /**
+   * Frees the target and the ring but keeps their reservations, handed to the loop that replaces
+   * this one (device-loss recovery): returns them with the size they hold, in feedback pixels.
+   */
+  disposeKeepingReservations(): {
+    reservations: FeedbackReservations;
+    size: { width: number; height: number };
+  } {
+    this.readback.dispose();
+    this.pass.dispose();
+    const reservations = { ...this.reservations };
+    const size = { width: this.pass.width, height: this.pass.height };
+    this.reservations.feedback = NO_RESERVATION;
+    this.reservations.readback = NO_RESERVATION;
+    return { reservations, size };
   }
 
   /** Frees the target, the ring and their reservations. */

@@ -166,6 +166,10 @@ export class FeedbackPass {
     if (mirror === this.sharedOccluder) return mirror;
     mirror.version = user.version;
     mirror.transparent = user.transparent;
+    // A removed texture requests nothing: drop it, so the others are requested every frame.
+    if (mirror.sources.some((source) => source.vt.removed)) {
+      mirror.sources = mirror.sources.filter((source) => !source.vt.removed);
+    }
     // An occluder mirror whose user no longer needs it goes back to the shared occluder.
     if (mirror.sources.length === 0 && !movesVertices(user) && !discardsPixels(user)) {
       this.unmirror(user);
@@ -208,6 +212,11 @@ export class FeedbackPass {
     this.mirrored.add(ref);
     this.forgetMirrored.register(material, ref, ref);
     material.addEventListener('dispose', this.onUserMaterialDispose);
+  }
+
+  /** True when `material` is a material this pass created (a mirror or occluder). */
+  owns(material: Material): boolean {
+    return this.own.has(material);
   }
 
   /** Resizes the target (feedback pixels); called when the canvas size changes. */

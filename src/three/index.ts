@@ -30,13 +30,13 @@ export {
   type VirtualTextureSampleOptions,
   virtualTexture,
 } from './virtual-texture-node';
-export {
-  type VirtualTextureAddOptions,
-  type VirtualTextureGpuBytes,
-  type VirtualTextureReservedBytes,
-  type VirtualTextureStreamingState,
-  VirtualTextureSystem,
-  type VirtualTextureSystemEvents,
-  type VirtualTextureSystemOptions,
-  type VirtualTextureSystemStats,
-} from './virtual-texture-system';
+export { VirtualTextureSystem } from './virtual-texture-system';
+export type { VirtualTextureSystemOptions } from './virtual-texture-system-options';
+export type {
+  VirtualTextureAddOptions,
+  VirtualTextureGpuBytes,
+  VirtualTextureReservedBytes,
+  VirtualTextureStreamingState,
+  VirtualTextureSystemEvents,
+  VirtualTextureSystemStats,
+} from './virtual-texture-system-types';

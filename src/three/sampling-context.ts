@@ -25,26 +25,46 @@ export type VirtualTextureFiltering = FilterMode;
  * {@link VirtualTextureSystem}; shared by every virtual texture in it.
  */
 export interface SamplingContext {
-  /** Pool texture of each layer (2D array textures when `poolShape.arrayLayers > 1`). */
-  readonly poolTextures: readonly PoolTexture[];
+  /** Pool texture of each layer (2D array textures when `poolShape.arrayLayers > 1`); replaced by a pool resize. */
+  poolTextures: readonly PoolTexture[];
   /** Slot grid of the pool. */
-  readonly poolShape: PoolShape;
+  poolShape: PoolShape;
   /** Pool texture size, in texels. */
-  readonly poolWidth: number;
+  poolWidth: number;
   /** Pool texture size (of one array layer), in texels. */
-  readonly poolHeight: number;
-  /** Filtering mode baked into sampling nodes. */
-  readonly filtering: VirtualTextureFiltering;
+  poolHeight: number;
+  /** Filtering mode baked into sampling nodes (changed by `VirtualTextureSystem.setFiltering`). */
+  filtering: VirtualTextureFiltering;
   /** Largest anisotropy ratio resolved (1 = isotropic), also used by the feedback mip. */
   readonly maxAnisotropy: number;
+  /**
+   * Bumped whenever something baked into the node graphs changes (filtering, pool textures or
+   * shape): part of every sampling node's cache key, so three rebuilds the materials using them.
+   */
+  version: number;
   /**
    * log2 of the drawing-buffer pixels per feedback pixel (about log2(feedbackScale), exact for the
    * current sizes): subtracted from the feedback pass's lambda, whose derivatives are per feedback
    * pixel. Updated when the renderer's drawing buffer or the feedback target is resized.
    */
-  readonly feedbackLodOffset: UniformNode<'float', number>;
+  feedbackLodOffset: UniformNode<'float', number>;
   /** Residency mip bias added to the feedback mip, in mip levels. */
   readonly mipBias: UniformNode<'float', number>;
   /** Called when a node material using `vt` is compiled, so the feedback pass can mirror it. */
   registerMaterial(material: Material, vtId: number, uv: VirtualUv): void;
+}
+
+/** The pool fields of a {@link SamplingContext} for `pool` (at creation and after each resize). */
+export function poolSampling(pool: {
+  readonly textures: readonly PoolTexture[];
+  readonly shape: PoolShape;
+  readonly width: number;
+  readonly height: number;
+}): Pick<SamplingContext, 'poolTextures' | 'poolShape' | 'poolWidth' | 'poolHeight'> {
+  return {
+    poolTextures: pool.textures,
+    poolShape: pool.shape,
+    poolWidth: pool.width,
+    poolHeight: pool.height,
+  };
 }

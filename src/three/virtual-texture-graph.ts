@@ -45,6 +45,8 @@ export interface SampledVirtualTexture {
   readonly pageTableTexture: import('three').DataTexture;
   /** The system's sampling context. */
   readonly context: SamplingContext;
+  /** True once `VirtualTextureSystem.remove` released it: nodes draw transparent black, request nothing. */
+  readonly removed: boolean;
   /** Layer index of `name`; throws a TesseraError for an unknown name. */
   layerIndex(name: string): number;
 }
@@ -259,6 +261,8 @@ function filteredSample(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv
  * renders at 1/feedbackScale of the screen: its derivatives are feedbackScale times too large.
  */
 export function buildFeedbackGraph(vt: SampledVirtualTexture, vuv: VirtualUv): Expr {
+  // A removed texture requests nothing (white = NO_REQUEST): its page table is gone.
+  if (vt.removed) return vec4(1);
   const ctx = vt.context;
   const rule = ruleOf(vt);
   const fp = footprint(vt, vuv, rule.anisotropy);

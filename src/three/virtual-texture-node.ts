@@ -1,5 +1,6 @@
-import { nodeObject, uv } from 'three/tsl';
+import { nodeObject, uv, vec4 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
+import { TesseraError } from '../core/errors';
 import type { VirtualUv } from './sampling-context';
 import { materialOfBuilder } from './three-internals';
 import { buildDebugGraph, type VirtualTextureDebugOptions } from './virtual-texture-debug';
@@ -99,9 +100,19 @@ export class VirtualTextureNode extends Node {
     return this.derive(this.layerIndex, options);
   }
 
+  /**
+   * The node id and the system's graph version: a filtering change or pool reallocation changes
+   * the key, so three rebuilds (rather than reuses) the programs of materials using this node.
+   */
+  override customCacheKey(): number {
+    return this.id * 0x10000 + (this.vt.context.version & 0xffff);
+  }
+
   override setup(builder: NodeBuilder): Expr {
     const material = materialOfBuilder(builder);
     if (material) this.vt.context.registerMaterial(material, this.vt.id, this.virtualUv);
+    // A removed texture has no page table any more: transparent black, like an empty entry.
+    if (this.vt.removed) return vec4(0);
     const debug = this.debugOptions;
     if (debug && (debug.mipColours || debug.tileBorders)) {
       return buildDebugGraph(this.vt, this.layerIndex, this.virtualUv, debug);
@@ -132,12 +143,16 @@ export class VirtualTextureNode extends Node {
  * material.normalNode = normalMap(virtualTexture(vt).layer('normal'));
  * terrain.colorNode = virtualTexture(vt, worldUv, { uvSpace: 'virtual' }); // the whole padded space
  * ```
+ * @throws TesseraError('unknown-texture') for a texture removed with `VirtualTextureSystem.remove`.
  */
 export function virtualTexture(
   vt: SampledVirtualTexture,
   uvNode: Expr = uv(),
   options: VirtualTextureSampleOptions = {},
 ): VirtualTextureSampleNode {
+  if (vt.removed) {
+    throw new TesseraError('unknown-texture', 'this virtual texture was removed from its system');
+  }
   const space = options.uvSpace ?? 'image';
   const node = new VirtualTextureNode(
     vt,

@@ -1,12 +1,20 @@
+import { Vector2 } from 'three';
+import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../core/budget/budget-priority';
-import { NO_RESERVATION, type TextureBudget } from '../core/budget/texture-budget';
+import { NO_RESERVATION, TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError } from '../core/errors';
+import { type PoolFormatChoice, slotBytesOfFormats } from '../core/vt/pool-format';
 import { type PoolShape, poolSlotCount } from '../core/vt/pool-shape';
 import {
+  planVirtualTextureBudget,
   poolShapeFor,
   type VirtualTextureBudgetInput,
   type VirtualTextureBudgetPlan,
 } from '../core/vt/vt-budget-plan';
+import type { BackendBridge } from './backend-bridge';
+import { feedbackSizeFor } from './feedback-loop';
+import { MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
+import type { ResolvedSystemOptions } from './virtual-texture-system-options';
 
 /** The budget reservations of one virtual-texture system (handles into its `TextureBudget`). */
 export interface VirtualTextureReservations {
@@ -71,4 +79,58 @@ export function reserveVirtualTextureBudget(
     poolShape: shape,
     poolBytes: poolSlotCount(shape) * plan.slotBytes,
   };
+}
+
+/** A system's planned and reserved budget (see {@link planSystemReservations}). */
+export interface SystemReservations {
+  input: VirtualTextureBudgetInput;
+  plan: VirtualTextureBudgetPlan;
+  /** The shared budget, or a new internal one of the share. */
+  budget: TextureBudget;
+  reserved: VirtualTextureReservations;
+  /** Initial feedback target size, in feedback pixels. */
+  feedbackSize: Vector2;
+}
+
+/**
+ * Plans a virtual-texture system's budget from its options and the renderer (drawing-buffer size,
+ * texture limits) and the layers' chosen formats, and reserves it, before any GPU allocation.
+ * @throws TesseraConfigError('invalid-option' | 'budget-too-small'), with nothing reserved.
+ */
+export function planSystemReservations(
+  renderer: WebGPURenderer,
+  bridge: BackendBridge,
+  o: ResolvedSystemOptions,
+  formats: readonly PoolFormatChoice[],
+): SystemReservations {
+  const shared = o.budget;
+  const poolTextureSize = Math.min(bridge.maxTextureSize, o.maxPoolTextureSize ?? bridge.maxTextureSize);
+  if (poolTextureSize < o.tileSize) {
+    throw new TesseraConfigError(
+      'invalid-option',
+      `maxPoolTextureSize ${poolTextureSize} is below the tile size ${o.tileSize}`,
+    );
+  }
+  const drawing = renderer.getDrawingBufferSize(new Vector2());
+  const feedbackSize = feedbackSizeFor(drawing.x, drawing.y, o.feedbackScale, drawing);
+  const input: VirtualTextureBudgetInput = {
+    shareBytes: o.shareBytes,
+    capacityBytes: shared ? Math.min(o.shareBytes, shared.budgetBytes - shared.pinnedBytes) : o.shareBytes,
+    tileSize: o.tileSize,
+    layerCount: o.layers.length,
+    slotBytes: slotBytesOfFormats(formats, o.tileSize),
+    feedbackWidth: feedbackSize.x,
+    feedbackHeight: feedbackSize.y,
+    readbackRowAlignment: bridge.isWebGPU ? 256 : 1,
+    readbacksInFlight: MAX_READBACKS_IN_FLIGHT,
+    pageTableBytes: o.pageTableBytes,
+    stagingBytes: o.stagingBytes,
+    minPoolSlots: o.minPoolSlots,
+    maxTextureSize: poolTextureSize,
+    maxArrayLayers: bridge.maxArrayLayers,
+  };
+  const plan = planVirtualTextureBudget(input);
+  const budget = shared ?? new TextureBudget({ budgetBytes: o.shareBytes });
+  const reserved = reserveVirtualTextureBudget(budget, plan, input);
+  return { input, plan, budget, reserved, feedbackSize };
 }

@@ -132,11 +132,20 @@ export interface ResolvedSystemOptions {
   transcodeWorkers: number | undefined;
 }
 
-function positiveInteger(name: string, value: number): number {
+/** `value` when it is a positive integer. @throws TesseraConfigError('invalid-option') */
+export function positiveInteger(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) {
     throw new TesseraConfigError('invalid-option', `${name} must be a positive integer, got ${value}`);
   }
   return value;
+}
+
+/** `mode` when it is a filtering mode. @throws TesseraConfigError('invalid-option') */
+export function checkFiltering(mode: VirtualTextureFiltering): VirtualTextureFiltering {
+  if (mode !== 'bilinear' && mode !== 'trilinear' && mode !== 'anisotropic') {
+    throw new TesseraConfigError('invalid-option', `unknown filtering '${mode as string}'`);
+  }
+  return mode;
 }
 
 /**
@@ -160,10 +169,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
   const border = options.border ?? 4;
   // Validates tile size and border the same way a layout does.
   new VirtualTextureLayout({ widthPages: 1, heightPages: 1, tileSize, border });
-  const filtering = options.filtering ?? 'bilinear';
-  if (filtering !== 'bilinear' && filtering !== 'trilinear' && filtering !== 'anisotropic') {
-    throw new TesseraConfigError('invalid-option', `unknown filtering '${filtering as string}'`);
-  }
+  const filtering = checkFiltering(options.filtering ?? 'bilinear');
   const maxAnisotropy = options.maxAnisotropy ?? 8;
   if (!(maxAnisotropy >= 1 && maxAnisotropy <= 16)) {
     throw new TesseraConfigError('invalid-option', `maxAnisotropy must be in 1..16, got ${maxAnisotropy}`);

@@ -1,30 +1,32 @@
-import { type Camera, type Scene, Vector2 } from 'three';
+import type { Camera, Scene } from 'three';
 import { uniform } from 'three/tsl';
 import type { WebGPURenderer } from 'three/webgpu';
-import { TextureBudget } from '../core/budget/texture-budget';
-import { TesseraConfigError, TesseraError } from '../core/errors';
+import type { TextureBudget } from '../core/budget/texture-budget';
+import { TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
-import { poolEfficiency } from '../core/vt/pool-efficiency';
-import { slotBytesOfFormats } from '../core/vt/pool-format';
 import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileData, TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
-import { planVirtualTextureBudget, type VirtualTextureBudgetInput } from '../core/vt/vt-budget-plan';
-import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { BackendBridge } from './backend-bridge';
 import { EvictableTextures } from './evictable-textures';
-import { FeedbackLoop, feedbackSizeFor } from './feedback-loop';
-import { MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
+import { FeedbackChannel } from './feedback-channel';
+import { LivePool } from './live-pool';
+import { MaterialRegistry } from './material-registry';
 import { choosePoolFormats } from './pool-format-choice';
-import { PageTableTexture, PoolTextures } from './pool-textures';
-import type { SamplingContext } from './sampling-context';
-import { TranscodingStages } from './transcode/transcoding-stages';
-import { mapSourceLayers, VirtualTexture, type VirtualTexturePoolLayer } from './virtual-texture';
-import { reserveVirtualTextureBudget } from './virtual-texture-reservations';
-import { resolveSystemOptions, type VirtualTextureSystemOptions } from './virtual-texture-system-options';
+import { PoolTextures } from './pool-textures';
+import { poolSampling, type SamplingContext, type VirtualTextureFiltering } from './sampling-context';
+import type { VirtualTexture } from './virtual-texture';
+import { planSystemReservations } from './virtual-texture-reservations';
+import { VirtualTextureSet } from './virtual-texture-set';
+import {
+  checkFiltering,
+  positiveInteger,
+  resolveSystemOptions,
+  type VirtualTextureSystemOptions,
+} from './virtual-texture-system-options';
+import { systemStats } from './virtual-texture-system-stats';
 import type {
   VirtualTextureAddOptions,
-  VirtualTextureReservedBytes,
   VirtualTextureSystemEvents,
   VirtualTextureSystemStats,
 } from './virtual-texture-system-types';
@@ -50,39 +52,32 @@ export class VirtualTextureSystem {
   readonly tileSize: number;
   /** Border inside each tile side, in texels. */
   readonly border: number;
-  /** Most tiles written per frame. */
-  readonly maxUploadsPerFrame: number;
+  /** Most tiles written per frame (see {@link setMaxUploadsPerFrame}). */
+  maxUploadsPerFrame: number;
   /** The core streamer (feedback analysis, scheduling, pool, page tables). */
   readonly streamer: VirtualTextureStreamer;
   /** The budget the reservations come from (shared, or internal of `budgetBytes`). */
   readonly budget: TextureBudget;
-  private readonly bridge: BackendBridge;
-  private readonly poolTextures: PoolTextures;
-  private readonly feedback: FeedbackLoop;
+  /** The pool textures and their reservation, resized as the budget changes. */
+  private readonly pool: LivePool;
+  private readonly materials = new MaterialRegistry();
+  /** The feedback loop, its readbacks' consumer and the device-loss watch. */
+  private readonly channel: FeedbackChannel;
   private readonly context: SamplingContext;
-  private readonly textures: (VirtualTexture | null)[] = [];
-  private readonly poolLayers: readonly VirtualTexturePoolLayer[];
-  /** UASTC layers' transcoding (workers started on the first texture that has some). */
-  private readonly stages: TranscodingStages;
-  /** Reservations of the pool and page tables (the feedback loop owns its own two). */
-  private readonly reservations: number[] = [];
-  private readonly poolBytes: number;
+  private readonly set: VirtualTextureSet;
+  private readonly textures: (VirtualTexture | null)[];
+  /** Page-table and staging reservations (the pool and the feedback loop own theirs). */
+  private readonly ownReservations: readonly number[];
   /** Textures whose out-of-view pages are freed progressively (see makeEvictable). */
   private readonly evictable: EvictableTextures;
-  private readonly pageTableReserve: number;
-  private pageTableUsed = 0;
+  /** True when the budget is this system's own (`budgetBytes` without `budget`). */
+  private readonly ownsBudget: boolean;
   private frame = 0;
   private uploadsLastFrame = 0;
   private uploadsTotal = 0;
   private disposed = false;
   private readonly settle = new SettleTracker();
   private readonly uploadHandler: (vt: number, slot: number, pageId: number, data: TileData) => boolean;
-  private readonly feedbackEvent: VirtualTextureSystemEvents['feedback'] = {
-    frame: 0,
-    ids: new Uint32Array(0),
-    width: 0,
-    height: 0,
-  };
 
   /**
    * @throws TesseraConfigError: 'invalid-option' / 'invalid-layers' for bad options,
@@ -92,52 +87,24 @@ export class VirtualTextureSystem {
    */
   constructor(renderer: WebGPURenderer, options: VirtualTextureSystemOptions) {
     const bridge = new BackendBridge(renderer);
-    this.bridge = bridge;
     const o = resolveSystemOptions(options);
     this.tileSize = o.tileSize;
     this.border = o.border;
     this.maxUploadsPerFrame = o.maxUploadsPerFrame;
-    this.poolLayers = o.layers;
-    this.pageTableReserve = o.pageTableBytes;
-    const formats = choosePoolFormats(bridge, this.poolLayers, o.allowedTargets);
-    this.stages = new TranscodingStages(formats, o.transcoder, o.transcodeWorkers);
-    const budget = o.budget;
-    const poolTextureSize = Math.min(bridge.maxTextureSize, o.maxPoolTextureSize ?? bridge.maxTextureSize);
-    if (poolTextureSize < this.tileSize) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        `maxPoolTextureSize ${poolTextureSize} is below the tile size ${this.tileSize}`,
-      );
-    }
-    const drawing = renderer.getDrawingBufferSize(new Vector2());
-    const feedbackSize = feedbackSizeFor(drawing.x, drawing.y, o.feedbackScale, drawing);
-    const input: VirtualTextureBudgetInput = {
-      shareBytes: o.shareBytes,
-      capacityBytes: budget ? Math.min(o.shareBytes, budget.budgetBytes - budget.pinnedBytes) : o.shareBytes,
-      tileSize: this.tileSize,
-      layerCount: this.poolLayers.length,
-      slotBytes: slotBytesOfFormats(formats, this.tileSize),
-      feedbackWidth: feedbackSize.x,
-      feedbackHeight: feedbackSize.y,
-      readbackRowAlignment: bridge.isWebGPU ? 256 : 1,
-      readbacksInFlight: MAX_READBACKS_IN_FLIGHT,
-      pageTableBytes: this.pageTableReserve,
-      stagingBytes: o.stagingBytes,
-      minPoolSlots: o.minPoolSlots,
-      maxTextureSize: poolTextureSize,
-      maxArrayLayers: bridge.maxArrayLayers,
-    };
+    const formats = choosePoolFormats(bridge, o.layers, o.allowedTargets);
     // Everything is planned and reserved before any GPU allocation.
-    const plan = planVirtualTextureBudget(input);
-    this.budget = budget ?? new TextureBudget({ budgetBytes: o.shareBytes });
-    const reserved = reserveVirtualTextureBudget(this.budget, plan, input);
-    // The feedback loop owns its two reservations; the system releases the others.
-    this.reservations.push(reserved.pageTable, reserved.staging, reserved.pool);
-    this.poolBytes = reserved.poolBytes;
-    const shape = reserved.poolShape;
-    this.poolTextures = new PoolTextures(bridge, shape, formats);
+    const { input, plan, budget, reserved, feedbackSize } = planSystemReservations(
+      renderer,
+      bridge,
+      o,
+      formats,
+    );
+    this.budget = budget;
+    this.ownsBudget = o.budget === undefined;
+    this.ownReservations = [reserved.pageTable, reserved.staging];
+    const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
     this.streamer = new VirtualTextureStreamer({
-      pool: { slotCount: this.poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
+      pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
       maxUploadsPerFrame: this.maxUploadsPerFrame,
       stagingBytes: plan.stagingBytes,
       abortAfterFrames: o.abortAfterFrames,
@@ -147,36 +114,47 @@ export class VirtualTextureSystem {
     this.streamer.on('error', (event) => this.events.emit('error', event));
     this.streamer.on('page-evicted', (event) => this.events.emit('page-evicted', event));
     this.streamer.on('page-loaded', (event) => this.events.emit('page-loaded', event));
-    this.feedback = new FeedbackLoop(
-      renderer,
-      bridge,
-      this.budget,
-      o.feedbackScale,
-      { width: feedbackSize.x, height: feedbackSize.y },
-      { feedback: reserved.feedback, readback: reserved.readback },
-      (ids, frame, width, height) => this.onFeedback(ids, frame, width, height),
-    );
-    const feedbackPass = this.feedback.feedbackPass;
-    const textures = this.textures;
+    const size = { width: feedbackSize.x, height: feedbackSize.y };
+    const sinks = { streamer: this.streamer, settle: this.settle, events: this.events };
+    this.channel = new FeedbackChannel(bridge, budget, o.feedbackScale, size, reserved, sinks);
     this.context = {
-      poolTextures: this.poolTextures.textures,
-      poolShape: shape,
-      poolWidth: this.poolTextures.width,
-      poolHeight: this.poolTextures.height,
+      ...poolSampling(poolTextures),
       filtering: o.filtering,
       maxAnisotropy: o.maxAnisotropy,
-      feedbackLodOffset: this.feedback.lodOffset,
+      version: 0,
+      feedbackLodOffset: this.channel.loop.lodOffset,
       mipBias: uniform(0),
       registerMaterial: (material, vtId, uv) => {
-        const vt = textures[vtId];
-        if (vt) feedbackPass.register(material, vt, uv);
+        const vt = this.textures[vtId];
+        if (vt && this.channel.register(material, vt, uv)) this.materials.add(material);
         // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
         this.settle.noteRegistration(this.frame);
       },
     };
-    this.uploadHandler = (vt, slot, _pageId, data) => {
-      this.poolTextures.writeTiles((textures[vt] as VirtualTexture).poolLayerSource, slot, data.layers);
-      this.stages.recycle(vt, data);
+    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, formats, o);
+    this.textures = this.set.textures;
+    this.pool = new LivePool(
+      {
+        bridge,
+        budget: this.budget,
+        streamer: this.streamer,
+        formats,
+        slotBytes: plan.slotBytes,
+      },
+      { textures: poolTextures, reservation: reserved.pool },
+      input,
+      o.shareBytes,
+      {
+        otherBytes: () =>
+          this.ownReservations.reduce((sum, handle) => sum + this.budget.bytesOf(handle), 0) +
+          this.channel.loop.reservedBytes,
+        minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
+        resized: (pool) => this.poolResized(pool),
+      },
+    );
+    this.uploadHandler = (vt, slot, pageId, data) => {
+      this.pool.writePage((this.textures[vt] as VirtualTexture).poolLayerSource, slot, pageId, data.layers);
+      this.set.recycle(vt, data);
       return true;
     };
   }
@@ -186,47 +164,91 @@ export class VirtualTextureSystem {
    * `options.layers` (default: by name, else by position). Throws a {@link TesseraConfigError}:
    * 'invalid-tile' when its tile size or border differ from the system's, 'invalid-layers' when a
    * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
-   * its page table does not fit the page-table reserve or one of its tiles `stagingBytes`,
-   * 'pool-too-small' when the pool cannot hold every texture's pinned pages, 'invalid-option'
-   * when 16 textures exist.
+   * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
+   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist.
    */
   add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();
-    const info = source.info;
-    const layout = VirtualTextureLayout.fromSourceInfo(info);
-    if (layout.tileSize !== this.tileSize || layout.border !== this.border) {
-      throw new TesseraConfigError(
-        'invalid-tile',
-        `source tiles are ${layout.tileSize}/${layout.border}, the system's ${this.tileSize}/${this.border}`,
-      );
-    }
-    const name = options.name ?? `vt${this.textures.length}`;
-    const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
-    const tableBytes = layout.pageTableBytes;
-    if (this.pageTableUsed + tableBytes > this.pageTableReserve) {
-      throw new TesseraConfigError(
-        'budget-too-small',
-        `page table of '${name}' needs ${tableBytes} bytes; ${this.pageTableReserve - this.pageTableUsed} left of pageTableBytes`,
-      );
-    }
-    const loaded = this.stages.wrap(source, poolLayerSource);
-    const id = this.streamer.registerTexture(loaded);
-    this.stages.bind(id, loaded);
-    const pageTable = this.streamer.pageTable(id);
-    const table = new PageTableTexture(
-      this.bridge,
-      name,
-      layout.widthPages,
-      layout.heightPages,
-      layout.mipCount,
-    );
-    this.pageTableUsed += table.bytes;
-    const vt = new VirtualTexture(id, name, source, layout, pageTable, table, this.context, poolLayerSource);
-    this.textures[id] = vt;
-    // The GPU table starts as zeros; write every level once (all EMPTY_ENTRY).
-    pageTable.markAllDirty();
-    vt.flushPageTable();
-    return vt;
+    return this.set.add(source, options);
+  }
+
+  /**
+   * Releases `vt`: aborts its loads, frees its pool slots and its page table (its share of the
+   * page-table reserve goes back for later `add`s); the other textures keep streaming. Materials
+   * sampling it keep working and draw transparent black (as before its coarsest mip loaded), and
+   * request nothing; using it afterwards (`virtualTexture(vt)`, `makeEvictable`, `remove`) throws.
+   * Does not dispose its source (the caller owns it).
+   * @throws TesseraError('unknown-texture') for a texture not in this system (or already removed).
+   */
+  remove(vt: VirtualTexture): void {
+    this.assertLive();
+    const id = this.set.remove(vt);
+    this.pool.pinnedTiles.deleteTexture(id);
+    this.evictable.mark(id, false);
+    // Rebuilds the materials sampling it (they stop binding its page table) at their next draw.
+    this.graphsChanged();
+  }
+
+  /**
+   * Switches the filtering of every sampling node, and the feedback's mip rule with it, without a
+   * new material: materials using virtual textures recompile at their next draw.
+   * @throws TesseraConfigError('invalid-option') for an unknown mode.
+   */
+  setFiltering(mode: VirtualTextureFiltering): void {
+    this.assertLive();
+    checkFiltering(mode);
+    if (mode === this.context.filtering) return;
+    this.context.filtering = mode;
+    this.graphsChanged();
+  }
+
+  /** Filtering of the sampling nodes now. */
+  get filtering(): VirtualTextureFiltering {
+    return this.context.filtering;
+  }
+
+  /** Sets the most tiles written per frame, from the next {@link update} on. @throws TesseraConfigError('invalid-option') */
+  setMaxUploadsPerFrame(tiles: number): void {
+    this.assertLive();
+    this.maxUploadsPerFrame = positiveInteger('maxUploadsPerFrame', tiles);
+  }
+
+  /**
+   * Sets the screen pixels per feedback pixel (a power of two in spirit; any positive integer
+   * works): the feedback target is resized and re-reserved within the budget at the next
+   * {@link update}, as after a canvas resize.
+   * @throws TesseraConfigError('invalid-option')
+   */
+  setFeedbackScale(scale: number): void {
+    this.assertLive();
+    this.channel.loop.setScale(positiveInteger('feedbackScale', scale));
+  }
+
+  /** Screen pixels per feedback pixel now. */
+  get feedbackScale(): number {
+    return this.channel.loop.feedbackScale;
+  }
+
+  /**
+   * Changes this system's share of the budget, in bytes: the pool shrinks or grows now, no rebuild
+   * (see `LivePool`: GPU memory never passes the budget, pinned mips always stay, a grow keeps
+   * every page). With an internal budget (`budgetBytes` alone) the budget follows the share. A cut
+   * of a shared budget (`TextureBudget.setBudget`) needs no call: the pool is its shedder, after
+   * the streamed textures, and grows back when room returns.
+   * @throws TesseraConfigError('budget-too-small') below the page tables, feedback, readback and
+   *   the fewest pool slots; nothing changes then.
+   */
+  setBudgetShare(bytes: number): void {
+    this.assertLive();
+    const own = this.ownsBudget;
+    if (own && bytes > this.budget.budgetBytes) this.budget.setBudget(Math.floor(bytes));
+    this.pool.setShare(bytes);
+    if (own && bytes < this.budget.budgetBytes) this.budget.setBudget(Math.floor(bytes));
+  }
+
+  /** This system's share of the budget, in bytes (see {@link setBudgetShare}). */
+  get budgetShare(): number {
+    return this.pool.shareBytes;
   }
 
   /**
@@ -236,20 +258,41 @@ export class VirtualTextureSystem {
    */
   update(camera: Camera, scene: Scene): void {
     this.assertLive();
+    if (this.channel.checkLost()) return;
     this.frame++;
     const frame = this.frame;
+    this.pool.update(frame);
     this.streamer.beginFrame(frame);
     this.streamer.update();
     this.context.mipBias.value = this.streamer.mipBias;
     this.evictable.release(frame);
-    this.uploadsLastFrame = this.streamer.drainUploads(this.uploadHandler);
+    this.uploadsLastFrame = this.streamer.drainUploads(this.uploadHandler, this.maxUploadsPerFrame);
     this.uploadsTotal += this.uploadsLastFrame;
-    for (let i = 0; i < this.textures.length; i++) {
-      const vt = this.textures[i];
-      if (vt && vt.pageTable.dirty.entryCount() > 0) vt.flushPageTable();
-    }
+    this.set.flush();
     if (this.settle.waiting > 0 && this.isSettled) this.settle.resolve();
-    this.feedback.render(scene, camera, frame);
+    this.channel.render(scene, camera, frame);
+  }
+
+  /** True once the GPU device (or WebGL2 context) was lost and {@link recover} was not called since. */
+  get deviceLost(): boolean {
+    return this.channel.lost;
+  }
+
+  /**
+   * Moves the system onto `renderer` (initialised; a new one after a device loss, since three r187
+   * does not recover a lost renderer itself): pool, page-table and feedback resources are recreated
+   * with the same budget reservations, every page but the pinned ones (written back from CPU copies)
+   * becomes non-resident and streams in again; textures, nodes and materials keep working (render
+   * the scene with the new renderer). @throws TesseraConfigError('invalid-option') for a renderer
+   * not initialised.
+   */
+  recover(renderer: WebGPURenderer): void {
+    this.assertLive();
+    const bridge = new BackendBridge(renderer);
+    this.channel.recover(bridge);
+    this.context.feedbackLodOffset = this.channel.loop.lodOffset;
+    this.set.recover(bridge);
+    this.pool.recover(bridge);
   }
 
   /** True once every added texture has its coarsest mip resident (keep calling `update` until then). */
@@ -261,10 +304,8 @@ export class VirtualTextureSystem {
   /**
    * True when streaming is done for the current view: every texture ready, nothing queued, loading
    * or awaiting upload (failed pages count as done), and since the latest feedback that found a
-   * missing page, feedback at 4 of the 16 sub-pixel jitter offsets found none (each jittered
-   * feedback frame samples the view at a different offset; a page covering only a few screen
-   * pixels may still be requested later). Counts only feedback rendered after the
-   * latest material using a virtual texture was compiled. See {@link whenSettled}.
+   * missing page, feedback at 4 of the 16 sub-pixel jitter offsets found none. Counts only feedback
+   * rendered after the latest material using a virtual texture was compiled. See {@link whenSettled}.
    */
   get isSettled(): boolean {
     const s = this.streamer.stats();
@@ -288,45 +329,19 @@ export class VirtualTextureSystem {
 
   /** Exact GPU bytes by category and streaming counters (allocates: for HUDs and tests). */
   stats(): VirtualTextureSystemStats {
-    const poolLayers = this.poolTextures.bytesPerLayer.slice();
-    const pageTables = this.pageTableUsed;
     const live = !this.disposed;
-    const feedbackTargets = live ? this.feedback.targetBytes : 0;
-    const readbackBuffers = live ? this.feedback.readbackBytes : 0;
-    const total = poolLayers.reduce((a, b) => a + b, 0) + pageTables + feedbackTargets + readbackBuffers;
-    const s = this.streamer.stats();
-    const byCategory: VirtualTextureReservedBytes = live
-      ? {
-          'vt-pool': this.poolBytes,
-          'page-table': this.pageTableReserve,
-          feedback: this.feedback.reservedTargetBytes,
-          readback: this.feedback.reservedReadbackBytes,
-          staging: s.stagingBytes,
-        }
-      : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0, staging: 0 };
-    return {
+    return systemStats({
+      live,
       frame: this.frame,
-      gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, total },
-      byCategory,
-      poolFormats: this.poolTextures.formats.slice(),
-      slotCount: this.streamer.pool.slotCount,
-      residentPages: this.streamer.pool.residentCount,
+      pool: this.pool,
+      set: this.set,
+      feedback: this.channel.loop,
+      streamer: this.streamer,
       uploadsLastFrame: this.uploadsLastFrame,
       uploadsTotal: this.uploadsTotal,
-      mipBias: this.streamer.mipBias,
-      poolEfficiency: poolEfficiency(this.streamer.pool, this.frame),
-      readbacks: { ...this.feedback.counters },
-      feedbackSize: { width: this.feedback.width, height: this.feedback.height },
-      streaming: {
-        queued: s.queued,
-        loading: s.inFlight,
-        awaitingUpload: s.pendingUploads,
-        stagedBytes: s.stagedBytes,
-        failed: s.failed,
-        lastFeedbackFrame: this.settle.lastFeedbackFrame,
-        settled: live && this.isSettled,
-      },
-    };
+      lastFeedbackFrame: this.settle.lastFeedbackFrame,
+      settled: live && this.isSettled,
+    });
   }
 
   /** Frees every GPU resource, material and pending load. The system cannot be used afterwards. */
@@ -334,17 +349,11 @@ export class VirtualTextureSystem {
     if (this.disposed) return;
     this.disposed = true;
     this.streamer.dispose();
-    this.feedback.dispose();
-    this.poolTextures.dispose();
-    this.stages.dispose();
-    for (let i = 0; i < this.textures.length; i++) {
-      const vt = this.textures[i];
-      if (vt) vt.pageTableTexture.dispose();
-      this.textures[i] = null;
-    }
-    this.pageTableUsed = 0;
-    for (const handle of this.reservations) this.budget.release(handle);
-    this.reservations.length = 0;
+    this.channel.dispose();
+    this.pool.dispose();
+    this.set.dispose();
+    for (const handle of this.ownReservations) this.budget.release(handle);
+    this.materials.clear();
     this.evictable.clear();
     this.settle.rejectAll(new TesseraError('disposed', 'the VirtualTextureSystem was disposed'));
     this.events.clear();
@@ -361,12 +370,7 @@ export class VirtualTextureSystem {
    */
   makeEvictable(vt: VirtualTexture | number, evictable = true): void {
     this.assertLive();
-    const id = typeof vt === 'number' ? vt : vt.id;
-    const known = Number.isInteger(id) && id >= 0 && id < 16 && this.textures[id];
-    if (!known || (typeof vt !== 'number' && this.textures[id] !== vt)) {
-      throw new TesseraError('unknown-texture', `no virtual texture ${id} in this system`);
-    }
-    this.evictable.mark(id, evictable);
+    this.evictable.mark(this.set.idOf(vt), evictable);
   }
 
   /** True when `vt` was marked with {@link makeEvictable}. */
@@ -374,31 +378,20 @@ export class VirtualTextureSystem {
     return this.evictable.has(typeof vt === 'number' ? vt : vt.id);
   }
 
-  private onFeedback(ids: Uint32Array, frame: number, width: number, height: number): void {
-    if (this.disposed) return;
-    this.streamer.submitFeedback(ids, width * height);
-    const s = this.streamer.stats();
-    this.settle.noteFeedback(frame, s.queued + s.inFlight + s.pendingUploads);
-    if (!this.events.has('feedback')) return;
-    const event = this.feedbackEvent;
-    event.frame = frame;
-    event.ids = ids;
-    event.width = width;
-    event.height = height;
-    this.events.emit('feedback', event);
+  /** Something compiled into the node graphs changed: materials recompile at their next draw. */
+  private graphsChanged(): void {
+    this.context.version++;
+    this.materials.invalidate();
+  }
+
+  /** The pool was reallocated (slots moved): sampling follows at once, before anything renders. */
+  private poolResized(pool: PoolTextures): void {
+    Object.assign(this.context, poolSampling(pool));
+    this.graphsChanged();
+    this.set.flush();
   }
 
   private assertLive(): void {
     if (this.disposed) throw new TesseraError('disposed', 'this VirtualTextureSystem was disposed');
   }
 }
-
-export type { VirtualTextureSystemOptions } from './virtual-texture-system-options';
-export type {
-  VirtualTextureAddOptions,
-  VirtualTextureGpuBytes,
-  VirtualTextureReservedBytes,
-  VirtualTextureStreamingState,
-  VirtualTextureSystemEvents,
-  VirtualTextureSystemStats,
-} from './virtual-texture-system-types';

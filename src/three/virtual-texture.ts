@@ -10,7 +10,8 @@ import type { SampledVirtualTexture } from './virtual-texture-graph';
 
 /**
  * One virtual texture of a {@link VirtualTextureSystem}: what `virtualTexture(tex, uv)` samples.
- * Created by `system.add(source)`; its GPU page table lives until the system is disposed.
+ * Created by `system.add(source)`; its GPU page table lives until `system.remove(vt)` or the
+ * system is disposed.
  */
 export class VirtualTexture implements SampledVirtualTexture {
   /** Index in page ids and feedback (0..15). */
@@ -30,7 +31,8 @@ export class VirtualTexture implements SampledVirtualTexture {
    * `source.info.layers`, -1 when this texture leaves that pool layer unused).
    */
   readonly poolLayerSource: Int8Array;
-  private readonly table: PageTableTexture;
+  private table: PageTableTexture;
+  private released = false;
   private readonly layerNames: readonly string[];
 
   constructor(
@@ -52,6 +54,33 @@ export class VirtualTexture implements SampledVirtualTexture {
     this.context = context;
     this.layerNames = source.info.layers.map((layer) => layer.name);
     this.poolLayerSource = poolLayerSource;
+  }
+
+  /**
+   * True once {@link VirtualTextureSystem.remove} released this texture: its pages, page table and
+   * loads are gone; nodes already in materials draw transparent black and request nothing, and
+   * `virtualTexture(vt)` or the system's methods throw TesseraError('unknown-texture').
+   */
+  get removed(): boolean {
+    return this.released;
+  }
+
+  /** Marks the texture removed and frees its page-table texture (called by the system). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.table.dispose();
+  }
+
+  /**
+   * Swaps in `table` (a page-table texture recreated after a device loss), frees the old one and
+   * uploads every entry into the new one.
+   */
+  replacePageTableTexture(table: PageTableTexture): void {
+    this.table.dispose();
+    this.table = table;
+    this.pageTable.markAllDirty();
+    this.flushPageTable();
   }
 
   /** Width of mip 0, in pages. */

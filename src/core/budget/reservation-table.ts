@@ -73,6 +73,11 @@ export class ReservationTable {
     return this.bytes[slot];
   }
 
+  /** Sets the bytes of row `slot` (a reservation shrunk in place). */
+  setBytesAt(slot: number, bytes: number): void {
+    this.bytes[slot] = bytes;
+  }
+
   /** True when row `slot` was reserved with pinned priority. */
   isPinnedAt(slot: number): boolean {
     return this.pinned[slot] === 1;

@@ -213,6 +213,44 @@ export class TextureBudget {
     return replacement;
   }
 
+  /**
+   * Lowers reservation `handle` to `bytes` in place (same handle), for a GPU resource destroyed and
+   * recreated smaller: no old-plus-new transient. Freed bytes go to queued requests.
+   * @throws TesseraConfigError('invalid-size') unless `bytes` is an integer in 0..current bytes;
+   *   like {@link release} for a bad handle.
+   */
+  shrink(handle: number, bytes: number): void {
+    const table = this.reservations;
+    const slot = table.slotOf(handle);
+    const current = table.bytesAt(slot);
+    checkBytes(bytes, 'bytes');
+    if (bytes > current) throw new TesseraConfigError('invalid-size', `shrink: ${bytes} > ${current} bytes.`);
+    table.setBytesAt(slot, bytes);
+    this.account(slot, bytes - current);
+    if (bytes < current) this.drain();
+  }
+
+  /**
+   * Raises reservation `handle` to `bytes` in place when room can be made (shedding data below
+   * `priority`), for a GPU resource freed and recreated larger; false (nothing changed) otherwise.
+   * @throws TesseraConfigError('invalid-size') unless `bytes` is an integer >= current bytes.
+   */
+  tryGrow(handle: number, bytes: number, priority: number = BudgetPriority.normal): boolean {
+    const table = this.reservations;
+    const slot = table.slotOf(handle);
+    const current = table.bytesAt(slot);
+    checkBytes(bytes, 'bytes');
+    if (bytes < current) throw new TesseraConfigError('invalid-size', `grow: ${bytes} < ${current} bytes.`);
+    const extra = bytes - current;
+    const waiting = this.queue.peek();
+    if (extra > 0 && waiting !== undefined && waiting.priority >= priority) return false;
+    if (!this.makeRoom(extra, priority)) return false;
+    table.setBytesAt(slot, bytes);
+    this.account(slot, extra);
+    if (this.live > this.peak) this.peak = this.live;
+    return true;
+  }
+
   /** Bytes of live reservation `handle`. @throws like {@link release}. */
   bytesOf(handle: number): number {
     return this.reservations.bytesAt(this.reservations.slotOf(handle));
@@ -226,11 +264,7 @@ export class TextureBudget {
   release(handle: number): void {
     const table = this.reservations;
     const slot = table.slotOf(handle);
-    const bytes = table.bytesAt(slot);
-    this.live -= bytes;
-    this.categoryBytes[table.categoryAt(slot)] -= bytes;
-    this.tagBytes[table.tagAt(slot)] -= bytes;
-    if (table.isPinnedAt(slot)) this.pinned -= bytes;
+    this.account(slot, -table.bytesAt(slot));
     table.remove(slot);
     this.drain();
   }
@@ -302,6 +336,15 @@ export class TextureBudget {
       byCategory,
       byTag,
     };
+  }
+
+  /** Adds `delta` bytes of row `slot` to the live, category, tag and pinned figures. */
+  private account(slot: number, delta: number): void {
+    const table = this.reservations;
+    this.live += delta;
+    this.categoryBytes[table.categoryAt(slot)] += delta;
+    this.tagBytes[table.tagAt(slot)] += delta;
+    if (table.isPinnedAt(slot)) this.pinned += delta;
   }
 
   private admissionLimit(): number {

@@ -1,6 +1,8 @@
+import { TesseraConfigError } from '../errors';
 import type { MipBiasOptions } from './mip-bias-controller';
 import type { PhysicalPool } from './physical-pool';
 import type { PhysicalPoolOptions } from './physical-pool-options';
+import { RING_FRAMES } from './recent-use-counter';
 import type { ResidencySchedulerOptions } from './residency-scheduler';
 import type { TileSource } from './tile-source';
 
@@ -49,4 +51,28 @@ export interface VirtualTextureStreamerOptions extends ResidencySchedulerOptions
   workingSetFrames?: number;
   /** Textures registered at construction (a pool too small for their pinned mips throws here). */
   textures?: readonly TextureRegistration[];
+}
+
+/**
+ * Checks a streamer's limits: `workingSetFrames` an integer in 1..64 (the recent-use ring),
+ * `maxUploadsPerFrame` an integer >= 1, `maxUploadBytesPerFrame` > 0.
+ * @throws TesseraConfigError('invalid-option')
+ */
+export function checkStreamerLimits(
+  workingSetFrames: number,
+  maxUploads: number,
+  maxUploadBytes: number,
+): void {
+  const wsf = workingSetFrames;
+  if (!(Number.isInteger(wsf) && wsf >= 1 && wsf <= RING_FRAMES)) {
+    throw new TesseraConfigError(
+      'invalid-option',
+      `workingSetFrames must be an integer in 1..${RING_FRAMES}, got ${wsf}`,
+    );
+  }
+  if (!Number.isInteger(maxUploads) || maxUploads < 1) {
+    throw new TesseraConfigError('invalid-option', `maxUploadsPerFrame must be an integer >= 1`);
+  }
+  if (!(maxUploadBytes > 0))
+    throw new TesseraConfigError('invalid-option', 'maxUploadBytesPerFrame must be > 0');
 }

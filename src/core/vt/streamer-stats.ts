@@ -1,3 +1,4 @@
+import type { SchedulerStats } from './residency-scheduler-options';
 /** Counters of a {@link VirtualTextureStreamer} (one reused object). */
 export interface StreamerStats {
   /** Latest frame given to {@link VirtualTextureStreamer.beginFrame}. */
@@ -69,4 +70,35 @@ export function createStreamerStats(poolSlots: number): StreamerStats {
     malformedPixels: 0,
     mipBias: 0,
   };
+}
+
+/** Fills `c` with this frame's figures (the streamer's own and its scheduler's `s`); returns `c`. */
+export function fillStreamerStats(
+  c: StreamerStats,
+  frame: number,
+  residentPages: number,
+  pinnedPages: number,
+  evictions: number,
+  loads: number,
+  mipBias: number,
+  s: SchedulerStats,
+): StreamerStats {
+  c.frame = frame;
+  c.residentPages = residentPages;
+  c.pinnedPages = pinnedPages;
+  c.queued = s.queued;
+  c.inFlight = s.inFlight;
+  c.pendingUploads = s.ready;
+  c.failed = s.failed;
+  c.evictions = evictions;
+  c.loads = loads;
+  c.loadsStarted = s.loadsStarted;
+  c.loadErrors = s.loadErrors;
+  c.loadsAborted = s.loadsAborted;
+  c.uploadsDropped = s.readyDropped;
+  c.stagedBytes = s.stagedBytes;
+  c.stagedPeakBytes = s.stagedPeakBytes;
+  c.stagingBytes = s.stagingLimitBytes;
+  c.mipBias = mipBias;
+  return c;
 }

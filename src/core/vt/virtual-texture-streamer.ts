@@ -7,14 +7,21 @@ import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from 
 import { PageTable } from './page-table';
 import { EMPTY_ENTRY } from './page-table-entry';
 import { PhysicalPool } from './physical-pool';
+import type { PhysicalPoolOptions } from './physical-pool-options';
 import { NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
+import { compactPool } from './pool-compaction';
 import { UploadDemand } from './ready-tile-queue';
-import { RING_FRAMES } from './recent-use-counter';
+import type { ReplacementPolicyName } from './replacement-policy';
 import { ResidencyScheduler } from './residency-scheduler';
 import { DEFAULT_CONCURRENT_LOADS, defaultStagingBytes } from './staging-reserve';
 import type { PageEvent, StreamerEvents, TileUploadHandler } from './streamer-events';
-import type { TextureRegistrationOptions, VirtualTextureStreamerOptions } from './streamer-options';
-import { createStreamerStats, type StreamerStats } from './streamer-stats';
+import {
+  checkStreamerLimits,
+  type TextureRegistrationOptions,
+  type VirtualTextureStreamerOptions,
+} from './streamer-options';
+import { createStreamerStats, fillStreamerStats, type StreamerStats } from './streamer-stats';
+import { TexturePageRelease } from './texture-page-release';
 import { sourceTileBytes } from './tile-bytes';
 import type { TileSource } from './tile-source';
 import { VirtualTextureLayout } from './vt-layout';
@@ -35,8 +42,8 @@ import { workingSetPages } from './working-set';
  * coarse mips are requested first (highest priority) at registration and never evicted.
  */
 export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
-  /** The shared pool. */
-  readonly pool: PhysicalPool;
+  /** The shared pool (replaced by {@link resizePool}: read it per use, do not keep it). */
+  pool: PhysicalPool;
   /** The feedback analyser (its results describe the latest submitted buffer). */
   readonly analyzer: FeedbackAnalyzer;
   /** The load scheduler. */
@@ -56,9 +63,12 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private largestTileBytes = 0;
   private readonly pageEvent: PageEvent = { vt: 0, pageId: 0, slot: 0, frame: 0 };
   private readonly counters: StreamerStats;
+  private readonly replacementPolicy: PhysicalPoolOptions['replacementPolicy'];
   private frame = 0;
-  /** Slot where the next {@link releaseTexturePages} starts examining. */
-  private releaseCursor = 0;
+  private readonly pageRelease = new TexturePageRelease();
+  /** Emits `page-evicted` for a page {@link releaseTexturePages} freed (made once, not per call). */
+  private readonly releasedPage = (page: number, slot: number) =>
+    this.emitPage('page-evicted', pageVt(page), page, slot);
   private loads = 0;
   private feedbackSinceUpdate = false;
   private disposed = false;
@@ -66,21 +76,14 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   constructor(options: VirtualTextureStreamerOptions) {
     super();
     this.pool = options.pool instanceof PhysicalPool ? options.pool : new PhysicalPool(options.pool);
+    this.replacementPolicy =
+      options.pool instanceof PhysicalPool
+        ? (this.pool.policy.name as ReplacementPolicyName)
+        : options.pool.replacementPolicy;
     this.maxUploads = options.maxUploadsPerFrame ?? 32;
     this.maxUploadBytes = options.maxUploadBytesPerFrame ?? 16 * 1024 * 1024;
     this.workingSetFrames = options.workingSetFrames ?? FEEDBACK_JITTER_PERIOD;
-    const wsf = this.workingSetFrames;
-    if (!(Number.isInteger(wsf) && wsf >= 1 && wsf <= RING_FRAMES)) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        `workingSetFrames must be an integer in 1..${RING_FRAMES}, got ${wsf}`,
-      );
-    }
-    if (!Number.isInteger(this.maxUploads) || this.maxUploads < 1) {
-      throw new TesseraConfigError('invalid-option', `maxUploadsPerFrame must be an integer >= 1`);
-    }
-    if (!(this.maxUploadBytes > 0))
-      throw new TesseraConfigError('invalid-option', 'maxUploadBytesPerFrame must be > 0');
+    checkStreamerLimits(this.workingSetFrames, this.maxUploads, this.maxUploadBytes);
     this.defaultStaging = options.stagingBytes === undefined;
     this.maxConcurrentLoads = options.maxConcurrentLoads ?? DEFAULT_CONCURRENT_LOADS;
     this.analyzer = new FeedbackAnalyzer({ maxPixels: options.maxFeedbackPixels });
@@ -107,14 +110,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     const layout = VirtualTextureLayout.fromSourceInfo(source.info, options.pinnedMipCount);
     const vt = this.tables.indexOf(null);
     if (vt < 0) throw new TesseraConfigError('invalid-option', `at most ${MAX_VIRTUAL_TEXTURES} textures`);
-    let pinned = layout.pinnedPages;
-    for (const t of this.tables) if (t) pinned += t.layout.pinnedPages;
-    if (pinned > this.pool.slotCount) {
-      throw new TesseraConfigError(
-        'pool-too-small',
-        `pool of ${this.pool.slotCount} slots cannot hold the ${pinned} pinned pages of the registered textures`,
-      );
-    }
+    this.assertPinnedFit(layout.pinnedPages, this.pool.slotCount);
     const tileBytes = sourceTileBytes(source.info);
     const scheduler = this.scheduler;
     if (this.defaultStaging) {
@@ -166,31 +162,37 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.assertLive();
     const table = this.tables[vt];
     if (!table) return 0;
-    const pool = this.pool;
-    const pages = pool.slotPages;
-    const lastUse = pool.slotLastUse;
-    const count = pages.length;
-    const scan = Math.min(count, maxSlots);
-    let s = this.releaseCursor < count ? this.releaseCursor : 0;
-    let freed = 0;
-    for (let examined = 0; examined < scan && freed < maxPages; examined++) {
-      const page = pages[s];
-      if (
-        page !== NO_REQUEST &&
-        pageVt(page) === vt &&
-        lastUse[s] < usedBefore &&
-        !pool.isPinned(s) &&
-        !pool.isLocked(s)
-      ) {
-        table.unmap(pageMip(page), pageX(page), pageY(page));
-        pool.release(s);
-        freed++;
-        if (this.has('page-evicted')) this.emitPage('page-evicted', vt, page, s);
+    const freed = this.has('page-evicted') ? this.releasedPage : null;
+    return this.pageRelease.release(this.pool, table, vt, maxPages, usedBefore, maxSlots, freed);
+  }
+
+  /**
+   * Replaces the pool by one of `slotCount` slots holding every pinned page and the most recently
+   * used others, `keep` pages at most (see `compactPool`); dropped pages are unmapped (emitting
+   * `page-evicted`) and re-requested by later feedback if still needed. Call between frames.
+   * A grow resets the mip bias (it compensated for the smaller pool). Returns the new slot of each
+   * old slot (-1: dropped or free), for the GPU copy.
+   * @throws TesseraConfigError('pool-too-small') when `slotCount` cannot hold the pinned pages of
+   *   the registered textures; nothing changes then.
+   */
+  resizePool(slotCount: number, keep = slotCount): Int32Array {
+    this.assertLive();
+    this.assertPinnedFit(0, slotCount);
+    const old = this.pool;
+    const result = compactPool(old, this.tables, slotCount, keep, this.frame, this.replacementPolicy);
+    this.pool = result.pool;
+    this.counters.poolSlots = slotCount;
+    // The bias compensated for the smaller pool: start again (it rises within frames if needed).
+    if (slotCount > old.slotCount) this.mipBiasController.reset();
+    this.pool.evictionCount = old.evictionCount + result.dropped.length;
+    this.pool.allocationCount = old.allocationCount;
+    if (this.has('page-evicted')) {
+      for (let i = 0; i < result.dropped.length; i++) {
+        const page = result.dropped[i];
+        this.emitPage('page-evicted', pageVt(page), page, old.slotOf(page));
       }
-      if (++s === count) s = 0;
     }
-    this.releaseCursor = s;
-    return freed;
+    return result.newSlotOf;
   }
 
   /** Page table of texture `vt` (throws `unknown-texture` when not registered). */
@@ -344,26 +346,17 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
 
   /** Current counters (one reused object). */
   stats(): StreamerStats {
-    const c = this.counters;
-    const s = this.scheduler.stats();
-    c.frame = this.frame;
-    c.residentPages = this.pool.residentCount;
-    c.pinnedPages = this.pool.pinnedCount;
-    c.queued = s.queued;
-    c.inFlight = s.inFlight;
-    c.pendingUploads = s.ready;
-    c.failed = s.failed;
-    c.evictions = this.pool.evictionCount;
-    c.loads = this.loads;
-    c.loadsStarted = s.loadsStarted;
-    c.loadErrors = s.loadErrors;
-    c.loadsAborted = s.loadsAborted;
-    c.uploadsDropped = s.readyDropped;
-    c.stagedBytes = s.stagedBytes;
-    c.stagedPeakBytes = s.stagedPeakBytes;
-    c.stagingBytes = s.stagingLimitBytes;
-    c.mipBias = this.mipBiasController.bias;
-    return c;
+    const pool = this.pool;
+    return fillStreamerStats(
+      this.counters,
+      this.frame,
+      pool.residentCount,
+      pool.pinnedCount,
+      pool.evictionCount,
+      this.loads,
+      this.mipBiasController.bias,
+      this.scheduler.stats(),
+    );
   }
 
   /** Aborts every load, drops every queued tile and listener. Sources are not disposed (the caller owns them). */
@@ -387,6 +380,16 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     e.slot = slot;
     e.frame = this.frame;
     this.emit(type, e);
+  }
+
+  /** @throws TesseraConfigError('pool-too-small') unless `slotCount` holds every pinned page plus `extra`. */
+  private assertPinnedFit(extra: number, slotCount: number): void {
+    let pinned = extra;
+    for (const t of this.tables) if (t) pinned += t.layout.pinnedPages;
+    if (pinned > slotCount) {
+      const what = `${pinned} pinned pages of the registered textures`;
+      throw new TesseraConfigError('pool-too-small', `a pool of ${slotCount} slots cannot hold the ${what}`);
+    }
   }
 
   private assertLive(): void {

@@ -38,10 +38,13 @@ export interface VtSceneApi {
     /** Texel format of each pool layer. */
     poolFormats: string[];
     slotCount: number;
+    uploadsLastFrame: number;
+    feedbackSize: { width: number; height: number };
+    byCategory: Record<'vt-pool' | 'page-table' | 'feedback' | 'readback', number>;
     uploadsTotal: number;
     mipBias: number;
     readbacks: { started: number; delivered: number; dropped: number; skipped: number };
-    streaming: { settled: boolean; failed: number };
+    streaming: { queued: number; settled: boolean; failed: number };
   };
   stepAndCompareFeedback(): Promise<{ gpu: number[]; sim: number[]; pixelAgreement: number } | null>;
   /** Virtual-texture ids seen in any feedback so far. */

@@ -23,7 +23,7 @@ import type { VirtualTextureFiltering } from '../../../../src/three/sampling-con
 import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
 import { virtualTexture } from '../../../../src/three/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
-import { createTestRenderer, requestedBackend } from '../../support/renderer';
+import { createTestRenderer, gpuDevice, requestedBackend } from '../../support/renderer';
 import { bilinearLinear, linearToSrgb, TestTileSource, UNORM } from '../test-content';
 import { type UastcSpoil, UastcTestTileSource } from '../uastc-test-source';
 
@@ -46,7 +46,7 @@ const maxPoolTextureSize = params.has('poolTexture') ? Number(params.get('poolTe
 // and a TextureStreamingSystem with a few streamed textures (see shared-budget.spec.ts).
 const sharedBytes = Number(params.get('shared') ?? 0);
 
-const renderer = await createTestRenderer(size, size);
+let renderer = await createTestRenderer(size, size);
 const isWebGPU = requestedBackend() === 'webgpu';
 // Linear float capture (render targets get the linear working colour space); read() encodes sRGB.
 const capture = new RenderTarget(size, size, { type: FloatType });
@@ -127,8 +127,9 @@ const material = new MeshBasicNodeMaterial({ side: DoubleSide });
 // The analytic checks address the virtual texture in page order (uv (0, 0) = texel (0, 0)).
 material.colorNode = virtualTexture(vt, uv(), { uvSpace: 'virtual' });
 // ?two=1: the material blends a second virtual texture (64 x 64 pages) with the first.
+let second: ReturnType<typeof system.add> | null = null;
 if (params.get('two') === '1') {
-  const second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
+  second = system.add(new TestTileSource({ widthPages: 64, heightPages: 64 }), { name: 'second' });
   material.colorNode = mix(
     virtualTexture(vt, uv(), { uvSpace: 'virtual' }),
     virtualTexture(second, uv(), { uvSpace: 'virtual' }),
@@ -304,7 +305,11 @@ function zError(o: number): number {
   return Math.abs(lastLinear[o + 2] - z);
 }
 
-async function compare(lod: number, tolerance = 10): Promise<Comparison> {
+async function compare(
+  lod: number,
+  tolerance = 10,
+  filtering: VirtualTextureFiltering = system.filtering,
+): Promise<Comparison> {
   const pixels = await read();
   const maxMip = vt.mipCount - 1;
   const expected = new Float64Array(3);
@@ -666,10 +671,41 @@ Object.assign(globalThis, {
       return result;
     },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
+    /**
+     * Runs `n` frames, each after a requestAnimationFrame: SwiftShader completes readbacks promptly
+     * then (under setTimeout pacing they can stall for seconds).
+     */
+    async stepPaced(n: number) {
+      for (let i = 0; i < n; i++) {
+        step();
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+    },
+    /** Loses the GPU: `device.destroy()` on WebGPU, WEBGL_lose_context on WebGL2. */
+    loseDevice() {
+      const device = gpuDevice(renderer);
+      if (device) device.destroy();
+      else
+        (renderer.backend as unknown as { gl: WebGL2RenderingContext }).gl
+          .getExtension('WEBGL_lose_context')
+          ?.loseContext();
+    },
+    /** Replaces the lost renderer by a new one (on a new canvas) and moves the system onto it. */
+    async recover() {
+      const next = await createTestRenderer(size, size);
+      renderer.domElement.remove();
+      renderer = next;
+      system.recover(next);
+    },
+    /** The shared budget (shared mode), else the system's own. */
+    budget: () => sharedBudget ?? system.budget,
+    /** The second texture of `?two=1`. */
+    second: () => second,
     sourceLoads: () => (source instanceof TestTileSource ? source.loads : source.spoiled),
     tileErrors: () => tileErrors.slice(),
     debug: {
       system,
+      virtualTexture,
       renderer,
       vt,
       material,
