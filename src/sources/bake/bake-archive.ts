@@ -16,7 +16,9 @@ import {
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { ProceduralWorld } from '../procedural/procedural-world';
 import { downsample, extractTile, type MipImage, padToSize } from './mip-chain';
-import { encodeTile, type TileEncoderOptions } from './tile-encoder';
+import { OrderedTileWriter } from './ordered-tile-writer';
+import { TILES_IN_FLIGHT_PER_WORKER, type TileEncodePool, withEncodePool } from './tile-encode-pool';
+import type { TileEncoderOptions } from './tile-encoder';
 import { checkUastcOptions } from './uastc-encoder';
 import { checkZstdLevel } from './zstd-compressor';
 
@@ -36,6 +38,13 @@ export interface BakeOptions {
   uastcEffort?: number;
   /** `uastc-zstd`: Zstandard level 1..22. Default 9. */
   zstdLevel?: number;
+  /**
+   * Worker threads encoding tiles, 1..64; the archive's bytes do not depend on it. Default: the
+   * available cores. Ignored when {@link encodePool} is given.
+   */
+  workers?: number;
+  /** A pool to encode on (kept open: the caller closes it), e.g. shared by several bakes. */
+  encodePool?: TileEncodePool;
   /** Called after each row of tiles with tiles done and the total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -195,29 +204,23 @@ async function writeTiles(
   const writer = new ArchiveWriter(header, sink);
   const { layout } = writer;
   const encoding = options.encoding ?? 'png';
-  let done = 0;
-  for (let mip = header.mipCount - 1; mip >= 0; mip--) {
-    for (let y = 0; y < layout.pagesHigh[mip]; y++) {
-      // Up to 64 tiles are encoded concurrently (sharp uses its thread pool), then written in order.
-      for (let x0 = 0; x0 < layout.pagesWide[mip]; x0 += 64) {
-        const batch: Promise<Uint8Array>[][] = [];
-        for (let x = x0; x < Math.min(x0 + 64, layout.pagesWide[mip]); x++) {
-          batch.push(
-            header.layers.map((_, layer) =>
-              encodeTile(
-                encoding,
-                texels(mip, x, y, layer).slice(),
-                header.tileSize,
-                tileEncoderOptions(header, layer, options),
-              ),
-            ),
+  const layerOptions = header.layers.map((_, layer) => tileEncoderOptions(header, layer, options));
+  await withEncodePool(options.encodePool, options.workers, async (pool) => {
+    const ordered = new OrderedTileWriter(writer, pool.size * TILES_IN_FLIGHT_PER_WORKER);
+    let done = 0;
+    for (let mip = header.mipCount - 1; mip >= 0; mip--) {
+      for (let y = 0; y < layout.pagesHigh[mip]; y++) {
+        for (let x = 0; x < layout.pagesWide[mip]; x++) {
+          const payloads = layerOptions.map((layerOption, layer) =>
+            pool.encode(encoding, texels(mip, x, y, layer).slice(), header.tileSize, layerOption),
           );
+          await ordered.add(mip, x, y, payloads);
         }
-        for (let k = 0; k < batch.length; k++) writer.addTile(mip, x0 + k, y, await Promise.all(batch[k]));
-        done += batch.length;
+        done += layout.pagesWide[mip];
+        options.onProgress?.(done, layout.pageCount);
       }
-      options.onProgress?.(done, layout.pageCount);
     }
-  }
+    await ordered.flush();
+  });
   return writer.finish();
 }
