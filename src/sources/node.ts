@@ -5,3 +5,6 @@ export { type BakeFileLayer, bakeImageFiles } from './bake/bake-out-of-core';
 export { encodeTile, type TileEncoderOptions } from './bake/tile-encoder';
 export { encodeUastcTile, type UastcEncodeOptions } from './bake/uastc-encoder';
 export { zstdCompress } from './bake/zstd-compressor';
+export { mergeShards } from './bake/merge-shards';
+export { checkWorkerCount, TileEncodePool, type TileEncodePoolOptions } from './bake/tile-encode-pool';
+export { parseShardSpec, type ShardSpec, shardRows } from './archive/archive-shard';

@@ -13,11 +13,17 @@ import {
   isUastcEncoding,
   type PayloadEncodingName,
 } from '../archive/archive-format';
+import { checkShardSpec, type ShardSpec, shardPageCount } from '../archive/archive-shard';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { ProceduralWorld } from '../procedural/procedural-world';
 import { downsample, extractTile, type MipImage, padToSize } from './mip-chain';
 import { OrderedTileWriter } from './ordered-tile-writer';
-import { TILES_IN_FLIGHT_PER_WORKER, type TileEncodePool, withEncodePool } from './tile-encode-pool';
+import {
+  checkWorkerCount,
+  TILES_IN_FLIGHT_PER_WORKER,
+  type TileEncodePool,
+  withEncodePool,
+} from './tile-encode-pool';
 import type { TileEncoderOptions } from './tile-encoder';
 import { checkUastcOptions } from './uastc-encoder';
 import { checkZstdLevel } from './zstd-compressor';
@@ -45,7 +51,12 @@ export interface BakeOptions {
   workers?: number;
   /** A pool to encode on (kept open: the caller closes it), e.g. shared by several bakes. */
   encodePool?: TileEncodePool;
-  /** Called after each row of tiles with tiles done and the total. */
+  /**
+   * Bake only this shard (its page rows at every mip) into a shard file (`archive-shard.ts`);
+   * `mergeShards` joins the `count` shard files into the archive a direct bake writes.
+   */
+  shard?: ShardSpec;
+  /** Called after each row of tiles with tiles done and the total (of the shard, if any). */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -75,6 +86,8 @@ export function bakeLayers(
   if (uastc)
     checkUastcOptions(tileSize, border, { rdoLambda: options.rdoLambda, effort: options.uastcEffort });
   if (encoding === 'uastc-zstd') checkZstdLevel(options.zstdLevel ?? 9);
+  if (options.workers !== undefined) checkWorkerCount(options.workers);
+  if (options.shard !== undefined) checkShardSpec(options.shard);
   return layers.map((l) => ({
     name: l.name,
     colorSpace: l.colorSpace,
@@ -201,8 +214,10 @@ async function writeTiles(
   sink: ArchiveSink,
   texels: (mip: number, x: number, y: number, layer: number) => Uint8Array,
 ): Promise<number> {
-  const writer = new ArchiveWriter(header, sink);
+  const target = options.shard && { shard: options.shard, mipOrder: 'coarsest-first' as const };
+  const writer = new ArchiveWriter(header, sink, target);
   const { layout } = writer;
+  const total = writer.rows === null ? layout.pageCount : shardPageCount(layout, writer.rows);
   const encoding = options.encoding ?? 'png';
   const layerOptions = header.layers.map((_, layer) => tileEncoderOptions(header, layer, options));
   await withEncodePool(options.encodePool, options.workers, async (pool) => {
@@ -210,6 +225,7 @@ async function writeTiles(
     let done = 0;
     for (let mip = header.mipCount - 1; mip >= 0; mip--) {
       for (let y = 0; y < layout.pagesHigh[mip]; y++) {
+        if (!writer.hasRow(mip, y)) continue;
         for (let x = 0; x < layout.pagesWide[mip]; x++) {
           const payloads = layerOptions.map((layerOption, layer) =>
             pool.encode(encoding, texels(mip, x, y, layer).slice(), header.tileSize, layerOption),
@@ -217,7 +233,7 @@ async function writeTiles(
           await ordered.add(mip, x, y, payloads);
         }
         done += layout.pagesWide[mip];
-        options.onProgress?.(done, layout.pageCount);
+        options.onProgress?.(done, total);
       }
     }
     await ordered.flush();

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TesseraConfigError } from '../../core/errors';
 import type { ArchiveHeader, ArchiveLayerUsage } from '../archive/archive-format';
+import { shardPageCount } from '../archive/archive-shard';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { type BakeOptions, bakeLayers, nextPowerOfTwo, tileEncoderOptions } from './bake-archive';
 import { downsample, extractTile, type MipImage } from './mip-chain';
@@ -143,8 +144,10 @@ async function bakeImageFilesOn(
       contentHeight: height,
       layers: archiveLayers,
     };
-    const writer = new ArchiveWriter(header, sink);
+    const target = options.shard && { shard: options.shard, mipOrder: 'finest-first' as const };
+    const writer = new ArchiveWriter(header, sink, target);
     const { layout } = writer;
+    const total = writer.rows === null ? layout.pageCount : shardPageCount(layout, writer.rows);
     const ordered = new OrderedTileWriter(writer, pool.size * TILES_IN_FLIGHT_PER_WORKER);
     const layerOptions = header.layers.map((_, i) => tileEncoderOptions(header, i, options));
     let current = level0.map(
@@ -174,7 +177,8 @@ async function bakeImageFilesOn(
           for (let j = 0; j < tileSize; j++)
             file.readRow(py * payload - border + j, bands[i], j * levelWidth * 4);
         }
-        for (let x = 0; x < layout.pagesWide[mip]; x++) {
+        // A shard still reads and averages every band (the next mip needs them), encoding only its rows.
+        for (let x = 0; writer.hasRow(mip, py) && x < layout.pagesWide[mip]; x++) {
           const payloads = layers.map((_, i) => {
             band.data = bands[i];
             // The band's row 0 is level row py*payload - border, so page row py is band page row 0.
@@ -183,8 +187,10 @@ async function bakeImageFilesOn(
           });
           await ordered.add(mip, x, py, payloads);
         }
-        done += layout.pagesWide[mip];
-        options.onProgress?.(done, layout.pageCount);
+        if (writer.hasRow(mip, py)) {
+          done += layout.pagesWide[mip];
+          options.onProgress?.(done, total);
+        }
         if (last) continue;
         // This band's payload rows are final: average them into the next level's rows.
         const factorY = levelHeight / nextHeight;
