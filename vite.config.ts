@@ -16,6 +16,12 @@ const WORKER_URLS = [
     placeholder: '__TESSERA_PROCEDURAL_WORKER_ENTRY__',
     entry: './procedural-worker.js',
   },
+  {
+    module: '/src/sources/bake/tile-encode-pool.ts',
+    source: "new URL('./tile-encode-worker.js', import.meta.url)",
+    placeholder: '__TESSERA_TILE_ENCODE_WORKER_ENTRY__',
+    entry: './tile-encode-worker.js',
+  },
 ];
 
 /**
@@ -68,6 +74,8 @@ export default defineConfig({
         // Worker entries, for `new Worker(new URL('tessera/workers/...', import.meta.url), { type: 'module' })`.
         'procedural-worker': resolve(import.meta.dirname, 'src/sources/procedural/procedural-worker.ts'),
         'decode-worker': resolve(import.meta.dirname, 'src/sources/archive/worker/decode-worker.ts'),
+        // The baker's encoding thread (worker_threads), started by the CLI's TileEncodePool.
+        'tile-encode-worker': resolve(import.meta.dirname, 'src/sources/bake/tile-encode-worker.ts'),
       },
       formats: ['es'],
     },
