@@ -22,6 +22,12 @@ const WORKER_URLS = [
     placeholder: '__TESSERA_PROCEDURAL_WORKER_ENTRY__',
     entry: './procedural-worker.js',
   },
+  {
+    module: '/src/sources/bake/tile-encode-pool.ts',
+    source: "new URL('./tile-encode-worker.js', import.meta.url)",
+    placeholder: '__TESSERA_TILE_ENCODE_WORKER_ENTRY__',
+    entry: './tile-encode-worker.js',
+  },
 ];
 
 /**
@@ -75,6 +81,8 @@ export default defineConfig({
         'procedural-worker': resolve(import.meta.dirname, 'src/sources/procedural/procedural-worker.ts'),
         'decode-worker': resolve(import.meta.dirname, 'src/sources/archive/worker/decode-worker.ts'),
         'transcode-worker': resolve(import.meta.dirname, 'src/three/transcode/transcode-worker.ts'),
+        // The baker's encoding thread (worker_threads), started by the CLI's TileEncodePool.
+        'tile-encode-worker': resolve(import.meta.dirname, 'src/sources/bake/tile-encode-worker.ts'),
       },
       formats: ['es'],
     },

@@ -15,7 +15,11 @@ export type RuntimeErrorCode =
   | 'released-twice'
   | 'over-budget'
   | 'transition-in-progress'
-  | 'disposed';
+  | 'disposed'
+  /** The baker: encoding one tile failed (the tile, its page and the encoder's message are named). */
+  | 'tile-encode-failed'
+  /** The baker: an encoding worker thread exited or crashed; the bake stops, nothing is written. */
+  | 'worker-failed';
 
 /** Codes of {@link TesseraConfigError}: what was wrong with a configuration, at construction time. */
 export type TesseraConfigErrorCode =

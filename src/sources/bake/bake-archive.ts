@@ -13,10 +13,18 @@ import {
   isUastcEncoding,
   type PayloadEncodingName,
 } from '../archive/archive-format';
+import { checkShardSpec, type ShardSpec, shardPageCount } from '../archive/archive-shard';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { ProceduralWorld } from '../procedural/procedural-world';
 import { downsample, extractTile, type MipImage, padToSize } from './mip-chain';
-import { encodeTile, type TileEncoderOptions } from './tile-encoder';
+import { OrderedTileWriter } from './ordered-tile-writer';
+import {
+  checkWorkerCount,
+  TILES_IN_FLIGHT_PER_WORKER,
+  type TileEncodePool,
+  withEncodePool,
+} from './tile-encode-pool';
+import type { TileEncoderOptions } from './tile-encoder';
 import { checkUastcOptions } from './uastc-encoder';
 import { checkZstdLevel } from './zstd-compressor';
 
@@ -36,7 +44,19 @@ export interface BakeOptions {
   uastcEffort?: number;
   /** `uastc-zstd`: Zstandard level 1..22. Default 9. */
   zstdLevel?: number;
-  /** Called after each row of tiles with tiles done and the total. */
+  /**
+   * Worker threads encoding tiles, 1..64; the archive's bytes do not depend on it. Default: the
+   * available cores. Ignored when {@link encodePool} is given.
+   */
+  workers?: number;
+  /** A pool to encode on (kept open: the caller closes it), e.g. shared by several bakes. */
+  encodePool?: TileEncodePool;
+  /**
+   * Bake only this shard (its page rows at every mip) into a shard file (`archive-shard.ts`);
+   * `mergeShards` joins the `count` shard files into the archive a direct bake writes.
+   */
+  shard?: ShardSpec;
+  /** Called after each row of tiles with tiles done and the total (of the shard, if any). */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -66,6 +86,8 @@ export function bakeLayers(
   if (uastc)
     checkUastcOptions(tileSize, border, { rdoLambda: options.rdoLambda, effort: options.uastcEffort });
   if (encoding === 'uastc-zstd') checkZstdLevel(options.zstdLevel ?? 9);
+  if (options.workers !== undefined) checkWorkerCount(options.workers);
+  if (options.shard !== undefined) checkShardSpec(options.shard);
   return layers.map((l) => ({
     name: l.name,
     colorSpace: l.colorSpace,
@@ -192,32 +214,29 @@ async function writeTiles(
   sink: ArchiveSink,
   texels: (mip: number, x: number, y: number, layer: number) => Uint8Array,
 ): Promise<number> {
-  const writer = new ArchiveWriter(header, sink);
+  const target = options.shard && { shard: options.shard, mipOrder: 'coarsest-first' as const };
+  const writer = new ArchiveWriter(header, sink, target);
   const { layout } = writer;
+  const total = writer.rows === null ? layout.pageCount : shardPageCount(layout, writer.rows);
   const encoding = options.encoding ?? 'png';
-  let done = 0;
-  for (let mip = header.mipCount - 1; mip >= 0; mip--) {
-    for (let y = 0; y < layout.pagesHigh[mip]; y++) {
-      // Up to 64 tiles are encoded concurrently (sharp uses its thread pool), then written in order.
-      for (let x0 = 0; x0 < layout.pagesWide[mip]; x0 += 64) {
-        const batch: Promise<Uint8Array>[][] = [];
-        for (let x = x0; x < Math.min(x0 + 64, layout.pagesWide[mip]); x++) {
-          batch.push(
-            header.layers.map((_, layer) =>
-              encodeTile(
-                encoding,
-                texels(mip, x, y, layer).slice(),
-                header.tileSize,
-                tileEncoderOptions(header, layer, options),
-              ),
-            ),
+  const layerOptions = header.layers.map((_, layer) => tileEncoderOptions(header, layer, options));
+  await withEncodePool(options.encodePool, options.workers, async (pool) => {
+    const ordered = new OrderedTileWriter(writer, pool.size * TILES_IN_FLIGHT_PER_WORKER);
+    let done = 0;
+    for (let mip = header.mipCount - 1; mip >= 0; mip--) {
+      for (let y = 0; y < layout.pagesHigh[mip]; y++) {
+        if (!writer.hasRow(mip, y)) continue;
+        for (let x = 0; x < layout.pagesWide[mip]; x++) {
+          const payloads = layerOptions.map((layerOption, layer) =>
+            pool.encode(encoding, texels(mip, x, y, layer).slice(), header.tileSize, layerOption),
           );
+          await ordered.add(mip, x, y, payloads);
         }
-        for (let k = 0; k < batch.length; k++) writer.addTile(mip, x0 + k, y, await Promise.all(batch[k]));
-        done += batch.length;
+        done += layout.pagesWide[mip];
+        options.onProgress?.(done, total);
       }
-      options.onProgress?.(done, layout.pageCount);
     }
-  }
+    await ordered.flush();
+  });
   return writer.finish();
 }

@@ -11,10 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TesseraConfigError } from '../../core/errors';
 import type { ArchiveHeader, ArchiveLayerUsage } from '../archive/archive-format';
+import { shardPageCount } from '../archive/archive-shard';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { type BakeOptions, bakeLayers, nextPowerOfTwo, tileEncoderOptions } from './bake-archive';
 import { downsample, extractTile, type MipImage } from './mip-chain';
-import { encodeTile } from './tile-encoder';
+import { OrderedTileWriter } from './ordered-tile-writer';
+import { TILES_IN_FLIGHT_PER_WORKER, type TileEncodePool, withEncodePool } from './tile-encode-pool';
 
 /** One input layer: an image file on disk. */
 export interface BakeFileLayer {
@@ -90,6 +92,17 @@ class RowFile {
  * must have the first layer's size. Returns the header and the archive length in bytes.
  */
 export async function bakeImageFiles(layers: BakeFileLayer[], options: BakeOptions, sink: ArchiveSink) {
+  return withEncodePool(options.encodePool, options.workers, (pool) =>
+    bakeImageFilesOn(pool, layers, options, sink),
+  );
+}
+
+async function bakeImageFilesOn(
+  pool: TileEncodePool,
+  layers: BakeFileLayer[],
+  options: BakeOptions,
+  sink: ArchiveSink,
+) {
   const { default: sharp } = await import('sharp');
   const tileSize = options.tileSize ?? 128;
   const border = options.border ?? 4;
@@ -131,8 +144,12 @@ export async function bakeImageFiles(layers: BakeFileLayer[], options: BakeOptio
       contentHeight: height,
       layers: archiveLayers,
     };
-    const writer = new ArchiveWriter(header, sink);
+    const target = options.shard && { shard: options.shard, mipOrder: 'finest-first' as const };
+    const writer = new ArchiveWriter(header, sink, target);
     const { layout } = writer;
+    const total = writer.rows === null ? layout.pageCount : shardPageCount(layout, writer.rows);
+    const ordered = new OrderedTileWriter(writer, pool.size * TILES_IN_FLIGHT_PER_WORKER);
+    const layerOptions = header.layers.map((_, i) => tileEncoderOptions(header, i, options));
     let current = level0.map(
       (f) => new RowFile(f.path, f.storedWidth, f.storedHeight, widthPages * payload, VIPS_HEADER_BYTES),
     );
@@ -160,27 +177,20 @@ export async function bakeImageFiles(layers: BakeFileLayer[], options: BakeOptio
           for (let j = 0; j < tileSize; j++)
             file.readRow(py * payload - border + j, bands[i], j * levelWidth * 4);
         }
-        for (let x0 = 0; x0 < layout.pagesWide[mip]; x0 += 64) {
-          const batch: Promise<Uint8Array>[][] = [];
-          for (let x = x0; x < Math.min(x0 + 64, layout.pagesWide[mip]); x++) {
-            batch.push(
-              layers.map((_, i) => {
-                band.data = bands[i];
-                // The band's row 0 is level row py*payload - border, so page row py is band page row 0.
-                extractTileFromBand(band, x, tileSize, border, scratch);
-                return encodeTile(
-                  header.layers[i].encoding,
-                  scratch.slice(),
-                  tileSize,
-                  tileEncoderOptions(header, i, options),
-                );
-              }),
-            );
-          }
-          for (let k = 0; k < batch.length; k++) writer.addTile(mip, x0 + k, py, await Promise.all(batch[k]));
-          done += batch.length;
+        // A shard still reads and averages every band (the next mip needs them), encoding only its rows.
+        for (let x = 0; writer.hasRow(mip, py) && x < layout.pagesWide[mip]; x++) {
+          const payloads = layers.map((_, i) => {
+            band.data = bands[i];
+            // The band's row 0 is level row py*payload - border, so page row py is band page row 0.
+            extractTileFromBand(band, x, tileSize, border, scratch);
+            return pool.encode(header.layers[i].encoding, scratch.slice(), tileSize, layerOptions[i]);
+          });
+          await ordered.add(mip, x, py, payloads);
         }
-        options.onProgress?.(done, layout.pageCount);
+        if (writer.hasRow(mip, py)) {
+          done += layout.pagesWide[mip];
+          options.onProgress?.(done, total);
+        }
         if (last) continue;
         // This band's payload rows are final: average them into the next level's rows.
         const factorY = levelHeight / nextHeight;
@@ -202,6 +212,7 @@ export async function bakeImageFiles(layers: BakeFileLayer[], options: BakeOptio
       current = nextPaths.map((p) => new RowFile(p, nextWidth, nextHeight, nextWidth));
       open.push(...current);
     }
+    await ordered.flush();
     return { header, length: writer.finish() };
   } finally {
     for (const f of open) {

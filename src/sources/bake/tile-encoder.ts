@@ -1,11 +1,12 @@
 /**
- * Encodes rgba8 tiles for the archive. Raw, DEFLATE and PNG are pure JS; JPEG and WebP use sharp,
- * UASTC the Basis encoder and Zstandard (all Node only, loaded on first use). Same texels and
- * options give the same bytes.
+ * Encodes rgba8 tiles for the archive. Raw and DEFLATE are pure JS; PNG, JPEG and WebP use sharp
+ * (PNG: libvips' encoder is 4x faster per tile than the JS one, with 3% smaller files,
+ * `bench/png-codec.bench.ts`), UASTC the Basis encoder and Zstandard (all Node only, loaded on
+ * first use). Same texels and options give the same bytes.
  */
 
 import type { PayloadEncodingName } from '../archive/archive-format';
-import { deflateRaw, encodePng } from '../archive/png-codec';
+import { deflateRaw } from '../archive/png-codec';
 import { encodeUastcTile } from './uastc-encoder';
 import { zstdCompress } from './zstd-compressor';
 
@@ -38,16 +39,20 @@ export async function encodeTile(
     case 'deflate':
       return deflateRaw(rgba);
     case 'png':
-      return encodePng(rgba, size, size);
     case 'jpeg':
     case 'webp': {
       const { default: sharp } = await import('sharp');
       const image = sharp(rgba, { raw: { width: size, height: size, channels: 4 } });
       const quality = options.quality ?? 90;
       const out =
-        encoding === 'jpeg'
-          ? await image.removeAlpha().jpeg({ quality, chromaSubsampling: '4:4:4', mozjpeg: false }).toBuffer()
-          : await image.webp({ quality, alphaQuality: 100, effort: 4, smartSubsample: false }).toBuffer();
+        encoding === 'png'
+          ? await image.png({ compressionLevel: 6, adaptiveFiltering: true, palette: false }).toBuffer()
+          : encoding === 'jpeg'
+            ? await image
+                .removeAlpha()
+                .jpeg({ quality, chromaSubsampling: '4:4:4', mozjpeg: false })
+                .toBuffer()
+            : await image.webp({ quality, alphaQuality: 100, effort: 4, smartSubsample: false }).toBuffer();
       return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     }
     case 'uastc':

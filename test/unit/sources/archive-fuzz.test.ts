@@ -27,7 +27,8 @@ beforeAll(async () => {
     await bakeProcedural(3, 4, { tileSize: 32, border: 4, encoding, rdoLambda: 1 }, sink);
     uastcBases.push(sink.toBytes());
   }
-});
+  // Each bake starts encoding workers that load the Basis wasm: seconds on a loaded machine.
+}, 120_000);
 afterAll(() => {
   for (const [message] of warn.mock.calls) expect(String(message)).toMatch(/^tessera: cannot decode /);
   warn.mockRestore();
