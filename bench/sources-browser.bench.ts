@@ -4,7 +4,9 @@
  * the procedural world are baked here in Node into a temporary folder under the repository's
  * `.tmp/`, which the benchmark's own Vite server serves (with Range support) to
  * bench/sources-browser/archive-rate.html; the page opens each with `ArchiveTileSource.openUrl`
- * and a `WorkerDecoderPool` and reports tiles (both layers decoded) per second.
+ * and a `WorkerDecoderPool` and reports tiles (both layers decoded) per second. Then
+ * bench/sources-browser/pool-rate.html takes the WebP and UASTC + zstd archives of the same content
+ * all the way into pool textures, on each backend (see {@link poolRates}).
  */
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
 import { bakeProcedural } from '../src/sources/bake/bake-archive';
 import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
 import type { ArchiveRateResult } from './sources-browser/archive-rate';
+import type { PoolRateResult } from './sources-browser/pool-rate';
 
 /**
  * Encodings measured, in the order the page runs them. For `uastc-zstd` the rate is fetch +
@@ -38,6 +41,46 @@ async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === 'string') throw new Error('no free port');
   return address.port;
+}
+
+/** Encodings of the pool-rate page: the same content as WebP and as UASTC + zstd. */
+const POOL_ENCODINGS = ['webp', 'uastc-zstd'] as const;
+
+/**
+ * Fetch to pool texture (bench/sources-browser/pool-rate.ts) on each backend, in the same run:
+ * `sources.archive.uastc.browser_tiles_per_s` (fetch + inflate + transcode + upload of blocks),
+ * `sources.archive.webp.browser_pool_tiles_per_s` (fetch + decode + upload of rgba8), and their
+ * ratio (issue #13: above 1). Keys of the WebGL2 backend end in `_webgl`.
+ */
+async function poolRates(
+  page: import('playwright-core').Page,
+  port: number,
+  dir: string,
+  errors: string[],
+): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const backend of ['webgpu', 'webgl'] as const) {
+    const query = new URLSearchParams({ dir, encodings: POOL_ENCODINGS.join(','), backend });
+    await page.goto(`http://localhost:${port}/bench/sources-browser/pool-rate.html?${query}`);
+    await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
+      timeout: 600_000,
+    });
+    const { result, error } = (await page.evaluate(() => ({
+      result: (globalThis as { benchResult?: unknown }).benchResult,
+      error: (globalThis as { benchError?: unknown }).benchError,
+    }))) as { result?: PoolRateResult; error?: string };
+    if (error !== undefined || errors.length > 0 || result === undefined) {
+      throw new Error(`pool-rate page (${backend}) failed: ${[error, ...errors].filter(Boolean).join('; ')}`);
+    }
+    const suffix = backend === 'webgl' ? '_webgl' : '';
+    const uastc = result.tilesPerSecond['uastc-zstd'];
+    const webp = result.tilesPerSecond.webp;
+    out[`sources.archive.uastc.browser_tiles_per_s${suffix}`] = uastc;
+    out[`sources.archive.webp.browser_pool_tiles_per_s${suffix}`] = webp;
+    out[`sources.archive.uastc.vs_webp_pool_ratio${suffix}`] = uastc / webp;
+    console.log(`pool rate (${backend}): ${JSON.stringify(result.poolFormats)}`);
+  }
+  return out;
 }
 
 export default {
@@ -94,6 +137,7 @@ export default {
       }
       out['sources.archive.browser_decode_workers'] = result.decodeWorkers;
       out['sources.archive.browser_tiles_per_rep'] = result.tilesPerRep;
+      Object.assign(out, await poolRates(page, port, query.get('dir') as string, errors));
       return out;
     } finally {
       await browser?.close();

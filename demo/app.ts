@@ -252,6 +252,7 @@ export class DemoApp {
         visibleRequested: vt.visibleRequested,
         visibleSharp: vt.visibleSharp,
         mipBias: vt.mipBias,
+        poolFormats: [...vt.poolFormats],
         lastFeedbackFrame: vt.lastFeedbackFrame,
         teleportLimit: vt.teleportLimit,
         readbacks: { ...vt.readbacks },

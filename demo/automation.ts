@@ -65,7 +65,7 @@ export interface DemoStats {
    */
   implementation: {
     terrain: 'virtual-texture' | 'stand-in';
-    terrainSource: 'procedural' | 'archive';
+    terrainSource: 'procedural' | 'archive' | 'uastc';
     budget: 'texture-budget';
     virtualTextureBudget: 'shared';
   };

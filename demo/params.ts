@@ -7,7 +7,7 @@
 export type BackendChoice = 'auto' | 'webgpu' | 'webgl';
 
 /** Where the terrain's virtual texture comes from. */
-export type TerrainSourceKind = 'procedural' | 'archive';
+export type TerrainSourceKind = 'procedural' | 'archive' | 'uastc';
 
 /** Everything the URL can set. */
 export interface DemoParams {
@@ -21,7 +21,10 @@ export interface DemoParams {
   size: { width: number; height: number } | null;
   /** `?hud=0` hides lil-gui, stats-gl and the budget bar (and does not load them). Default shown. */
   hud: boolean;
-  /** `?source=procedural|archive`. Default procedural (no download). */
+  /**
+   * `?source=procedural|archive|uastc` (`uastc`: the UASTC archive into a block-compressed pool).
+   * Default procedural (no download).
+   */
   source: TerrainSourceKind;
   /** `?auto=0`: no animation loop; frames advance only through `demo.renderFrames`. Default 1. */
   auto: boolean;
@@ -49,11 +52,15 @@ export function parseDemoParams(search: string): DemoParams {
     seed: Number.isFinite(seed) ? seed : 1,
     size: size && size.width > 0 && size.height > 0 ? size : null,
     hud: query.get('hud') !== '0',
-    source: query.get('source') === 'archive' ? 'archive' : 'procedural',
+    source: sourceKind(query.get('source')),
     auto: query.get('auto') !== '0',
     virtualTexture: query.get('vt') !== '0',
     tour: query.get('tour') === '1',
   };
+}
+
+function sourceKind(text: string | null): TerrainSourceKind {
+  return text === 'archive' || text === 'uastc' ? text : 'procedural';
 }
 
 function positiveNumber(text: string | null, fallback: number): number {

@@ -48,6 +48,8 @@ export interface TerrainSurfaceStats {
   visibleSharp: number;
   /** Mip bias the system applied to fit the pool (0 = none), mips. */
   mipBias: number;
+  /** Texel format of each pool layer (`bc7-rgba-unorm-srgb`, `rgba8unorm`, ...); empty without a pool. */
+  poolFormats: readonly string[];
   /** Tiles uploaded in the last frame. */
   uploadsLastFrame: number;
   /** Virtual-texture frame of the latest feedback analysed (-1: none yet); compare with `readbacks`. */
@@ -73,6 +75,7 @@ export function emptySurfaceStats(): TerrainSurfaceStats {
     visibleRequested: 0,
     visibleSharp: 0,
     mipBias: 0,
+    poolFormats: [],
     uploadsLastFrame: 0,
     lastFeedbackFrame: -1,
     teleportLimit: null,

@@ -1,18 +1,23 @@
 /**
  * Where the terrain's tiles come from: the procedural world generated in Web Workers (default, no
  * download; ~5 ms a tile would stall frames on the main thread), or the baked archive
- * `assets/world-seed7-64p.tsva` streamed over HTTP Range requests and decoded (WebP) in workers.
+ * `assets/world-seed7-64p.tsva` streamed over HTTP Range requests and decoded (WebP) in workers,
+ * or the UASTC archive `assets/world-seed7-16p-uastc.tsva` (same seed, 16 x 16 pages), its zstd
+ * inflated in the decode workers and its blocks transcoded per tile to the device's best block
+ * format (BC7 + BC5 on desktop) for a block-compressed pool.
  */
 
-import type { TileSource } from 'tessera';
+import type { TileSource, VirtualTexturePoolLayer } from 'tessera';
 import { ArchiveTileSource, ProceduralWorld, WorkerProceduralTileSource } from 'tessera';
 import type { TerrainSourceKind } from '../params';
 
-/** File name of the baked world under assets/. */
-const ARCHIVE_FILE = 'world-seed7-64p.tsva';
-/** Seed and size the archive was baked with (assets/README.md), so heights match its albedo. */
+/** File name and width in pages of each baked world under assets/ (assets/README.md). */
+const ARCHIVES = {
+  archive: { file: 'world-seed7-64p.tsva', widthPages: 64 },
+  uastc: { file: 'world-seed7-16p-uastc.tsva', widthPages: 16 },
+} as const;
+/** Seed the archives were baked with, so heights match their albedo. */
 const ARCHIVE_SEED = 7;
-const ARCHIVE_WIDTH_PAGES = 64;
 
 /** The terrain's tile source and the world its heights come from. */
 export interface TerrainTileSource {
@@ -29,7 +34,7 @@ export async function openTerrainTileSource(
   kind: TerrainSourceKind,
   seed: number,
 ): Promise<TerrainTileSource> {
-  if (kind === 'archive') return openArchive();
+  if (kind !== 'procedural') return openArchive(kind);
   const source = new WorkerProceduralTileSource({ seed });
   return { kind, source, world: source.world, dispose: () => source.dispose() };
 }
@@ -40,14 +45,29 @@ export async function openTerrainTileSource(
  * and the file at /assets/. Decided from the page's path, so no request ever misses (a 404 would
  * be a console error).
  */
-function archiveUrl(): string {
+function archiveUrl(file: string): string {
   const underRepositoryRoot = /\/demo\/(index\.html)?$/.test(location.pathname);
-  return new URL(underRepositoryRoot ? `../assets/${ARCHIVE_FILE}` : ARCHIVE_FILE, location.href).href;
+  return new URL(underRepositoryRoot ? `../assets/${file}` : file, location.href).href;
 }
 
-async function openArchive(): Promise<TerrainTileSource> {
+async function openArchive(kind: keyof typeof ARCHIVES): Promise<TerrainTileSource> {
+  const { file, widthPages } = ARCHIVES[kind];
   // The default decoder is a pool of workers on the browser's codecs, disposed with the source.
-  const source = await ArchiveTileSource.openUrl(archiveUrl(), { cacheBytes: 4 << 20 });
-  const world = new ProceduralWorld({ seed: ARCHIVE_SEED, widthPages: ARCHIVE_WIDTH_PAGES });
-  return { kind: 'archive', source, world, dispose: () => source.dispose() };
+  const source = await ArchiveTileSource.openUrl(archiveUrl(file), { cacheBytes: 4 << 20 });
+  const world = new ProceduralWorld({ seed: ARCHIVE_SEED, widthPages });
+  return { kind, source, world, dispose: () => source.dispose() };
+}
+
+/**
+ * The pool layers for `source`: its layers' names, encodings and usages (so a UASTC normal layer
+ * gets a two-channel format, BC5 / EAC RG11), opaque colour (the terrain has no alpha, so BC7 and
+ * ETC2 transcode without it).
+ */
+export function terrainPoolLayers(source: TileSource): VirtualTexturePoolLayer[] {
+  return source.info.layers.map((layer) => ({
+    name: layer.name,
+    format: layer.format,
+    usage: layer.usage,
+    alpha: false,
+  }));
 }

@@ -34,6 +34,7 @@ import {
   type TerrainSurfaceSettings,
   type TerrainSurfaceStats,
 } from './terrain-surface';
+import { terrainPoolLayers } from './terrain-tile-source';
 
 /** Side of the residency map overlay, in pixels (the whole texture scaled into it). */
 const RESIDENCY_MAP_PIXELS = 256;
@@ -50,6 +51,8 @@ export class VirtualTextureSurface implements TerrainSurface {
   readonly errors: string[] = [];
   private system!: VirtualTextureSystem;
   private texture!: VirtualTexture;
+  /** The pool layers' texel formats, read once per system. */
+  private poolFormats: readonly string[] = [];
   private settings: TerrainSurfaceSettings;
   private readonly requested = new Set<number>();
   private visibleRequested = 0;
@@ -139,6 +142,7 @@ export class VirtualTextureSurface implements TerrainSurface {
     out.visibleRequested = this.visibleRequested;
     out.visibleSharp = this.countSharp();
     out.mipBias = system.mipBias;
+    out.poolFormats = this.poolFormats;
     out.uploadsLastFrame = system.uploadsLastFrame;
     out.readbacks = system.readbacks;
     out.teleportLimit = this.teleportProbe.result;
@@ -167,10 +171,11 @@ export class VirtualTextureSurface implements TerrainSurface {
       feedbackScale: s.feedbackScale,
       maxUploadsPerFrame: s.maxUploadsPerFrame,
       filtering: s.filtering,
-      layers: this.source.info.layers.map((layer) => layer.format),
+      layers: terrainPoolLayers(this.source),
       pageTableBytes: pageTableBytes(this.source.info.widthPages, this.source.info.heightPages),
     });
     this.texture = this.system.add(this.source, { name: 'terrain' });
+    this.poolFormats = this.system.stats().poolFormats;
     this.system.events.on('page-loaded', () =>
       this.teleportProbe.tileUploaded(this.system.currentFrame, this.settings.maxUploadsPerFrame),
     );

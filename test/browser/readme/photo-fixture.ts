@@ -60,21 +60,29 @@ export async function makePhotograph(path: string, width: number, height: number
 
 /**
  * The README's first steps on a generated photograph: `tessera bake photo.png -o photo.tsva` (the
- * CLI's defaults), once per run. Returns the URLs of the image and its archive.
+ * CLI's defaults, or `bakeArgs` appended, e.g. `['--encoding', 'uastc', '--zstd', '19']`), once per
+ * run and per set of arguments. Returns the URLs of the image and its archive.
  */
 export async function bakedPhotograph(
   width = 2048,
   height = 1024,
+  bakeArgs: readonly string[] = [],
 ): Promise<{ image: string; archive: string }> {
   const name = `photo-${width}x${height}`;
+  const archiveName =
+    bakeArgs.length === 0 ? name : `${name}${bakeArgs.join('').replace(/[^a-z0-9]+/gi, '-')}`;
   const image = join(root, PHOTO_DIR, `${name}.png`);
-  const archive = join(root, PHOTO_DIR, `${name}.tsva`);
+  const archive = join(root, PHOTO_DIR, `${archiveName}.tsva`);
   if (!existsSync(archive)) {
-    await makePhotograph(image, width, height);
-    execFileSync(process.execPath, [join(root, 'bin/tessera.mjs'), 'bake', image, '-o', archive], {
-      cwd: root,
-      stdio: 'pipe',
-    });
+    if (!existsSync(image)) await makePhotograph(image, width, height);
+    execFileSync(
+      process.execPath,
+      [join(root, 'bin/tessera.mjs'), 'bake', image, '-o', archive, ...bakeArgs],
+      {
+        cwd: root,
+        stdio: 'pipe',
+      },
+    );
   }
-  return { image: `/${PHOTO_DIR}/${name}.png`, archive: `/${PHOTO_DIR}/${name}.tsva` };
+  return { image: `/${PHOTO_DIR}/${name}.png`, archive: `/${PHOTO_DIR}/${archiveName}.tsva` };
 }

@@ -6,7 +6,7 @@
  * `?archive=` the baked .tsva, `?image=` the same image for TextureLoader, `?w=&h=` canvas size,
  * `?mesh=plane` (the README's), `sphere`, or `gltf`: a sphere written by GLTFExporter and read
  * back by GLTFLoader, sampled with `flipY: false` on both sides, as GLTFLoader loads a glTF's own
- * textures.
+ * textures. `?pool=uastc`: the pool layer for an archive baked with `--encoding uastc`.
  */
 import {
   type BufferGeometry,
@@ -60,13 +60,21 @@ const renderer = await createTestRenderer(width, height);
 const tight = params.get('tight') === '1';
 const shared = tight ? new TextureBudget({ budgetBytes: 48 * 2 ** 20 }) : undefined;
 
+/** The system's own budget when not `tight`, in bytes. */
+const PHOTO_BUDGET_BYTES = 128 * 2 ** 20;
+
 const filtering = (params.get('filtering') ?? 'trilinear') as VirtualTextureFiltering;
 
 // --- The README's code ---
 const vts = new VirtualTextureSystem(renderer, {
-  budgetBytes: tight ? 40 * 2 ** 20 : 128 * 2 ** 20,
+  budgetBytes: tight ? 40 * 2 ** 20 : PHOTO_BUDGET_BYTES,
   budget: shared,
   filtering,
+  // ?pool=uastc: the archive was baked with `--encoding uastc`; its pool layer is the README's
+  // block-compressed one (opaque photograph: no alpha).
+  ...(params.get('pool') === 'uastc'
+    ? { layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', alpha: false } as const] }
+    : {}),
 });
 if (shared) shared.tryReserve('other', shared.freeBytes);
 const photo = vts.add(await ArchiveTileSource.openUrl(params.get('archive') as string));
@@ -255,6 +263,15 @@ const api = {
   compareSupersampled,
   budget: () =>
     shared ? { live: shared.liveBytes, budget: shared.budgetBytes, peak: shared.peakBytes } : null,
+  budgetBytes: PHOTO_BUDGET_BYTES,
+  disposeSystem: () => vts.dispose(),
+  /** Bytes the independent tracker counts: `tessera:` labels on WebGPU, every GL texture on WebGL2 (no labels). */
+  trackedBytes: () => {
+    const tracker = (
+      globalThis as unknown as { __tesseraGpuTracker: { liveBytesWithPrefix(prefix: string): number } }
+    ).__tesseraGpuTracker;
+    return tracker.liveBytesWithPrefix(isWebGPU ? 'tessera:' : 'webgl:texture');
+  },
   content: () => ({ width: photo.contentWidth, height: photo.contentHeight, aspect: photo.aspect }),
 };
 (window as unknown as { photoScene: typeof api }).photoScene = api;
