@@ -121,20 +121,19 @@ export class BackendBridge {
     arrayLayer = 0,
   ): void {
     if (this.device !== null) {
-      const gpuTexture = gpuTextureOf(this.gpuBackend!, texture);
-      if (gpuTexture === undefined) return;
-      copyDestination.texture = gpuTexture;
-      copyDestination.mipLevel = mipLevel;
-      copyDestination.origin.x = x;
-      copyDestination.origin.y = y;
-      copyDestination.origin.z = arrayLayer;
-      copyLayout.offset = offsetTexels * 4;
-      copyLayout.bytesPerRow = rowTexels * 4;
-      copyLayout.rowsPerImage = height;
-      copySize.width = width;
-      copySize.height = height;
-      this.device.queue.writeTexture(copyDestination, data as Uint8Array<ArrayBuffer>, copyLayout, copySize);
-      copyDestination.texture = null as unknown as GPUTexture;
+      this.writeGpu(
+        texture,
+        mipLevel,
+        x,
+        y,
+        arrayLayer,
+        width,
+        height,
+        data,
+        offsetTexels * 4,
+        rowTexels * 4,
+        height,
+      );
       return;
     }
     const backend = this.glBackend!;
@@ -204,20 +203,7 @@ export class BackendBridge {
     const blocksPerRow = width >> 2;
     const blockRows = height >> 2;
     if (this.device !== null) {
-      const gpuTexture = gpuTextureOf(this.gpuBackend!, texture);
-      if (gpuTexture === undefined) return;
-      copyDestination.texture = gpuTexture;
-      copyDestination.mipLevel = 0;
-      copyDestination.origin.x = x;
-      copyDestination.origin.y = y;
-      copyDestination.origin.z = arrayLayer;
-      copyLayout.offset = 0;
-      copyLayout.bytesPerRow = blocksPerRow * 16;
-      copyLayout.rowsPerImage = blockRows;
-      copySize.width = width;
-      copySize.height = height;
-      this.device.queue.writeTexture(copyDestination, data as Uint8Array<ArrayBuffer>, copyLayout, copySize);
-      copyDestination.texture = null as unknown as GPUTexture;
+      this.writeGpu(texture, 0, x, y, arrayLayer, width, height, data, 0, blocksPerRow * 16, blockRows);
       return;
     }
     const backend = this.glBackend!;
@@ -246,5 +232,43 @@ export class BackendBridge {
     } else {
       gl.compressedTexSubImage2D(gl.TEXTURE_2D, 0, x, y, width, height, glFormat, data, 0, length);
     }
+  }
+
+  /**
+   * `queue.writeTexture` of a `width x height` texel rectangle from `data` (reused descriptors):
+   * `offset`, `bytesPerRow` in bytes, `rowsPerImage` in rows (texel rows, or block rows).
+   */
+  private writeGpu(
+    texture: Texture,
+    mipLevel: number,
+    x: number,
+    y: number,
+    arrayLayer: number,
+    width: number,
+    height: number,
+    data: Uint8Array | Uint32Array,
+    offset: number,
+    bytesPerRow: number,
+    rowsPerImage: number,
+  ): void {
+    const gpuTexture = gpuTextureOf(this.gpuBackend!, texture);
+    if (gpuTexture === undefined) return;
+    copyDestination.texture = gpuTexture;
+    copyDestination.mipLevel = mipLevel;
+    copyDestination.origin.x = x;
+    copyDestination.origin.y = y;
+    copyDestination.origin.z = arrayLayer;
+    copyLayout.offset = offset;
+    copyLayout.bytesPerRow = bytesPerRow;
+    copyLayout.rowsPerImage = rowsPerImage;
+    copySize.width = width;
+    copySize.height = height;
+    (this.device as GPUDevice).queue.writeTexture(
+      copyDestination,
+      data as Uint8Array<ArrayBuffer>,
+      copyLayout,
+      copySize,
+    );
+    copyDestination.texture = null as unknown as GPUTexture;
   }
 }
