@@ -23,7 +23,12 @@ export {
   TileSourceError,
   type TileSourceErrorCode,
 } from './core/errors';
-export type { MipPyramidSource, StreamedTextureFormat } from './core/streaming/mip-pyramid-source';
+export type {
+  EncodedPyramidSource,
+  MipPyramidSource,
+  StreamedTextureFormat,
+  UastcPyramidFormat,
+} from './core/streaming/mip-pyramid-source';
 export type { LifetimePolicy } from './core/streaming/stale-sweep';
 export type { PoolTexelFormat, UastcTarget } from './core/vt/pool-format';
 export type {

@@ -4,6 +4,7 @@
  */
 export type { VirtualTextureFiltering, VirtualUv } from './sampling-context';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
+export type { StreamedTranscodingOptions } from './streamed/streamed-transcoding';
 export type {
   SceneTextures,
   StreamingTransitionOptions,
@@ -16,6 +17,7 @@ export {
   type TextureStreamingSystemOptions,
 } from './streamed/texture-streaming-system';
 export type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
+export { TranscodedPyramidSource } from './transcode/transcoded-pyramid-source';
 export {
   mapSourceLayers,
   VirtualTexture,

@@ -18,7 +18,9 @@ import {
   VK_FORMAT_R8G8B8A8_UNORM,
   write,
 } from 'ktx-parse';
+import { isUastcPyramidFormat, type MipPyramidSource } from '../../src/core/streaming/mip-pyramid-source';
 import { zstdCompress } from '../../src/sources/bake/zstd-compressor';
+import type { Ktx2Source } from '../../src/sources/mips/ktx2-source';
 
 /** `KHR_DF_MODEL_BC7` (ktx-parse does not export the BC models). */
 const KHR_DF_MODEL_BC7 = 134;
@@ -134,4 +136,10 @@ export async function writeKtx2Fixture(options: Ktx2FixtureOptions): Promise<Uin
 /** The level bytes {@link writeKtx2Fixture} stores for `level`, before supercompression. */
 export function expectedLevel(options: Ktx2FixtureOptions, level: number): Uint8Array {
   return levelData(options, level);
+}
+
+/** `source` as a pyramid uploaded as stored (throws for a UASTC file, which must be transcoded). */
+export function asStored(source: Ktx2Source): MipPyramidSource {
+  if (isUastcPyramidFormat(source.format)) throw new Error(`expected a stored format, got ${source.format}`);
+  return source as MipPyramidSource;
 }

@@ -9,10 +9,15 @@ export interface UastcEncodeOptions {
   normal?: boolean;
   /** UASTC effort 0..4 (higher = better and slower). Default 1. */
   quality?: number;
+  /** Generate the full mip chain (the encoder's box filter). Default false. */
+  mipmaps?: boolean;
+  /** zstd supercompression (KTX2 scheme 2). Default false. */
+  zstd?: boolean;
 }
 
 /**
- * Encodes an RGBA8 image (`width x height`, rows top to bottom) as a one-level UASTC KTX2 file
+ * Encodes an RGBA8 image (`width x height`, rows top to bottom) as a UASTC KTX2 file (one level
+ * unless `mipmaps`, raw unless `zstd`)
  * with Basis Universal's encoder (npm `ktx2-encoder`, its `basis_encoder.wasm`): the test input
  * of the compressed pool, in Node (unit tests) and in the browser (test pages).
  */
@@ -26,8 +31,8 @@ export function encodeUastcKtx2(
   return encodeToKTX2(new Uint8Array(1), {
     isUASTC: true,
     isKTX2File: true,
-    generateMipmap: false,
-    needSupercompression: false,
+    generateMipmap: options.mipmaps ?? false,
+    needSupercompression: options.zstd ?? false,
     enableDebug: false,
     isPerceptual: options.srgb && !options.normal,
     isSetKTX2SRGBTransferFunc: options.srgb && !options.normal,

@@ -75,6 +75,30 @@ export interface MipPyramidSource {
   loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array>;
 }
 
+/** Basis Universal UASTC payloads: 16-byte 4x4 blocks a transcoder turns into a device format. */
+export type UastcPyramidFormat = 'uastc-4x4' | 'uastc-4x4-srgb';
+
+/**
+ * A pyramid whose levels are either uploaded as they are ({@link MipPyramidSource}) or are UASTC
+ * blocks (`format` {@link UastcPyramidFormat}: whole 4x4 blocks of 16 bytes, 2x2 and 1x1 levels one
+ * block each), which a `TextureStreamingSystem` transcodes to the device's best block format.
+ */
+export interface EncodedPyramidSource extends Omit<MipPyramidSource, 'format'> {
+  readonly format: StreamedTextureFormat | UastcPyramidFormat;
+  /** UASTC only: whether the blocks carry alpha (transcoded with alpha). Default true. */
+  readonly hasAlpha?: boolean;
+}
+
+/** True for UASTC pyramid formats. */
+export function isUastcPyramidFormat(format: string): format is UastcPyramidFormat {
+  return format === 'uastc-4x4' || format === 'uastc-4x4-srgb';
+}
+
+/** Bytes of level `level` of a `width` x `height` UASTC pyramid: 16 per 4x4 block, whole blocks. */
+export function uastcLevelByteLength(width: number, height: number, level: number): number {
+  return Math.ceil(levelWidth(width, level) / 4) * Math.ceil(levelWidth(height, level) / 4) * 16;
+}
+
 /** Width of level `level` of a `width`-texel-wide level 0, in texels. */
 export function levelWidth(width: number, level: number): number {
   return Math.max(1, width >>> level);

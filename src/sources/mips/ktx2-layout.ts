@@ -11,6 +11,8 @@ import {
   isSrgbFormat,
   levelByteLength,
   type StreamedTextureFormat,
+  type UastcPyramidFormat,
+  uastcLevelByteLength,
 } from '../../core/streaming/mip-pyramid-source';
 import { DFD_MODEL, DFD_TRANSFER_SRGB, ktx2FormatEntry } from './ktx2-formats';
 
@@ -35,7 +37,10 @@ export interface Ktx2Layout {
   readonly height: number;
   /** Levels in the file (at least 1). */
   readonly levelCount: number;
-  readonly format: StreamedTextureFormat;
+  /** The levels' format: as stored, or UASTC blocks to transcode. */
+  readonly format: StreamedTextureFormat | UastcPyramidFormat;
+  /** UASTC only: the DFD says the blocks carry alpha (channel RGBA or RRRG); false otherwise. */
+  readonly hasAlpha: boolean;
   readonly supercompression: Ktx2Supercompression;
   /** Byte offset of each level in the file (index = level, 0 finest). */
   readonly levelOffsets: Float64Array;
@@ -88,7 +93,7 @@ export function ktx2PrefixBytes(head: Uint8Array): number {
  * {@link ktx2PrefixBytes} bytes.
  * @throws TileSourceError: 'truncated' (prefix cut short), 'bad-magic', 'corrupt' (a field out of
  *   range, or a DFD that does not match the vkFormat), 'bad-index' (a level outside the file or
- *   of the wrong size), 'unsupported' (Basis Universal payloads, an unknown vkFormat or
+ *   of the wrong size), 'unsupported' (ETC1S / BasisLZ payloads, an unknown vkFormat or
  *   supercompression, cube maps, arrays, 3D textures, a pyramid without levels down to 64 texels).
  */
 export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layout {
@@ -132,10 +137,11 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
   const transfer = prefix[dfdOffset + 14];
   const blockWidth = prefix[dfdOffset + 16] + 1;
   const blockHeight = prefix[dfdOffset + 17] + 1;
-  if (scheme === 1 || colorModel === DFD_MODEL.uastc || colorModel === DFD_MODEL.etc1s) {
+  // ETC1S needs the BasisLZ global codebooks next to every level: not streamed (yet).
+  if (scheme === 1 || colorModel === DFD_MODEL.etc1s) {
     throw new TileSourceError(
       'unsupported',
-      'Basis Universal (UASTC / ETC1S) KTX2 payloads need a transcoder, which streamed textures do not have yet',
+      'Basis Universal ETC1S / BasisLZ KTX2 payloads are not streamed (UASTC ones are)',
       false,
     );
   }
@@ -146,24 +152,19 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
       `KTX2 supercompression scheme ${scheme} is not supported`,
       false,
     );
-  const entry = ktx2FormatEntry(vkFormat);
-  if (entry === undefined)
-    throw new TileSourceError('unsupported', `KTX2 vkFormat ${vkFormat} is not supported`, false);
-  const format = entry.format;
-  const block = format.startsWith('rgba8') ? 1 : 4;
-  // A DFD whose model is 0 (KHR_DF_MODEL_UNSPECIFIED, what minimal writers leave) declares no
-  // model or block size to contradict the vkFormat; its transfer function is still checked.
-  const declared = colorModel !== DFD_MODEL.unspecified;
-  if (
-    (declared && (colorModel !== entry.colorModel || blockWidth !== block || blockHeight !== block)) ||
-    (transfer === DFD_TRANSFER_SRGB) !== isSrgbFormat(format)
-  ) {
+  const uastc = colorModel === DFD_MODEL.uastc;
+  if (uastc && (vkFormat !== 0 || blockWidth !== 4 || blockHeight !== 4))
     throw new TileSourceError(
       'corrupt',
-      `KTX2 DFD (model ${colorModel}, transfer ${transfer}, block ${blockWidth}x${blockHeight}) does not match vkFormat ${vkFormat} (${format})`,
+      `KTX2 UASTC DFD with vkFormat ${vkFormat} and block ${blockWidth}x${blockHeight} (expected 0 and 4x4)`,
       false,
     );
-  }
+  const format = uastc
+    ? uastcFormatOf(transfer)
+    : storedFormatOf(vkFormat, colorModel, transfer, blockWidth, blockHeight);
+  // The first sample's channel (KHR_DF_CHANNEL_UASTC_*): RGBA (3) and RRRG (5) carry alpha.
+  const channel = dfdLength >= 32 ? prefix[dfdOffset + 31] & 0x0f : 0;
+  const hasAlpha = uastc && (channel === 3 || channel === 5);
   try {
     checkPyramidShape(width, height, levelCount);
   } catch (error) {
@@ -177,7 +178,10 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
     const offset = u64(prefix, at, `level ${level} offset`);
     const length = u64(prefix, at + 8, `level ${level} length`);
     const inflated = u64(prefix, at + 16, `level ${level} uncompressed length`);
-    const expected = levelByteLength(format, width, height, level);
+    const expected =
+      format === 'uastc-4x4' || format === 'uastc-4x4-srgb'
+        ? uastcLevelByteLength(width, height, level)
+        : levelByteLength(format, width, height, level);
     if (offset < prefixBytes || offset + length > fileBytes || length === 0) {
       throw new TileSourceError(
         'bad-index',
@@ -201,10 +205,44 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
     height,
     levelCount,
     format,
+    hasAlpha,
     supercompression,
     levelOffsets,
     levelLengths,
     levelBytes,
     prefixBytes,
   };
+}
+
+function uastcFormatOf(transfer: number): UastcPyramidFormat {
+  return transfer === DFD_TRANSFER_SRGB ? 'uastc-4x4-srgb' : 'uastc-4x4';
+}
+
+/** The format of a vkFormat taken as stored, checked against its DFD. */
+function storedFormatOf(
+  vkFormat: number,
+  colorModel: number,
+  transfer: number,
+  blockWidth: number,
+  blockHeight: number,
+): StreamedTextureFormat {
+  const entry = ktx2FormatEntry(vkFormat);
+  if (entry === undefined)
+    throw new TileSourceError('unsupported', `KTX2 vkFormat ${vkFormat} is not supported`, false);
+  const format = entry.format;
+  const block = format.startsWith('rgba8') ? 1 : 4;
+  // A DFD whose model is 0 (KHR_DF_MODEL_UNSPECIFIED, what minimal writers leave) declares no
+  // model or block size to contradict the vkFormat; its transfer function is still checked.
+  const declared = colorModel !== DFD_MODEL.unspecified;
+  if (
+    (declared && (colorModel !== entry.colorModel || blockWidth !== block || blockHeight !== block)) ||
+    (transfer === DFD_TRANSFER_SRGB) !== isSrgbFormat(format)
+  ) {
+    throw new TileSourceError(
+      'corrupt',
+      `KTX2 DFD (model ${colorModel}, transfer ${transfer}, block ${blockWidth}x${blockHeight}) does not match vkFormat ${vkFormat} (${format})`,
+      false,
+    );
+  }
+  return format;
 }

@@ -1,5 +1,9 @@
 import { TileSourceError } from '../../core/errors';
-import type { MipPyramidSource, StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
+import type {
+  EncodedPyramidSource,
+  StreamedTextureFormat,
+  UastcPyramidFormat,
+} from '../../core/streaming/mip-pyramid-source';
 import { HttpRangeReader, type HttpRangeReaderOptions } from '../archive/http-range-reader';
 import { MemoryRangeReader, type RangeReader } from '../archive/range-reader';
 import { KTX2_HEADER_BYTES, type Ktx2Layout, ktx2PrefixBytes, parseKtx2Layout } from './ktx2-layout';
@@ -35,16 +39,21 @@ let warnedRangeIgnored = false;
  * in one request), so a view needing only coarse levels never downloads the fine ones.
  *
  * Payloads: uncompressed `R8G8B8A8` and the block formats WebGPU samples as stored (BC1/3/4/5/7,
- * ETC2/EAC, ASTC 4x4, see `ktx2-formats.ts`), without supercompression or with zstd / zlib
- * supercompression. Basis Universal (UASTC, ETC1S/BasisLZ), cube maps, arrays and 3D textures are
- * refused with `TileSourceError('unsupported')`. Rows are uploaded as stored (rows from v = 0),
+ * ETC2/EAC, ASTC 4x4, see `ktx2-formats.ts`), and Basis Universal UASTC (`format` `uastc-4x4(-srgb)`:
+ * levels are UASTC blocks, which `TextureStreamingSystem.createTexture` transcodes in its workers
+ * to the device's best block format), without supercompression or with zstd / zlib
+ * supercompression. ETC1S/BasisLZ, cube maps, arrays and 3D textures are refused with
+ * `TileSourceError('unsupported')`. Rows are uploaded as stored (rows from v = 0),
  * as three's KTX2Loader does.
  */
-export class Ktx2Source implements MipPyramidSource {
+export class Ktx2Source implements EncodedPyramidSource {
   readonly width: number;
   readonly height: number;
   readonly mipLevelCount: number;
-  readonly format: StreamedTextureFormat;
+  /** As stored, or `uastc-4x4(-srgb)`: UASTC blocks a `TextureStreamingSystem` transcodes. */
+  readonly format: StreamedTextureFormat | UastcPyramidFormat;
+  /** UASTC: whether the blocks carry alpha (from the DFD). */
+  readonly hasAlpha: boolean;
   /** The file's checked metadata. */
   readonly layout: Ktx2Layout;
   /** Bytes of the file, from the server's `Content-Range` (or the bytes given). */
@@ -71,6 +80,7 @@ export class Ktx2Source implements MipPyramidSource {
     this.height = opened.layout.height;
     this.mipLevelCount = opened.layout.levelCount;
     this.format = opened.layout.format;
+    this.hasAlpha = opened.layout.hasAlpha;
     this.fileBytes = opened.reader.length ?? 0;
     this.openBytes = openBytes ?? this.fileBytes;
     this.batcher = new LevelRangeBatcher(opened.reader);

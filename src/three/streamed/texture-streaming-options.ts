@@ -4,9 +4,10 @@ import type { TesseraError } from '../../core/errors';
 import type { MipStreamingPlannerOptions } from '../../core/streaming/mip-streaming-options';
 import type { StaleSweepOptions } from '../../core/streaming/stale-sweep';
 import type { StreamedTexture } from './streamed-texture';
+import type { StreamedTranscodingOptions } from './streamed-transcoding';
 
-/** Options of a `TextureStreamingSystem`. */
-export interface TextureStreamingSystemOptions {
+/** Options of a `TextureStreamingSystem` (with those of UASTC transcoding). */
+export interface TextureStreamingSystemOptions extends StreamedTranscodingOptions {
   /** A budget shared with other users (virtual textures); or give {@link budgetBytes}. */
   budget?: TextureBudget;
   /** Budget to create when {@link budget} is not given, in bytes. */

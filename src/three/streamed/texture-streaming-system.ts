@@ -6,6 +6,7 @@ import { textureLevelRangeBytes } from '../../core/budget/texture-bytes';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
 import {
   checkPyramidShape,
+  type EncodedPyramidSource,
   levelWidth,
   type MipPyramidSource,
 } from '../../core/streaming/mip-pyramid-source';
@@ -20,6 +21,7 @@ import { StreamedChainBackend } from './streamed-chain-backend';
 import { checkStreamableSource } from './streamed-format-support';
 import { StreamedTexture, type StreamedTextureOptions } from './streamed-texture';
 import { StreamedTextureTable } from './streamed-texture-table';
+import { StreamedTranscoding } from './streamed-transcoding';
 import { StreamingPlaceholders } from './streaming-placeholders';
 import {
   type SceneTextures,
@@ -74,6 +76,7 @@ export class TextureStreamingSystem {
   private readonly attachments = new MeshAttachments();
   private readonly need = new TextureNeedEstimator();
   private readonly placeholders: StreamingPlaceholders;
+  private readonly transcoding: StreamedTranscoding;
   /** Bytes of the pinned chains of every live texture. */
   private pinnedTotal = 0;
   private frame = 0;
@@ -106,6 +109,7 @@ export class TextureStreamingSystem {
     this.now = options.now ?? (() => performance.now());
     this.registry = new ManagedTextureRegistry(this.budget.tags);
     this.placeholders = new StreamingPlaceholders(renderer, this.budget);
+    this.transcoding = new StreamedTranscoding(bridge, options);
     const backend = new StreamedChainBackend(bridge, this.table, this.placeholders, {
       completeLoad: (id, firstMip, error) => this.planner.completeLoad(id, firstMip, error),
       released: (texture) => this.forgetReleased(texture),
@@ -156,9 +160,13 @@ export class TextureStreamingSystem {
    *   fit the budget; ('invalid-size' | 'invalid-option') for a bad source, a block format the device
    *   lacks (BC needs `texture-compression-bc`, ETC2/EAC `-etc2`, ASTC `-astc`) or block-format
    *   levels that are not whole 4x4 blocks.
+   * A UASTC source (`format` `uastc-4x4(-srgb)`, e.g. a Basis KTX2 file) streams transcoded to the
+   * device's best format (BC7 > ASTC 4x4 > ETC2 > rgba8) in this system's workers: the texture's
+   * `source` is then the transcoding source, whose `format` is that target.
    */
-  createTexture(source: MipPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
+  createTexture(encoded: EncodedPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
     this.assertLive();
+    const source = this.transcoding.prepare(encoded);
     checkPyramidShape(source.width, source.height, source.mipLevelCount);
     checkStreamableSource(this.bridge, source);
     const pinnedBytes = TextureStreamingSystem.pinnedBytesOf(source);
@@ -334,6 +342,7 @@ export class TextureStreamingSystem {
       if (this.registry.has(texture.id)) this.registry.evict(texture.id);
     }
     this.placeholders.dispose();
+    this.transcoding.dispose();
     this.disposed = true;
     this.events.clear();
   }

@@ -14,11 +14,16 @@ export interface TranscodeJobMessage {
   type: 'job';
   id: number;
   target: UastcTarget;
+  /** A square tile's edge in texels; 0 for a whole image (a mip level) of {@link width} x {@link height}. */
   tileSize: number;
+  /** Image width in texels (tileSize 0 only). */
+  width: number;
+  /** Image height in texels (tileSize 0 only). */
+  height: number;
   hasAlpha: boolean;
-  /** Exactly the tile's UASTC blocks. */
+  /** Exactly the tile's (or image's) UASTC blocks. */
   input: ArrayBuffer;
-  /** Exactly `transcodedTileBytes(target, tileSize)` bytes, overwritten. */
+  /** Exactly `transcodedTileBytes(target, tileSize)` (or `transcodedImageBytes`) bytes, overwritten. */
   output: ArrayBuffer;
 }
 

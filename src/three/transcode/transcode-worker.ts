@@ -1,6 +1,6 @@
 /*
  * Transcode worker: loads three's Basis transcoder once, then turns UASTC tiles into the pool's
- * block format. Buffers travel both ways by transfer (the main thread reuses them), so steady
+ * block format, and whole UASTC mip levels (streamed KTX2 textures) into the device's. Buffers travel both ways by transfer (the main thread reuses them), so steady
  * state copies each tile only inside the wasm call.
  */
 import type { UastcTarget } from '../../core/vt/pool-format';
@@ -9,6 +9,7 @@ import {
   type BasisTranscoderModule,
   basisFormatOf,
   loadBasisTranscoder,
+  transcodeUastcImage,
   transcodeUastcTile,
 } from './uastc-transcode';
 
@@ -36,7 +37,7 @@ scope.onmessage = async (event: MessageEvent<TranscodeRequest>) => {
     ready.catch((error: unknown) => post({ type: 'fatal', error: String(error) }));
     return;
   }
-  const { id, target, tileSize, hasAlpha, input, output } = message;
+  const { id, target, tileSize, width, height, hasAlpha, input, output } = message;
   let ok = false;
   let error: string | undefined;
   try {
@@ -46,15 +47,12 @@ scope.onmessage = async (event: MessageEvent<TranscodeRequest>) => {
       format = basisFormatOf(module, target);
       formats.set(target, format);
     }
-    ok = transcodeUastcTile(
-      module,
-      format,
-      target,
-      new Uint8Array(input),
-      new Uint8Array(output),
-      tileSize,
-      hasAlpha,
-    );
+    const blocks = new Uint8Array(input);
+    const out = new Uint8Array(output);
+    ok =
+      tileSize > 0
+        ? transcodeUastcTile(module, format, target, blocks, out, tileSize, hasAlpha)
+        : transcodeUastcImage(module, format, target, blocks, out, width, height, hasAlpha);
     if (!ok) error = 'the transcoder rejected the UASTC blocks';
   } catch (cause) {
     error = String(cause);

@@ -50,7 +50,15 @@ const BASIS_FORMAT_NAMES: Record<UastcTarget, string> = {
 
 /** Bytes `target` takes for a `tileSize²` tile: 16 per 4x4 block, or 4 per texel for rgba8. */
 export function transcodedTileBytes(target: UastcTarget, tileSize: number): number {
-  return target === 'rgba8' ? tileSize * tileSize * 4 : (tileSize / 4) * (tileSize / 4) * 16;
+  return transcodedImageBytes(target, tileSize, tileSize);
+}
+
+/**
+ * Bytes `target` takes for a `width` x `height` image: 16 per 4x4 block in whole blocks (a 2x2 or
+ * 1x1 level is one block), or 4 per texel for rgba8.
+ */
+export function transcodedImageBytes(target: UastcTarget, width: number, height: number): number {
+  return target === 'rgba8' ? width * height * 4 : Math.ceil(width / 4) * Math.ceil(height / 4) * 16;
 }
 
 /** The transcoder's integer for `target` (looked up once per worker, not per tile). */
@@ -86,17 +94,39 @@ export function transcodeUastcTile(
     else encodeEacRg11(decoded, tileSize, output);
     return true;
   }
-  const blocks = tileSize >> 2;
-  const outputSize = target === 'rgba8' ? tileSize * tileSize : blocks * blocks;
+  return transcodeUastcImage(module, basisFormat, target, input, output, tileSize, tileSize, hasAlpha);
+}
+
+/**
+ * Transcodes a `width` x `height` image of UASTC blocks (`input`, whole 4x4 blocks: a 2x2 or 1x1
+ * mip level is one block) into `output` (exactly {@link transcodedImageBytes}), as three's
+ * KTX2Loader does for one level: the transcoder crops rgba8 output to the image and writes whole
+ * blocks otherwise. Four-channel targets only (a two-channel target returns false).
+ * @returns false when the transcoder rejects the blocks or the target is two-channel.
+ */
+export function transcodeUastcImage(
+  module: BasisTranscoderModule,
+  basisFormat: number,
+  target: UastcTarget,
+  input: Uint8Array,
+  output: Uint8Array,
+  width: number,
+  height: number,
+  hasAlpha: boolean,
+): boolean {
+  if (target === 'bc5' || target === 'eac-rg11') return false;
+  const blocksX = Math.ceil(width / 4);
+  const blocksY = Math.ceil(height / 4);
+  const outputSize = target === 'rgba8' ? width * height : blocksX * blocksY;
   return module.transcodeUASTCImage(
     basisFormat,
     output,
     outputSize,
     input,
-    blocks,
-    blocks,
-    tileSize,
-    tileSize,
+    blocksX,
+    blocksY,
+    width,
+    height,
     0,
     0,
     input.byteLength,

@@ -3,7 +3,7 @@ import type { UastcTarget } from '../../core/vt/pool-format';
 import { WorkerJobPool } from '../../sources/worker-job-pool';
 import type { BasisTranscoderAssets } from './basis-transcoder-assets';
 import type { TranscodeRequest, TranscodeResponse } from './transcode-messages';
-import { transcodedTileBytes } from './uastc-transcode';
+import { transcodedImageBytes, transcodedTileBytes } from './uastc-transcode';
 
 /** The part of a Worker the pool uses (tests may pass their own). */
 export interface TranscodeWorker {
@@ -35,6 +35,8 @@ export class UastcTranscoderPool {
   /** Free output buffers by byte length (16 KiB block tiles, 64 KiB rgba8 tiles of 128²). */
   private readonly free = new Map<number, ArrayBuffer[]>();
   private fatal: string | null = null;
+  /** Jobs transcoding whole levels: their inputs are not kept as staging (odd, large sizes). */
+  private readonly levelJobs = new Set<number>();
 
   constructor(options: UastcTranscoderPoolOptions) {
     const create = options.createWorker ?? createTranscodeWorker;
@@ -69,6 +71,37 @@ export class UastcTranscoderPool {
     hasAlpha: boolean,
     signal: AbortSignal,
   ): Promise<Uint8Array> {
+    return this.submit(input, target, tileSize, tileSize, tileSize, hasAlpha, signal);
+  }
+
+  /**
+   * Transcodes one whole `width` x `height` image of UASTC blocks (a streamed texture's mip level;
+   * 2x2 and 1x1 levels are one block) to a four-channel `target`. `input` must be exactly
+   * `ceil(width / 4) * ceil(height / 4)` blocks (the caller checks); transferred or copied as in
+   * {@link transcode}. The result belongs to the caller (levels are cached, never recycled).
+   * @returns a buffer of `transcodedImageBytes(target, width, height)` bytes.
+   * @throws (rejects) as {@link transcode}; 'decode-failed' for a two-channel target.
+   */
+  transcodeLevel(
+    input: Uint8Array,
+    target: UastcTarget,
+    width: number,
+    height: number,
+    hasAlpha: boolean,
+    signal: AbortSignal,
+  ): Promise<Uint8Array> {
+    return this.submit(input, target, 0, width, height, hasAlpha, signal);
+  }
+
+  private submit(
+    input: Uint8Array,
+    target: UastcTarget,
+    tileSize: number,
+    width: number,
+    height: number,
+    hasAlpha: boolean,
+    signal: AbortSignal,
+  ): Promise<Uint8Array> {
     if (this.jobs.disposed) {
       return Promise.reject(
         new TileSourceError('source-disposed', 'the transcoder pool was disposed', false),
@@ -80,15 +113,27 @@ export class UastcTranscoderPool {
     let staged: ArrayBuffer;
     if (whole && input.buffer instanceof ArrayBuffer) staged = input.buffer;
     else {
-      staged = this.take(input.byteLength);
+      staged = tileSize > 0 ? this.take(input.byteLength) : new ArrayBuffer(input.byteLength);
       new Uint8Array(staged).set(input);
     }
-    const output = this.take(transcodedTileBytes(target, tileSize));
+    const output =
+      tileSize > 0
+        ? this.take(transcodedTileBytes(target, tileSize))
+        : new ArrayBuffer(transcodedImageBytes(target, width, height));
     return this.jobs.submit(signal, (worker, id) => {
-      worker.postMessage({ type: 'job', id, target, tileSize, hasAlpha, input: staged, output }, [
-        staged,
+      if (tileSize === 0) this.levelJobs.add(id);
+      const job = {
+        type: 'job',
+        id,
+        target,
+        tileSize,
+        width,
+        height,
+        hasAlpha,
+        input: staged,
         output,
-      ]);
+      } as const;
+      worker.postMessage(job, [staged, output]);
     });
   }
 
@@ -117,6 +162,7 @@ export class UastcTranscoderPool {
       () => new TileSourceError('source-disposed', 'the transcoder pool was disposed', false),
     );
     this.free.clear();
+    this.levelJobs.clear();
   }
 
   private take(bytes: number): ArrayBuffer {
@@ -128,11 +174,12 @@ export class UastcTranscoderPool {
       this.failAll(worker, `the Basis transcoder did not load: ${message.error}`);
       return;
     }
-    // The input comes back too: it becomes a staging buffer.
-    this.recycle(new Uint8Array(message.input));
+    // A tile's input comes back too: it becomes a staging buffer (a level's is dropped).
+    const level = this.levelJobs.delete(message.id);
+    if (!level) this.recycle(new Uint8Array(message.input));
     if (message.ok) this.jobs.resolve(message.id, new Uint8Array(message.output));
     else {
-      this.recycle(new Uint8Array(message.output));
+      if (!level) this.recycle(new Uint8Array(message.output));
       this.jobs.reject(
         message.id,
         new TileSourceError('decode-failed', `UASTC transcode failed: ${message.error ?? 'unknown'}`, false),

@@ -1,5 +1,6 @@
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import { writeKtx2Fixture } from '../../support/ktx2-fixtures';
+import { encodeUastcKtx2 } from '../../support/uastc-encoder';
 import { expect, test } from '../fixtures';
 
 type Page = import('@playwright/test').Page;
@@ -10,6 +11,7 @@ const PAGE = 'test/browser/sources/pages/ktx2-streaming.html';
 interface StreamRun {
   records: { frame: number; residentMip: number; pixel: number[] }[];
   format: string;
+  storedFormat: string;
   fileBytes: number;
   openBytes: number;
   levelBytesRead: number;
@@ -145,6 +147,57 @@ test.describe('KTX2 streamed by HTTP Range', () => {
     expect(last.residentMip).toBe(2);
     expect(near(last.pixel, [1, 1, 255]), `pixel ${last.pixel}`).toBe(true);
     if (run.trackedStreamed >= 0) expect(run.trackedStreamed).toBe(run.budgetStreamed);
+  });
+
+  test('UASTC + zstd: transcoded in the workers to BC7, header and coarsest levels before the first textured frame, renders', async ({
+    page,
+    openPage,
+  }, testInfo) => {
+    // One colour with per-texel noise (+-8): zstd cannot fold the file into the first request.
+    const rgba = new Uint8Array(512 * 512 * 4);
+    let seed = 12345;
+    const noise = () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return ((seed >>> 24) % 17) - 8;
+    };
+    for (let i = 0; i < rgba.length; i += 4) rgba.set([24 + noise(), 64 + noise(), 232 + noise(), 255], i);
+    const file = await encodeUastcKtx2(rgba, 512, 512, { srgb: true, quality: 0, mipmaps: true, zstd: true });
+    const { layout } = new Ktx2Source(file);
+    expect(layout.supercompression).toBe('zstd');
+    expect(file.length).toBeGreaterThan(64 * 1024);
+    const log = await serve(page, { 'uastc.ktx2': file });
+    await openPage(PAGE);
+    const run = await stream(page, '/ktx2/uastc.ktx2', 40);
+    expect(run.storedFormat).toBe('uastc-4x4-srgb');
+    // SwiftShader offers BC on both backends: the same choice as a VT pool's colour layer.
+    expect(run.format).toBe('bc7-rgba-unorm-srgb');
+    const firstTextured = run.records.find((r) => r.residentMip < run.mipLevelCount);
+    expect(firstTextured, 'a textured frame').toBeDefined();
+    const before = log.served.filter((s) => s.afterFrame < (firstTextured?.frame ?? 0));
+    expect(before.length).toBe(2);
+    expect(before[0].range).toBe('0-1023');
+    // The second request is exactly the stored (zstd) pinned chain: level pinnedMip to the last.
+    const pinnedStart = layout.levelOffsets[layout.levelCount - 1];
+    const pinnedEnd = layout.levelOffsets[run.pinnedMip] + layout.levelLengths[run.pinnedMip] - 1;
+    expect(before[1].range).toBe(`${pinnedStart}-${pinnedEnd}`);
+    const last = run.records[run.records.length - 1];
+    expect(last.residentMip).toBe(2);
+    // The page reads a linear render target: the sRGB texels come back decoded.
+    const linear = [24, 64, 232].map((c) => {
+      const v = c / 255;
+      return 255 * (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    });
+    expect(near(last.pixel, linear, 6), `pixel ${last.pixel} vs ${linear}`).toBe(true);
+    // The budget counts the transcoded BC7 chains exactly: the independent tracker agrees (WebGPU),
+    // and the budget holds at least the resident BC7 chain (1 byte a texel), not rgba8's 4.
+    expect(run.budgetStreamed).toBeGreaterThanOrEqual(run.accounted);
+    expect(run.budgetStreamed).toBeLessThan(2 * run.accounted);
+    if (run.trackedStreamed >= 0) expect(run.trackedStreamed).toBe(run.budgetStreamed);
+    const totalBytes = log.served.reduce((sum, s) => sum + s.bytes, 0);
+    const firstFrameBytes = before[0].bytes + before[1].bytes;
+    console.log(
+      `[ktx2-uastc ${testInfo.project.name}] first_frame_bytes=${firstFrameBytes} mip2_bytes=${totalBytes} file=${file.length} ratio=${(totalBytes / file.length).toFixed(4)} budget=${run.budgetStreamed}`,
+    );
   });
 
   test('rgba8: a server that ignores Range gives one whole download, and the texture still streams', async ({

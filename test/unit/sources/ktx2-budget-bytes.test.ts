@@ -3,7 +3,7 @@ import { textureLevelRangeBytes } from '../../../src/core/budget/texture-bytes';
 import { levelByteLength } from '../../../src/core/streaming/mip-pyramid-source';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import { TextureStreamingSystem } from '../../../src/three/streamed/texture-streaming-system';
-import { writeKtx2Fixture } from '../../support/ktx2-fixtures';
+import { asStored, writeKtx2Fixture } from '../../support/ktx2-fixtures';
 
 /** Bytes of a BC7 level counted by hand: whole 4x4 blocks of 16 bytes. */
 const bc7Level = (w: number, h: number) => Math.ceil(w / 4) * Math.ceil(h / 4) * 16;
@@ -18,16 +18,16 @@ describe('KTX2 budget accounting is exact, block padding included', () => {
       const w = Math.max(1, 256 >> level);
       const h = Math.max(1, 128 >> level);
       // 2x1 and 1x1 levels still take a whole 16-byte block, not 2 or 1 bytes.
-      expect(levelByteLength(source.format, 256, 128, level)).toBe(bc7Level(w, h));
+      expect(levelByteLength(asStored(source).format, 256, 128, level)).toBe(bc7Level(w, h));
       expect(source.layout.levelBytes[level]).toBe(bc7Level(w, h));
       full += bc7Level(w, h);
       if (Math.max(w, h) <= 64) pinned += bc7Level(w, h);
     }
-    expect(TextureStreamingSystem.pinnedBytesOf(source)).toBe(pinned);
+    expect(TextureStreamingSystem.pinnedBytesOf(asStored(source))).toBe(pinned);
     expect(pinned).toBe(2048 + 512 + 128 + 32 + 16 + 16 + 16);
     expect(
       textureLevelRangeBytes(
-        { format: source.format, width: 256, height: 128, mipLevelCount: source.mipLevelCount },
+        { format: asStored(source).format, width: 256, height: 128, mipLevelCount: source.mipLevelCount },
         0,
         source.mipLevelCount,
       ),
@@ -37,10 +37,10 @@ describe('KTX2 budget accounting is exact, block padding included', () => {
   it('rgba8 counts 4 bytes a texel, a quarter of BC7 only where no padding applies', async () => {
     const rgba = new Ktx2Source(await writeKtx2Fixture({ width: 128, height: 128, payload: 'rgba8' }));
     const bc7 = new Ktx2Source(await writeKtx2Fixture({ width: 128, height: 128, payload: 'bc7' }));
-    expect(TextureStreamingSystem.pinnedBytesOf(rgba)).toBe(
+    expect(TextureStreamingSystem.pinnedBytesOf(asStored(rgba))).toBe(
       (64 * 64 + 32 * 32 + 16 * 16 + 8 * 8 + 16 + 4 + 1) * 4,
     );
-    expect(TextureStreamingSystem.pinnedBytesOf(bc7)).toBe(
+    expect(TextureStreamingSystem.pinnedBytesOf(asStored(bc7))).toBe(
       bc7Level(64, 64) + bc7Level(32, 32) + bc7Level(16, 16) + bc7Level(8, 8) + 16 + 16 + 16,
     );
   });

@@ -71,7 +71,7 @@ async function stream(url: string, frames: number) {
     residentMip < source.mipLevelCount
       ? textureLevelRangeBytes(
           {
-            format: source.format,
+            format: texture.source.format,
             width: source.width,
             height: source.height,
             mipLevelCount: source.mipLevelCount,
@@ -86,7 +86,8 @@ async function stream(url: string, frames: number) {
   const trackedStreamed = backend === 'webgpu' ? tracker.liveBytesWithPrefix('tessera:streamed:') : -1;
   const out = {
     records,
-    format: source.format,
+    format: texture.source.format,
+    storedFormat: source.format,
     fileBytes: source.fileBytes,
     openBytes: source.openBytes,
     levelBytesRead: source.levelBytesRead,

@@ -1,0 +1,62 @@
+import {
+  type EncodedPyramidSource,
+  isUastcPyramidFormat,
+  type MipPyramidSource,
+} from '../../core/streaming/mip-pyramid-source';
+import { type CompressionSupport, choosePoolFormat, type UastcTarget } from '../../core/vt/pool-format';
+import type { BackendBridge } from '../backend-bridge';
+import { compressionSupportOf } from '../compression-support';
+import {
+  type BasisTranscoderAssets,
+  defaultBasisTranscoderAssets,
+} from '../transcode/basis-transcoder-assets';
+import { TranscodedPyramidSource } from '../transcode/transcoded-pyramid-source';
+import { UastcTranscoderPool } from '../transcode/uastc-transcoder-pool';
+
+/** Transcoding options of a `TextureStreamingSystem`. */
+export interface StreamedTranscodingOptions {
+  /** Where three's Basis transcoder comes from. Default: bundled from the `three` package. */
+  transcoder?: BasisTranscoderAssets;
+  /** Transcode workers, 1..16. Default: hardware threads - 1, at most 4. */
+  transcodeWorkers?: number;
+  /** Targets UASTC levels may become (default all the device samples), e.g. to keep a driver off one. */
+  uastcTargets?: readonly UastcTarget[];
+}
+
+/**
+ * The UASTC side of a streaming system: the device's target, chosen as the VT pool chooses a
+ * colour layer's (`choosePoolFormat`: BC7 > ASTC 4x4 > ETC2 > rgba8), and one transcoder worker
+ * pool for all its textures, started on the first UASTC level.
+ */
+export class StreamedTranscoding {
+  private support: CompressionSupport | null = null;
+  private pool: UastcTranscoderPool | null = null;
+
+  constructor(
+    private readonly bridge: BackendBridge,
+    private readonly options: StreamedTranscodingOptions,
+  ) {}
+
+  /** `source` itself, or for UASTC levels the source transcoding them to the device's format. */
+  prepare(source: EncodedPyramidSource): MipPyramidSource {
+    const format = source.format;
+    if (!isUastcPyramidFormat(format)) return source as MipPyramidSource;
+    this.support ??= compressionSupportOf(this.bridge, this.options.uastcTargets);
+    const choice = choosePoolFormat(format, 'color', this.support);
+    return new TranscodedPyramidSource(source, choice, () => this.workerPool());
+  }
+
+  /** Stops the workers (pending levels reject with 'source-disposed'). */
+  dispose(): void {
+    this.pool?.dispose();
+    this.pool = null;
+  }
+
+  private workerPool(): UastcTranscoderPool {
+    this.pool ??= new UastcTranscoderPool({
+      assets: this.options.transcoder ?? defaultBasisTranscoderAssets(),
+      size: this.options.transcodeWorkers,
+    });
+    return this.pool;
+  }
+}
