@@ -8,8 +8,8 @@ import type { UastcTranscoderPool } from './uastc-transcoder-pool';
  * The transcoding stage a {@link VirtualTextureSystem} puts in front of a source with UASTC
  * layers, so the streamer stays format-agnostic: `load` fetches the tile from `source`, checks
  * each UASTC layer's size, and transcodes it in the worker pool to its pool layer's target. Its
- * `info` is the source's (the layer formats it declares are what the source delivers; the bytes
- * this stage returns are in the pool's formats). A UASTC layer that spans its whole ArrayBuffer is
+ * `info` is the source's, with layers decoded to rgba8 declared rgba8 (so tile sizes count what
+ * this stage returns). A UASTC layer that spans its whole ArrayBuffer is
  * transferred to a worker (detached, then reused): sources must hand out tile buffers they keep no
  * use for, as the `TileData` contract implies.
  */
@@ -36,7 +36,19 @@ export class TranscodingTileSource implements TileSource {
     hasAlpha: readonly boolean[] = source.info.layers.map((layer) => (layer.usage ?? 'color') === 'color'),
   ) {
     this.source = source;
-    this.info = source.info;
+    // The info counts what this stage delivers (the streamer sizes staging and checks tiles by it):
+    // a layer decoded to rgba8 is declared rgba8; block targets keep the UASTC declaration, whose
+    // size (16 bytes per 4x4 block) they share.
+    const layers = source.info.layers.map((layer, i) =>
+      targets[i] === 'rgba8'
+        ? {
+            ...layer,
+            format:
+              layer.format === 'uastc-4x4-srgb' ? ('rgba8unorm-srgb' as const) : ('rgba8unorm' as const),
+          }
+        : layer,
+    );
+    this.info = { ...source.info, layers };
     this.targets = targets;
     this.hasAlpha = hasAlpha;
     this.pool = pool;
