@@ -130,11 +130,13 @@ test('a budget cut sheds pool slots within the budget at every frame; a raise sh
   });
   expect(sharp.comparison.psnr).toBeGreaterThanOrEqual(35);
   await gpuTracker.resetPeak();
-  // Just above the minimum: the pinned 21 slots and 8 more (page tables 1 MiB, feedback, readback).
+  // Just above the minimum: the pinned 21 slots and 8 more (page tables 1 MiB, feedback, readback,
+  // staging).
   const cut = await page.evaluate(async () => {
     const system = vtScene.debug.system;
     const s = system.stats();
-    const other = s.byCategory['page-table'] + s.byCategory.feedback + s.byCategory.readback;
+    const other =
+      s.byCategory['page-table'] + s.byCategory.feedback + s.byCategory.readback + s.byCategory.staging;
     const share = other + 29 * 128 * 128 * 4;
     const slotsBefore = s.slotCount;
     const totalBefore = s.gpuBytes.total;

@@ -40,7 +40,7 @@ export interface VtSceneApi {
     slotCount: number;
     uploadsLastFrame: number;
     feedbackSize: { width: number; height: number };
-    byCategory: Record<'vt-pool' | 'page-table' | 'feedback' | 'readback', number>;
+    byCategory: Record<'vt-pool' | 'page-table' | 'feedback' | 'readback' | 'staging', number>;
     uploadsTotal: number;
     mipBias: number;
     readbacks: { started: number; delivered: number; dropped: number; skipped: number };
