@@ -13,6 +13,7 @@ interface CompressLab {
   ): Promise<{ psnr: Record<string, number>; lineFit: Record<string, number>; tiles: number }>;
   placement(): Promise<{ changedOutside: number; unchangedInside: number; slotBlocks: number; psnr: number }>;
   badArguments(): Promise<{ codes: Record<string, string>; queued: number; psnr: number[] }>;
+  steadyState(): Promise<Record<string, number>>;
   createHeld(format: GpuBlockFormat, tileSize: number, batchTiles: number): number;
   disposeHeld(): void;
   support(): { bc7: boolean; createCode: string };
@@ -112,6 +113,18 @@ test.describe('GpuTileCompressor on WebGPU', () => {
     expect(result.changedOutside).toBe(0);
     expect(result.unchangedInside).toBe(0);
     expect(result.psnr).toBeGreaterThanOrEqual(MIN_PSNR.bc7);
+  });
+
+  test('steady state creates no GPU objects but one command encoder per submit', async () => {
+    expect(await page.evaluate(() => compressLab.steadyState())).toEqual({
+      createBindGroup: 0,
+      createBuffer: 0,
+      createTexture: 0,
+      createComputePipeline: 0,
+      createShaderModule: 0,
+      createCommandEncoder: 3,
+      createView: 0,
+    });
   });
 
   test('bad arguments throw typed errors and lose no queued tile', async () => {

@@ -291,6 +291,57 @@ async function badArguments(): Promise<{ codes: Record<string, string>; queued: 
   return { codes, queued, psnr: results };
 }
 
+/**
+ * GPU objects created while compressing three batches of the same eight sources after a first
+ * one: bind groups, buffers, textures, views, pipelines and shader modules (all should be 0), and
+ * command encoders (one per submit).
+ */
+async function steadyState(): Promise<Record<string, number>> {
+  const tileSize = 128;
+  const format: GpuBlockFormat = 'bc7-rgba-unorm';
+  const pool = poolTexture(format, tileSize, 4, 2);
+  const sources = Array.from({ length: 8 }, (_, i) =>
+    sourceTexture(detailTile('grass', tileSize, 500 + i), tileSize, false),
+  );
+  const compressor = GpuTileCompressor.create(renderer, { format, tileSize, batchTiles: 8 });
+  const batch = () => {
+    for (let i = 0; i < 8; i++)
+      compressor.compress(sources[i], pool, { x: (i % 4) * tileSize, y: Math.floor(i / 4) * tileSize });
+  };
+  batch(); // a full batch submits itself
+  await device.queue.onSubmittedWorkDone();
+  const counts: Record<string, number> = {};
+  const restore: (() => void)[] = [];
+  const count = (target: Record<string, unknown>, name: string) => {
+    const original = target[name] as (...args: unknown[]) => unknown;
+    counts[name] = 0;
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      counts[name]++;
+      return original.apply(this, args);
+    };
+    restore.push(() => {
+      target[name] = original;
+    });
+  };
+  const deviceMethods = device as unknown as Record<string, unknown>;
+  for (const name of [
+    'createBindGroup',
+    'createBuffer',
+    'createTexture',
+    'createComputePipeline',
+    'createShaderModule',
+    'createCommandEncoder',
+  ])
+    count(deviceMethods, name);
+  count(GPUTexture.prototype as unknown as Record<string, unknown>, 'createView');
+  for (let b = 0; b < 3; b++) batch();
+  for (const undo of restore) undo();
+  await device.queue.onSubmittedWorkDone();
+  compressor.dispose();
+  for (const texture of [...sources, pool]) texture.dispose();
+  return counts;
+}
+
 /** Creates a compressor and reports its GPU bytes; `disposeHeld` frees it. */
 let held: GpuTileCompressor | null = null;
 function createHeld(format: GpuBlockFormat, tileSize: number, batchTiles: number): number {
@@ -310,6 +361,6 @@ function support(): { bc7: boolean; createCode: string } {
 }
 
 Object.assign(globalThis, {
-  compressLab: { quality, placement, badArguments, createHeld, disposeHeld, support },
+  compressLab: { steadyState, quality, placement, badArguments, createHeld, disposeHeld, support },
 });
 document.title = 'ready';
