@@ -16,6 +16,7 @@ import {
 } from 'three';
 import { MeshBasicNodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
 import { TesseraError } from '../../../../src/core/errors';
+import { ProceduralWorld } from '../../../../src/sources/procedural/procedural-world';
 import { createCompressedPoolTexture } from '../../../../src/three/compressed-pool-texture';
 import { blockBytesOf, type GpuBlockFormat } from '../../../../src/three/gpu-compress/block-layout';
 import { GpuTileCompressor } from '../../../../src/three/gpu-compress/gpu-tile-compressor';
@@ -120,6 +121,17 @@ async function quality(
   const tiles: { kind: string; rgba: Uint8Array }[] = [];
   for (const kind of kinds)
     for (let i = 0; i < 2; i++) tiles.push({ kind, rgba: detailTile(kind, tileSize, seed + i) });
+  // The demo's terrain as the CPU procedural source makes it today (albedo; normals for BC5).
+  const world = new ProceduralWorld({ seed: 7, widthPages: 64, tileSize });
+  for (const [x, y] of [
+    [21, 40],
+    [50, 9],
+  ]) {
+    const albedo = new Uint8Array(tileSize * tileSize * 4);
+    const normal = new Uint8Array(tileSize * tileSize * 4);
+    world.generateTile(0, x, y, albedo, normal);
+    tiles.push({ kind: 'demo-world', rgba: format === 'bc5-rg-unorm' ? normal : albedo });
+  }
   if (format !== 'bc5-rg-unorm') {
     for (const [kind, url] of Object.entries(photos)) {
       for (const rgba of await photoTiles(url, tileSize)) tiles.push({ kind, rgba });
@@ -135,7 +147,8 @@ async function quality(
       y: Math.floor(i / slotsPerRow) * tileSize,
     });
   }
-  const submitted = compressor.flush();
+  compressor.flush();
+  const submitted = compressor.submittedTiles;
   const channels = format === 'bc5-rg-unorm' ? 2 : 3;
   const error: Record<string, { sum: number; n: number }> = {};
   for (let i = 0; i < tiles.length; i++) {
