@@ -5,6 +5,7 @@ import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromi
 /** What bench/gpu-compress/compress-rate.ts leaves in `globalThis.benchResult`, ms per tile. */
 interface CompressRateResult {
   bc7MsPerTile: number;
+  bc7Mode6MsPerTile: number;
   bc5MsPerTile: number;
   bc1MsPerTile: number;
   copyMsPerTile: number;
@@ -50,6 +51,7 @@ export default {
         'rvt.compress.tiles_per_s': bc7Rate,
         'rvt.compress.ms_per_tile': result.bc7MsPerTile,
         'rvt.compress.vs_rgba8_copy': bc7Rate / copyRate,
+        'rvt.compress.bc7_mode6.tiles_per_s': 1000 / result.bc7Mode6MsPerTile,
         'rvt.compress.bc1.tiles_per_s': 1000 / result.bc1MsPerTile,
         'rvt.compress.bc5.tiles_per_s': 1000 / result.bc5MsPerTile,
         'rvt.copy_rgba8.tiles_per_s': copyRate,

@@ -96,17 +96,23 @@ async function compressBatch(compressor: GpuTileCompressor, pool: object): Promi
   return (performance.now() - start) / tilesPerBatch;
 }
 
-const formats: [string, GpuBlockFormat][] = [
-  ['bc7', 'bc7-rgba-unorm-srgb'],
-  ['bc5', 'bc5-rg-unorm'],
+const formats: [string, GpuBlockFormat, 'mode6' | 'mode6+mode1'][] = [
+  ['bc7', 'bc7-rgba-unorm-srgb', 'mode6+mode1'],
+  ['bc7Mode6', 'bc7-rgba-unorm-srgb', 'mode6'],
+  ['bc5', 'bc5-rg-unorm', 'mode6+mode1'],
 ];
 const result: Record<string, number> = {};
 const copyTimes: number[] = [];
 await copyBatch();
-for (const [name, format] of formats) {
+for (const [name, format, bc7Modes] of formats) {
   const pool = createCompressedPoolTexture(`bench:pool:${name}`, poolWidth, poolHeight, 1, format as never);
   renderer.initTexture(pool);
-  const compressor = GpuTileCompressor.create(renderer, { format, tileSize, batchTiles: tilesPerBatch });
+  const compressor = GpuTileCompressor.create(renderer, {
+    format,
+    tileSize,
+    batchTiles: tilesPerBatch,
+    bc7Modes,
+  });
   await compressBatch(compressor, pool); // compiles the pipeline
   const times: number[] = [];
   for (let b = 0; b < batches; b++) {

@@ -10,6 +10,7 @@ interface CompressLab {
     tileSize: number,
     seed: number,
     photos: Record<string, string>,
+    bc7Modes?: 'mode6' | 'mode6+mode1',
   ): Promise<{ psnr: Record<string, number>; lineFit: Record<string, number>; tiles: number }>;
   placement(): Promise<{ changedOutside: number; unchangedInside: number; slotBlocks: number; psnr: number }>;
   badArguments(): Promise<{ codes: Record<string, string>; queued: number; psnr: number[] }>;
@@ -38,6 +39,10 @@ const PAGE = '/test/browser/gpu-compress/pages/compress-lab.html';
 const MIN_PSNR = { bc7: 38, bc1: 32, bc5: 40 };
 /** How far BC7 must rise above the one-line-per-block ceiling on per-channel noise, dB. */
 const MIN_OVER_LINE_FIT = 1;
+/** Least gain of modes 6 + 1 over mode 6 alone on detailed content, dB. */
+const MIN_MODE1_GAIN = 2;
+/** How far mode 6 alone may stay below the one-line-per-block ceiling, dB. */
+const MAX_MODE6_BELOW_LINE_FIT = 1;
 
 // One page for every WebGPU test: the compressor runs on WebGPU only.
 test.describe('GpuTileCompressor on WebGPU', () => {
@@ -80,8 +85,12 @@ test.describe('GpuTileCompressor on WebGPU', () => {
       [photos],
     );
     const bc5 = await page.evaluate(([p]) => compressLab.quality('bc5-rg-unorm', 128, 1201, p), [photos]);
+    const mode6 = await page.evaluate(
+      ([p]) => compressLab.quality('bc7-rgba-unorm-srgb', 128, 1001, p, 'mode6'),
+      [photos],
+    );
     console.log(
-      `PSNR dB: BC7 ${JSON.stringify(bc7.psnr)}\nBC1 ${JSON.stringify(bc1.psnr)}\nBC5 ${JSON.stringify(bc5.psnr)}`,
+      `PSNR dB: BC7 ${JSON.stringify(bc7.psnr)}\nBC7 mode 6 alone ${JSON.stringify(mode6.psnr)}\nBC1 ${JSON.stringify(bc1.psnr)}\nBC5 ${JSON.stringify(bc5.psnr)}`,
     );
     console.log(`one-line-per-block ceiling dB: ${JSON.stringify(bc7.lineFit)}`);
     expect(bc7.tiles).toBe(16);
@@ -99,6 +108,16 @@ test.describe('GpuTileCompressor on WebGPU', () => {
     expect(ceiling).toBeLessThan(MIN_PSNR.bc7);
     expect(bc7.psnr['photo-channel-noise']).toBeGreaterThan(ceiling + MIN_OVER_LINE_FIT);
     expect(bc1.psnr['photo-channel-noise']).toBeGreaterThanOrEqual(MIN_PSNR.bc1);
+    // Mode 1 is worth its cost on detail (measured, not assumed), and mode 6 alone is near the
+    // best any one-subset mode can do.
+    for (const kind of ['grass', 'pebbles', 'photo']) {
+      expect(bc7.psnr[kind] - mode6.psnr[kind], `mode 1's gain on ${kind}`).toBeGreaterThanOrEqual(
+        MIN_MODE1_GAIN,
+      );
+      expect(mode6.psnr[kind], `mode 6 on ${kind}`).toBeGreaterThanOrEqual(
+        bc7.lineFit[kind] - MAX_MODE6_BELOW_LINE_FIT,
+      );
+    }
 
     const bytes = await page.evaluate(() => compressLab.createHeld('bc7-rgba-unorm', 136, 16));
     const tracked = await trackerCall<number>(page, "liveBytesWithPrefix('tessera:gpu-compress')");
@@ -142,6 +161,7 @@ test.describe('GpuTileCompressor on WebGPU', () => {
       sourceNotRgba8: 'TesseraConfigError:invalid-option',
       tileSizeNotBlocks: 'TesseraConfigError:invalid-tile',
       batchOfZero: 'TesseraConfigError:invalid-option',
+      unknownBc7Modes: 'TesseraConfigError:invalid-option',
       unknownFormat: 'TesseraConfigError:invalid-option',
       afterDispose: 'TesseraError:disposed',
       disposeTwice: 'none',

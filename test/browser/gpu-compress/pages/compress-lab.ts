@@ -115,6 +115,7 @@ async function quality(
   tileSize: number,
   seed: number,
   photos: Record<string, string>,
+  bc7Modes: 'mode6' | 'mode6+mode1' = 'mode6+mode1',
 ): Promise<QualityReport> {
   const srgb = format.endsWith('-srgb');
   const kinds: DetailContent[] = format === 'bc5-rg-unorm' ? ['normals'] : ['grass', 'pebbles', 'road'];
@@ -139,7 +140,7 @@ async function quality(
   }
   const slotsPerRow = 4;
   const pool = poolTexture(format, tileSize, slotsPerRow, Math.ceil(tiles.length / slotsPerRow));
-  const compressor = GpuTileCompressor.create(renderer, { format, tileSize, batchTiles: 16 });
+  const compressor = GpuTileCompressor.create(renderer, { format, tileSize, batchTiles: 16, bc7Modes });
   const sources = tiles.map((tile) => sourceTexture(tile.rgba, tileSize, srgb));
   for (let i = 0; i < sources.length; i++) {
     compressor.compress(sources[i], pool, {
@@ -287,6 +288,9 @@ async function badArguments(): Promise<{ codes: Record<string, string>; queued: 
     sourceNotRgba8: codeOf(() => compressor.compress(pool, pool, { x: 0, y: 0 })),
     tileSizeNotBlocks: codeOf(() => GpuTileCompressor.create(renderer, { format, tileSize: 130 })),
     batchOfZero: codeOf(() => GpuTileCompressor.create(renderer, { format, tileSize, batchTiles: 0 })),
+    unknownBc7Modes: codeOf(() =>
+      GpuTileCompressor.create(renderer, { format, tileSize, bc7Modes: 'mode7' as 'mode6' }),
+    ),
     unknownFormat: codeOf(() =>
       GpuTileCompressor.create(renderer, { format: 'bc3-rgba-unorm' as GpuBlockFormat, tileSize }),
     ),
