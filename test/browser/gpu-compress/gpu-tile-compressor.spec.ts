@@ -15,6 +15,7 @@ interface CompressLab {
   placement(): Promise<{ changedOutside: number; unchangedInside: number; slotBlocks: number; psnr: number }>;
   badArguments(): Promise<{ codes: Record<string, string>; queued: number; psnr: number[] }>;
   steadyState(): Promise<Record<string, number>>;
+  atlasSource(): Promise<number[]>;
   createHeld(format: GpuBlockFormat, tileSize: number, batchTiles: number): number;
   disposeHeld(): void;
   support(): { bc7: boolean; createCode: string };
@@ -127,12 +128,16 @@ test.describe('GpuTileCompressor on WebGPU', () => {
     expect(await trackerCall<number>(page, "liveBytesWithPrefix('tessera:gpu-compress')")).toBe(0);
   });
 
-  test('a padded 136² tile lands in its array-pool slot only, as the render target shows it', async () => {
+  test('a padded 136² tile lands in its array-pool slot only, as the render target shows it; atlas tiles by origin', async () => {
     const result = await page.evaluate(() => compressLab.placement());
     expect(result.slotBlocks).toBe(34 * 34);
     expect(result.changedOutside).toBe(0);
     expect(result.unchangedInside).toBe(0);
     expect(result.psnr).toBeGreaterThanOrEqual(MIN_PSNR.bc7);
+    // Tiles of one atlas source, each read from its own origin.
+    for (const value of await page.evaluate(() => compressLab.atlasSource())) {
+      expect(value).toBeGreaterThanOrEqual(MIN_PSNR.bc7);
+    }
   });
 
   test('steady state creates no GPU objects but one command encoder per submit', async () => {

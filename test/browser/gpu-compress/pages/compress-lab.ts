@@ -252,6 +252,40 @@ async function placement(): Promise<{
   return result;
 }
 
+/**
+ * Two tiles side by side in one 256 x 128 source (as a batch rendered into one atlas target),
+ * compressed by their `sourceOrigin` into slots 1 and 0: the PSNR of each slot against its half.
+ */
+async function atlasSource(): Promise<number[]> {
+  const tileSize = 128;
+  const halves = [detailTile('road', tileSize, 901), detailTile('grass', tileSize, 902)];
+  const atlas = new Uint8Array(2 * tileSize * tileSize * 4);
+  for (let y = 0; y < tileSize; y++) {
+    for (let h = 0; h < 2; h++) {
+      atlas.set(
+        halves[h].subarray(y * tileSize * 4, (y + 1) * tileSize * 4),
+        (y * 2 * tileSize + h * tileSize) * 4,
+      );
+    }
+  }
+  const source = new DataTexture(atlas, 2 * tileSize, tileSize, RGBAFormat, UnsignedByteType);
+  source.needsUpdate = true;
+  renderer.initTexture(source);
+  const pool = poolTexture('bc7-rgba-unorm', tileSize, 2, 1);
+  const compressor = GpuTileCompressor.create(renderer, { format: 'bc7-rgba-unorm', tileSize });
+  compressor.compress(source, pool, { x: tileSize, y: 0 }, { x: 0, y: 0 });
+  compressor.compress(source, pool, { x: 0, y: 0 }, { x: tileSize, y: 0 });
+  compressor.flush();
+  const result = [
+    psnr(halves[0], await decodeSlot(device, gpu(pool), tileSize, 0, 0, tileSize), 3),
+    psnr(halves[1], await decodeSlot(device, gpu(pool), 0, 0, 0, tileSize), 3),
+  ];
+  compressor.dispose();
+  source.dispose();
+  pool.dispose();
+  return result;
+}
+
 function codeOf(run: () => unknown): string {
   try {
     run();
@@ -378,6 +412,15 @@ function support(): { bc7: boolean; createCode: string } {
 }
 
 Object.assign(globalThis, {
-  compressLab: { steadyState, quality, placement, badArguments, createHeld, disposeHeld, support },
+  compressLab: {
+    atlasSource,
+    steadyState,
+    quality,
+    placement,
+    badArguments,
+    createHeld,
+    disposeHeld,
+    support,
+  },
 });
 document.title = 'ready';
