@@ -29,6 +29,29 @@ fn fragmentMain(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32
 }
 `;
 
+// One decode pipeline per device and view dimension: compiling one per read dominated the test.
+const decodePipelines = new WeakMap<GPUDevice, Map<boolean, GPURenderPipeline>>();
+
+function decodePipeline(device: GPUDevice, array: boolean): GPURenderPipeline {
+  let byKind = decodePipelines.get(device);
+  if (byKind === undefined) {
+    byKind = new Map();
+    decodePipelines.set(device, byKind);
+  }
+  let pipeline = byKind.get(array);
+  if (pipeline === undefined) {
+    const module = device.createShaderModule({ code: DECODE_WGSL(array) });
+    pipeline = device.createRenderPipeline({
+      layout: 'auto',
+      vertex: { module, entryPoint: 'vertexMain' },
+      fragment: { module, entryPoint: 'fragmentMain', targets: [{ format: 'rgba8unorm' }] },
+      primitive: { topology: 'triangle-list' },
+    });
+    byKind.set(array, pipeline);
+  }
+  return pipeline;
+}
+
 async function mapped(device: GPUDevice, buffer: GPUBuffer): Promise<Uint8Array> {
   await buffer.mapAsync(GPUMapMode.READ);
   const bytes = new Uint8Array(buffer.getMappedRange()).slice();
@@ -52,13 +75,7 @@ export async function decodeSlot(
 ): Promise<Uint8Array> {
   // A render pass, not compute: SwiftShader's compute stage reads block-compressed textures wrong.
   const array = texture.depthOrArrayLayers > 1;
-  const module = device.createShaderModule({ code: DECODE_WGSL(array) });
-  const pipeline = device.createRenderPipeline({
-    layout: 'auto',
-    vertex: { module, entryPoint: 'vertexMain' },
-    fragment: { module, entryPoint: 'fragmentMain', targets: [{ format: 'rgba8unorm' }] },
-    primitive: { topology: 'triangle-list' },
-  });
+  const pipeline = decodePipeline(device, array);
   const target = device.createTexture({
     label: 'test:decode',
     size: [size, size],
