@@ -2,6 +2,16 @@
  * `tessera/three`: the three.js WebGPURenderer binding: virtual textures with TSL sampling nodes,
  * and streamed ordinary textures, under one budget.
  */
+export { type DecalChangeListener, DecalList, type DecalOptions } from './rendered/decal-list';
+export {
+  type RenderedLayer,
+  RenderedTileSource,
+  type RenderedTileSourceOptions,
+  type WorldRect,
+} from './rendered/rendered-tile-source';
+export { ribbonGeometry } from './rendered/ribbon-geometry';
+export { type SplatAlbedoOptions, type SplatDetailLayer, splatAlbedo } from './rendered/splat-albedo';
+export type { TileRenderCounters } from './rendered/tile-render-stage';
 export type { VirtualTextureFiltering, VirtualUv } from './sampling-context';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
 export type { StreamedTranscodingOptions } from './streamed/streamed-transcoding';
