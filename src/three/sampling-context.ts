@@ -16,6 +16,8 @@ export interface VirtualUv {
   /** Largest virtual uv sampled, per axis (the content's far edge, or just under 1). */
   readonly maxU: number;
   readonly maxV: number;
+  /** Added to the footprint's lambda of sampling and feedback alike, in mips (0 when absent). */
+  readonly lodBias?: number;
 }
 
 /** How pool samples are filtered (the mip rule of each mode: src/core/vt/mip-rule.ts). */

@@ -55,7 +55,6 @@ export class DecalList {
     decal.traverse((object) => {
       object.layers.mask = mask;
       object.renderOrder = order;
-      object.frustumCulled = false;
       // Pages are drawn with the view mirrored on one backend (rows top down): no face culling.
       const material = (object as Mesh).material;
       for (const m of Array.isArray(material) ? material : material ? [material] : []) m.side = DoubleSide;
