@@ -114,7 +114,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     const tileBytes = sourceTileBytes(source.info);
     const scheduler = this.scheduler;
     if (this.defaultStaging) {
-      this.largestTileBytes = Math.max(this.largestTileBytes, tileBytes);
+      // A rendered source stages nothing; the bound still needs a positive size.
+      this.largestTileBytes = Math.max(this.largestTileBytes, tileBytes, 1);
       scheduler.stagingBytes = defaultStagingBytes(
         this.largestTileBytes,
         this.maxUploads,

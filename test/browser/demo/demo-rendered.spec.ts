@@ -77,7 +77,7 @@ test('demo: the runtime virtual texture shows mip-0 detail close up (>= 6 dB sha
   expect(db).toBeGreaterThanOrEqual(6);
   // The tour paints a trail under the camera: each stretch invalidates the pages under it only.
   await page.keyboard.press('t');
-  await renderFrames(page, 90);
+  await renderFrames(page, 30);
   const toured = await demoStats(page);
   console.log(`[${backend}] tour trail: ${JSON.stringify(toured.vt.rendering)}`);
   expect(toured.errors).toEqual([]);

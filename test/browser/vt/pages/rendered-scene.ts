@@ -27,10 +27,10 @@ import { linearToSrgb } from '../test-content';
  * border 4: 960 texels, one world unit per mip-0 texel) whose albedo is a splat-mapped blend of the
  * demo's four detail textures, with ribbon decals drawn over it. Scene "vt" samples the virtual
  * texture on a plane; scene "direct" evaluates the same node (and draws the same decals) straight
- * on a plane: an orthographic camera at one texel per pixel (or 2^mip) compares the two. Exposes
+ * on a plane: an orthographic camera at one texel per pixel (or 2^mip), 128 x 128 pixels, compares the two. Exposes
  * `globalThis.rvt`.
  */
-const SIZE = 256;
+const SIZE = 128;
 const WORLD = 960;
 const BUDGET = 8 * 1024 * 1024;
 const renderer = await createTestRenderer(SIZE, SIZE);
