@@ -10,6 +10,9 @@ import { RenderedTileSource, type WorldRect } from './rendered/rendered-tile-sou
 import type { SamplingContext } from './sampling-context';
 import type { SampledVirtualTexture } from './virtual-texture-graph';
 
+/** Scratch of {@link VirtualTexture.invalidate} (a world rectangle in uv). */
+const worldUv: UvRect = { minU: 0, minV: 0, maxU: 0, maxV: 0 };
+
 /**
  * One virtual texture of a {@link VirtualTextureSystem}: what `virtualTexture(tex, uv)` samples.
  * Created by `system.add(source)`; its GPU page table lives until `system.remove(vt)` or the
@@ -97,10 +100,7 @@ export class VirtualTexture implements SampledVirtualTexture {
         `'${this.name}' is not rendered: only a RenderedTileSource re-renders`,
       );
     }
-    const uv =
-      units === 'world'
-        ? source.worldToUv(rect as WorldRect, { minU: 0, minV: 0, maxU: 0, maxV: 0 })
-        : (rect as UvRect);
+    const uv = units === 'world' ? source.worldToUv(rect as WorldRect, worldUv) : (rect as UvRect);
     checkUvRect(uv);
     return this.context.invalidatePages(this.id, uv);
   }

@@ -7,6 +7,7 @@ interface RvtApi {
     mip: number,
   ): Promise<{ settleFrames: number; psnr: number; stats: unknown }>;
   addRoad(points: number[], width: number): Promise<Record<string, number>>;
+  cut(bytes: number): { rerendered: number; resident: number };
   frames(): { budgetLive: number; tracked: number; rendered: number }[];
   budgetBytes: number;
   stats(): { rendering: { renderedTotal: number }; gpuBytes: { renderTargets: number; total: number } };
@@ -43,6 +44,13 @@ test('rendered pages match the material drawn directly, invalidate by region, st
   console.log(
     `[${backend}] rendered pages: PSNR mip 0 ${mip0.psnr.toFixed(1)} dB, mip 1 with a decal ${withRoad.psnr.toFixed(1)} dB; invalidation ${JSON.stringify(road)}`,
   );
+  // A budget cut rebuilds the pool without a GPU copy: the pinned pages (no CPU copies) render
+  // again at once, the rest re-renders as the view asks; the picture is the same once settled.
+  const cut = await page.evaluate(() => rvt.cut(4 * 1024 * 1024));
+  expect(cut.rerendered).toBe(cut.resident);
+  expect(cut.resident).toBe(21);
+  const afterCut = await page.evaluate(() => rvt.compare(250, 400, 1));
+  expect(afterCut.psnr, JSON.stringify(afterCut)).toBeGreaterThanOrEqual(35);
   const { frames, budgetBytes } = await page.evaluate(() => ({
     frames: rvt.frames(),
     budgetBytes: rvt.budgetBytes,

@@ -265,6 +265,16 @@ const api = {
       frames,
     };
   },
+  /**
+   * Cuts the system's share to `bytes` (no room for old and new pools: the pool is rebuilt without
+   * a GPU copy), returning the re-renders it caused and the pages resident right after.
+   */
+  cut(bytes: number) {
+    const before = system.stats().rendering.rerenderedTotal;
+    system.setBudgetShare(bytes);
+    const after = system.stats();
+    return { rerendered: after.rendering.rerenderedTotal - before, resident: after.residentPages };
+  },
   /** Budget live bytes and tracked GPU bytes of every frame so far. */
   frames: () => frames,
   budgetBytes: BUDGET,
