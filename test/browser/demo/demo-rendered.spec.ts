@@ -46,7 +46,7 @@ test('demo: the runtime virtual texture shows mip-0 detail close up (>= 6 dB sha
 }) => {
   test.setTimeout(180_000);
   await isolateFromDevServerReloads(page);
-  await openPage(DEMO_PAGE, { auto: 0, size: '320x180', hud: 0, budget: 64 });
+  await openPage(DEMO_PAGE, { auto: 0, size: '192x108', hud: 0, budget: 64 });
   await demoReady(page);
   await teleport(page, CLOSE_UP);
   const sharp = await settle(page, 200);
@@ -76,8 +76,10 @@ test('demo: the runtime virtual texture shows mip-0 detail close up (>= 6 dB sha
   );
   expect(db).toBeGreaterThanOrEqual(6);
   // The tour paints a trail under the camera: each stretch invalidates the pages under it only.
+  // (WebGPU only, to keep the suite short: invalidation itself runs on both in rendered-tiles.spec.)
+  if (backend !== 'webgpu') return;
   await page.keyboard.press('t');
-  await renderFrames(page, 30);
+  await renderFrames(page, 24);
   const toured = await demoStats(page);
   console.log(`[${backend}] tour trail: ${JSON.stringify(toured.vt.rendering)}`);
   expect(toured.errors).toEqual([]);
