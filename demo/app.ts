@@ -131,6 +131,7 @@ export class DemoApp {
       budget,
       propShareBytes,
       params.virtualTexture,
+      params.lodBias,
     );
     const app = new DemoApp(renderer, backend, params, surface, heights, settings, budget, tiles);
     await app.transition('valley');
@@ -162,6 +163,8 @@ export class DemoApp {
         if (entered && entered !== this.regions.active?.name) this.changeRegion(entered);
       }
       this.previousEye.copy(eye);
+      // The tour paints a trail under the camera into the runtime virtual texture (invalidate).
+      if (this.tour.playing) this.tiles.rendered?.paintTrail(eye.x, eye.z);
       this.terrain.update(eye);
       if (this.clock.frame % NEED_PROXY_FRAMES === 0) this.regions.activeProps?.updateNeedProxies(eye);
       this.streaming.update(this.camera.camera, this.scene);
@@ -256,6 +259,7 @@ export class DemoApp {
         lastFeedbackFrame: vt.lastFeedbackFrame,
         teleportLimit: vt.teleportLimit,
         readbacks: { ...vt.readbacks },
+        rendering: { ...vt.rendering },
       },
       streamed: {
         count: streaming.textures,

@@ -65,7 +65,7 @@ export interface DemoStats {
    */
   implementation: {
     terrain: 'virtual-texture' | 'stand-in';
-    terrainSource: 'procedural' | 'archive' | 'uastc';
+    terrainSource: 'rendered' | 'procedural' | 'archive' | 'uastc';
     budget: 'texture-budget';
     virtualTextureBudget: 'shared';
   };
@@ -111,6 +111,12 @@ export interface DemoAutomation {
    * view the terrain does not offer (the `?vt=0` stand-in offers none). An addition to the contract.
    */
   setDebugView(view: TerrainDebugView, enabled: boolean): void;
+  /**
+   * Adds `mips` to the mip the terrain's virtual texture reads and requests (like `?lodBias=`; 2
+   * shows mip 2 where mip 0 would be): the sharpness comparison of the runtime virtual texture.
+   * Throws for the `?vt=0` stand-in. An addition to the contract.
+   */
+  setLodBias(mips: number): void;
 }
 
 declare global {

@@ -77,4 +77,8 @@ installAutomation({
     if (!app.surface.debugViews.includes(view)) throw new Error(`debug view ${view} not offered here`);
     app.surface.setDebugView(view, enabled);
   },
+  setLodBias: (mips) => {
+    if (!app?.surface.setLodBias) throw new Error('demo.setLodBias needs the virtual-texture terrain');
+    app.surface.setLodBias(mips);
+  },
 });

@@ -7,7 +7,7 @@
 export type BackendChoice = 'auto' | 'webgpu' | 'webgl';
 
 /** Where the terrain's virtual texture comes from. */
-export type TerrainSourceKind = 'procedural' | 'archive' | 'uastc';
+export type TerrainSourceKind = 'rendered' | 'procedural' | 'archive' | 'uastc';
 
 /** Everything the URL can set. */
 export interface DemoParams {
@@ -22,8 +22,10 @@ export interface DemoParams {
   /** `?hud=0` hides lil-gui, stats-gl and the budget bar (and does not load them). Default shown. */
   hud: boolean;
   /**
-   * `?source=procedural|archive|uastc` (`uastc`: the UASTC archive into a block-compressed pool).
-   * Default procedural (no download).
+   * `?source=rendered|procedural|archive|uastc`: `rendered` (default) the runtime virtual texture
+   * (pages rendered on the GPU from the terrain's material), `procedural` the CPU generator in
+   * workers, `archive` the baked WebP archive, `uastc` the UASTC archive into a block-compressed
+   * pool.
    */
   source: TerrainSourceKind;
   /** `?auto=0`: no animation loop; frames advance only through `demo.renderFrames`. Default 1. */
@@ -32,6 +34,8 @@ export interface DemoParams {
   virtualTexture: boolean;
   /** `?tour=1` starts the scripted tour at load. Default 0. */
   tour: boolean;
+  /** `?lodBias=` mips added to what the terrain's virtual texture reads and requests (2: mip 2 where mip 0 would be). Default 0. */
+  lodBias: number;
 }
 
 /** Default budget when `?budget=` is absent, MiB. */
@@ -56,11 +60,12 @@ export function parseDemoParams(search: string): DemoParams {
     auto: query.get('auto') !== '0',
     virtualTexture: query.get('vt') !== '0',
     tour: query.get('tour') === '1',
+    lodBias: Number.isFinite(Number(query.get('lodBias'))) ? Number(query.get('lodBias') ?? 0) : 0,
   };
 }
 
 function sourceKind(text: string | null): TerrainSourceKind {
-  return text === 'archive' || text === 'uastc' ? text : 'procedural';
+  return text === 'archive' || text === 'uastc' || text === 'procedural' ? text : 'rendered';
 }
 
 function positiveNumber(text: string | null, fallback: number): number {

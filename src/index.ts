@@ -30,6 +30,7 @@ export type {
   UastcPyramidFormat,
 } from './core/streaming/mip-pyramid-source';
 export type { LifetimePolicy } from './core/streaming/stale-sweep';
+export type { UvRect } from './core/vt/page-rect';
 export type { PoolTexelFormat, UastcTarget } from './core/vt/pool-format';
 export type {
   TileData,

@@ -21,7 +21,9 @@ export function createTerrainSurface(
   budget: TextureBudget,
   propShareBytes: (budgetBytes: number) => number,
   useVirtualTexture: boolean,
+  lodBias = 0,
 ): TerrainSurface {
   if (!useVirtualTexture) return new StandInTerrainSurface(tiles.world);
-  return new VirtualTextureSurface(renderer, tiles.source, settings, budget, propShareBytes);
+  const { source, rendered } = tiles;
+  return new VirtualTextureSurface(renderer, source, settings, budget, propShareBytes, rendered, lodBias);
 }

@@ -52,6 +52,13 @@ export interface TerrainSurfaceStats {
   poolFormats: readonly string[];
   /** Tiles uploaded in the last frame. */
   uploadsLastFrame: number;
+  /** Pages rendered on the GPU (runtime virtual texture; zeros for other sources). */
+  rendering: {
+    renderedLastFrame: number;
+    renderedTotal: number;
+    rerenderedTotal: number;
+    refreshQueued: number;
+  };
   /** Virtual-texture frame of the latest feedback analysed (-1: none yet); compare with `readbacks`. */
   lastFeedbackFrame: number;
   /**
@@ -77,6 +84,7 @@ export function emptySurfaceStats(): TerrainSurfaceStats {
     mipBias: 0,
     poolFormats: [],
     uploadsLastFrame: 0,
+    rendering: { renderedLastFrame: 0, renderedTotal: 0, rerenderedTotal: 0, refreshQueued: 0 },
     lastFeedbackFrame: -1,
     teleportLimit: null,
     readbacks: { started: 0, delivered: 0, dropped: 0, skipped: 0 },
@@ -101,6 +109,8 @@ export interface TerrainSurface {
   /** Applies HUD settings (a surface ignores what it cannot change). */
   applySettings(settings: TerrainSurfaceSettings): void;
   setDebugView(view: TerrainDebugView, enabled: boolean): void;
+  /** Mips added to what the terrain's texture reads and requests (virtual texture only). */
+  setLodBias?(mips: number): void;
   /** The camera jumped: measure the new place's latency floor. */
   markTeleport(): void;
   /** False until a feedback rendered after the latest teleport has arrived (stale requests otherwise). */

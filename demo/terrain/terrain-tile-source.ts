@@ -1,6 +1,7 @@
 /**
- * Where the terrain's tiles come from: the procedural world generated in Web Workers (default, no
- * download; ~5 ms a tile would stall frames on the main thread), or the baked archive
+ * Where the terrain's tiles come from: rendered on the GPU from the terrain's material (default, a
+ * runtime virtual texture: see ./rendered-terrain.ts), the procedural world generated on the CPU in
+ * Web Workers (no download; ~5 ms a tile would stall frames on the main thread), or the baked archive
  * `assets/world-seed7-64p.tsva` streamed over HTTP Range requests and decoded (WebP) in workers,
  * or the UASTC archive `assets/world-seed7-16p-uastc.tsva` (same seed, 16 x 16 pages), its zstd
  * inflated in the decode workers and its blocks transcoded per tile to the device's best block
@@ -10,6 +11,7 @@
 import type { TileSource, VirtualTexturePoolLayer } from 'tessera';
 import { ArchiveTileSource, ProceduralWorld, WorkerProceduralTileSource } from 'tessera';
 import type { TerrainSourceKind } from '../params';
+import { RenderedTerrain } from './rendered-terrain';
 
 /** File name and width in pages of each baked world under assets/ (assets/README.md). */
 const ARCHIVES = {
@@ -25,6 +27,8 @@ export interface TerrainTileSource {
   source: TileSource;
   /** The procedural world matching the tiles (heights for geometry and camera). */
   world: ProceduralWorld;
+  /** The runtime virtual texture's decals and trail painter (`rendered` only). */
+  rendered?: RenderedTerrain;
   /** Terminates workers. */
   dispose(): void;
 }
@@ -34,6 +38,12 @@ export async function openTerrainTileSource(
   kind: TerrainSourceKind,
   seed: number,
 ): Promise<TerrainTileSource> {
+  if (kind === 'rendered') {
+    // The world's heights drive the splat map; its tiles are never generated (pages render on the GPU).
+    const world = new ProceduralWorld({ seed });
+    const rendered = new RenderedTerrain(world, seed);
+    return { kind, source: rendered.source, world, rendered, dispose: () => rendered.dispose() };
+  }
   if (kind !== 'procedural') return openArchive(kind);
   const source = new WorkerProceduralTileSource({ seed });
   return { kind, source, world: source.world, dispose: () => source.dispose() };

@@ -25,6 +25,7 @@ import type { Camera, Scene } from 'three';
 import { normalMap, uv } from 'three/tsl';
 import { MeshStandardNodeMaterial, type WebGPURenderer } from 'three/webgpu';
 import { DebugImageOverlay } from './debug-image-overlay';
+import type { RenderedTerrain } from './rendered-terrain';
 import { TeleportLatencyProbe } from './teleport-latency-probe';
 import {
   emptySurfaceStats,
@@ -76,6 +77,10 @@ export class VirtualTextureSurface implements TerrainSurface {
     settings: TerrainSurfaceSettings,
     private readonly budget: TextureBudget,
     private readonly propShareBytes: (budgetBytes: number) => number,
+    /** The rendered terrain (decals, trail) when the source is the runtime virtual texture. */
+    private readonly rendered: RenderedTerrain | undefined,
+    /** Mips added to what the terrain reads and requests (`?lodBias=`). */
+    private lodBias = 0,
   ) {
     this.settings = { ...settings };
     this.build();
@@ -123,6 +128,11 @@ export class VirtualTextureSurface implements TerrainSurface {
     }
   }
 
+  setLodBias(mips: number): void {
+    this.lodBias = mips;
+    this.bindNodes();
+  }
+
   markTeleport(): void {
     this.teleportFrame = this.system.currentFrame;
     this.teleportProbe.start(this.teleportFrame);
@@ -144,6 +154,7 @@ export class VirtualTextureSurface implements TerrainSurface {
     out.mipBias = system.mipBias;
     out.poolFormats = this.poolFormats;
     out.uploadsLastFrame = system.uploadsLastFrame;
+    out.rendering = system.rendering;
     out.readbacks = system.readbacks;
     out.teleportLimit = this.teleportProbe.result;
     const bytes = system.gpuBytes;
@@ -175,6 +186,7 @@ export class VirtualTextureSurface implements TerrainSurface {
       pageTableBytes: pageTableBytes(this.source.info.widthPages, this.source.info.heightPages),
     });
     this.texture = this.system.add(this.source, { name: 'terrain' });
+    this.rendered?.bind(this.texture);
     this.poolFormats = this.system.stats().poolFormats;
     this.system.events.on('page-loaded', () =>
       this.teleportProbe.tileUploaded(this.system.currentFrame, this.settings.maxUploadsPerFrame),
@@ -196,16 +208,21 @@ export class VirtualTextureSurface implements TerrainSurface {
     });
     // The terrain's uv spans the whole virtual texture in page order; one sampling node shared by
     // both layers, so the feedback pass sees one source.
-    this.albedo = virtualTexture(this.texture, uv(), { uvSpace: 'virtual' });
     const material = new MeshStandardNodeMaterial({ roughness: 0.95 });
     material.name = 'demo:terrain-vt';
-    material.colorNode = this.albedo.withDebugViews({ ...this.shaderViews });
-    const normal = this.albedo.layer('normal');
-    material.normalNode = normalMap(normal);
     this.material = material;
+    this.bindNodes();
     this.requested.clear();
     this.visibleRequested = 0;
     this.teleportFrame = -1; // the new system counts frames from 0
+  }
+
+  /** Points the material at the virtual texture with the current LOD bias and debug views. */
+  private bindNodes(): void {
+    this.albedo = virtualTexture(this.texture, uv(), { uvSpace: 'virtual', lodBias: this.lodBias });
+    this.material.colorNode = this.albedo.withDebugViews({ ...this.shaderViews });
+    this.material.normalNode = normalMap(this.albedo.layer('normal'));
+    this.material.needsUpdate = true;
   }
 
   /** Paints the residency map overlay from the pool's pages of the terrain texture. */

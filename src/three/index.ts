@@ -11,6 +11,16 @@ export {
 } from './gpu-compress/block-layout';
 export type { BlockSlotOrigin, SourceTileOrigin } from './gpu-compress/compress-arguments';
 export { GpuTileCompressor, type GpuTileCompressorOptions } from './gpu-compress/gpu-tile-compressor';
+export { type DecalChangeListener, DecalList, type DecalOptions } from './rendered/decal-list';
+export {
+  type RenderedLayer,
+  RenderedTileSource,
+  type RenderedTileSourceOptions,
+  type WorldRect,
+} from './rendered/rendered-tile-source';
+export { ribbonGeometry } from './rendered/ribbon-geometry';
+export { type SplatAlbedoOptions, type SplatDetailLayer, splatAlbedo } from './rendered/splat-albedo';
+export type { TileRenderCounters } from './rendered/tile-render-stage';
 export type { VirtualTextureFiltering, VirtualUv } from './sampling-context';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
 export type { StreamedTranscodingOptions } from './streamed/streamed-transcoding';

@@ -13,13 +13,14 @@ import type { PoolTextures } from './pool-textures';
  */
 
 /** Texel origin and array layer of one slot. */
-interface SlotOrigin {
+export interface SlotOrigin {
   x: number;
   y: number;
   layer: number;
 }
 
-function slotOrigin(shape: PoolShape, slot: number, out: SlotOrigin): SlotOrigin {
+/** Where `slot` lies in a pool of `shape`, into `out`. */
+export function slotOrigin(shape: PoolShape, slot: number, out: SlotOrigin): SlotOrigin {
   const perGrid = shape.slotsPerRow * shape.slotRows;
   out.layer = Math.floor(slot / perGrid);
   const inGrid = slot - out.layer * perGrid;

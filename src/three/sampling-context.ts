@@ -1,6 +1,7 @@
 import type { Material } from 'three';
 import type { UniformNode } from 'three/webgpu';
 import type { FilterMode } from '../core/vt/mip-rule';
+import type { UvRect } from '../core/vt/page-rect';
 import type { PoolShape } from '../core/vt/pool-shape';
 import type { PoolTexture } from './pool-textures';
 
@@ -15,6 +16,8 @@ export interface VirtualUv {
   /** Largest virtual uv sampled, per axis (the content's far edge, or just under 1). */
   readonly maxU: number;
   readonly maxV: number;
+  /** Added to the footprint's lambda of sampling and feedback alike, in mips (0 when absent). */
+  readonly lodBias?: number;
 }
 
 /** How pool samples are filtered (the mip rule of each mode: src/core/vt/mip-rule.ts). */
@@ -52,6 +55,8 @@ export interface SamplingContext {
   readonly mipBias: UniformNode<'float', number>;
   /** Called when a node material using `vt` is compiled, so the feedback pass can mirror it. */
   registerMaterial(material: Material, vtId: number, uv: VirtualUv): void;
+  /** Marks the resident pages of rendered texture `vtId` overlapping `rect` for a re-render; returns how many. */
+  invalidatePages(vtId: number, rect: UvRect): number;
 }
 
 /** The pool fields of a {@link SamplingContext} for `pool` (at creation and after each resize). */

@@ -74,8 +74,9 @@ export function toVirtualUv(
   uvNode: Expr,
   space: VirtualTextureUvSpace,
   flipY = true,
+  lodBias = 0,
 ): VirtualUv {
-  if (space === 'virtual') return { uv: uvNode, maxU: BELOW_ONE, maxV: BELOW_ONE };
+  if (space === 'virtual') return { uv: uvNode, maxU: BELOW_ONE, maxV: BELOW_ONE, lodBias };
   const payload = vt.tileSize - 2 * vt.border;
   const su = vt.contentWidth / (vt.widthPages * payload);
   const sv = vt.contentHeight / (vt.heightPages * payload);
@@ -83,6 +84,7 @@ export function toVirtualUv(
     uv: vec2(uvNode.x.mul(su), (flipY ? float(1).sub(uvNode.y) : uvNode.y).mul(sv)),
     maxU: Math.min(su, BELOW_ONE),
     maxV: Math.min(sv, BELOW_ONE),
+    lodBias,
   };
 }
 
@@ -111,8 +113,11 @@ export function footprint(vt: SampledVirtualTexture, vuv: VirtualUv, maxAnisotro
   const ly = length(dy);
   const pMax = max(max(lx, ly), float(1e-8));
   const pMin = max(min(lx, ly), float(1e-8));
-  const lambdaIso = log2(pMax);
-  const lambdaAniso = log2(max(pMin, pMax.div(maxAnisotropy)));
+  // A LOD bias moves sampling and feedback together, so what is requested is what is read.
+  const bias = vuv.lodBias ?? 0;
+  const lambdaIso = bias === 0 ? log2(pMax) : log2(pMax).add(bias);
+  const aniso = log2(max(pMin, pMax.div(maxAnisotropy)));
+  const lambdaAniso = bias === 0 ? aniso : aniso.add(bias);
   return { uvc, dx, dy, lambdaIso, lambdaAniso };
 }
 

@@ -1,6 +1,6 @@
 import { nodeObject, uv, vec4 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
-import { TesseraError } from '../core/errors';
+import { TesseraConfigError, TesseraError } from '../core/errors';
 import type { VirtualUv } from './sampling-context';
 import { materialOfBuilder } from './three-internals';
 import { buildDebugGraph, type VirtualTextureDebugOptions } from './virtual-texture-debug';
@@ -28,6 +28,11 @@ export interface VirtualTextureSampleOptions {
    * follow glTF's top-left origin (three's `GLTFLoader` loads their textures with `flipY = false`).
    */
   flipY?: boolean;
+  /**
+   * Added to the mip every pixel reads and requests, in mips, like a sampler's LOD bias (2 shows and
+   * streams mip 2 where mip 0 would be read; negative values sharpen). Default 0.
+   */
+  lodBias?: number;
 }
 
 /**
@@ -154,13 +159,16 @@ export function virtualTexture(
     throw new TesseraError('unknown-texture', 'this virtual texture was removed from its system');
   }
   const space = options.uvSpace ?? 'image';
+  const lodBias = options.lodBias ?? 0;
+  if (!Number.isFinite(lodBias))
+    throw new TesseraConfigError('invalid-option', `lodBias must be finite, got ${lodBias}`);
   const node = new VirtualTextureNode(
     vt,
     uvNode,
     0,
     null,
     space,
-    toVirtualUv(vt, uvNode, space, options.flipY ?? true),
+    toVirtualUv(vt, uvNode, space, options.flipY ?? true, lodBias),
   );
   return nodeObject(node) as unknown as VirtualTextureSampleNode;
 }

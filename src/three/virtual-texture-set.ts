@@ -5,6 +5,8 @@ import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { BackendBridge } from './backend-bridge';
 import type { PoolLayerChoice } from './pool-format-choice';
 import { PageTableTexture } from './pool-textures';
+import { RenderedTileSource } from './rendered/rendered-tile-source';
+import type { TileRenderStage } from './rendered/tile-render-stage';
 import type { SamplingContext } from './sampling-context';
 import { TranscodingStages } from './transcode/transcoding-stages';
 import { mapSourceLayers, VirtualTexture, type VirtualTexturePoolLayer } from './virtual-texture';
@@ -36,6 +38,9 @@ export class VirtualTextureSet {
       ResolvedSystemOptions,
       'layers' | 'tileSize' | 'border' | 'pageTableBytes' | 'transcoder' | 'transcodeWorkers'
     >,
+    private readonly rendering: TileRenderStage,
+    /** Frees budget for `rendering`'s targets (the pool shrinks to its target). */
+    private readonly makeRoom: () => void,
   ) {
     this.stages = new TranscodingStages(formats, options.transcoder, options.transcodeWorkers);
     this.poolLayers = options.layers;
@@ -85,6 +90,14 @@ export class VirtualTextureSet {
     // The GPU table starts as zeros; write every level once (all EMPTY_ENTRY).
     pageTable.markAllDirty();
     vt.flushPageTable();
+    if (source instanceof RenderedTileSource) {
+      try {
+        this.rendering.attach(id, source, poolLayerSource, this.makeRoom);
+      } catch (error) {
+        this.remove(vt);
+        throw error;
+      }
+    }
     return vt;
   }
 
@@ -102,6 +115,7 @@ export class VirtualTextureSet {
   remove(vt: VirtualTexture): number {
     const id = this.idOf(vt);
     this.streamer.unregisterTexture(id);
+    this.rendering.detach(id);
     this.textures[id] = null;
     this.used -= vt.pageTableBytes;
     vt.release();
@@ -126,6 +140,7 @@ export class VirtualTextureSet {
   /** Recreates every page table on `bridge` (a new renderer after a device loss) and uploads it. */
   recover(bridge: BackendBridge): void {
     this.bridge = bridge;
+    this.rendering.recover(bridge);
     for (const vt of this.textures) {
       if (!vt) continue;
       const l = vt.layout;
@@ -143,6 +158,7 @@ export class VirtualTextureSet {
   /** Frees every page table and stops the transcoding workers. */
   dispose(): void {
     this.stages.dispose();
+    this.rendering.dispose();
     for (let i = 0; i < this.textures.length; i++) {
       this.textures[i]?.release();
       this.textures[i] = null;

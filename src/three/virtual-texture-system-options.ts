@@ -59,6 +59,11 @@ export interface VirtualTextureSystemOptions {
   /** Most tiles written into the pool per frame. Default 16. */
   maxUploadsPerFrame?: number;
   /**
+   * Most pages of rendered textures (`RenderedTileSource`) rendered on the GPU per frame, new pages
+   * and re-renders of invalidated ones together (they count as uploads too). Default 4.
+   */
+  maxRendersPerFrame?: number;
+  /**
    * Staging reserve, in bytes: tiles loaded but not yet written into the pool plus loads in flight
    * (each counted at its source's tile size, all layers) never pass it; when it is full no new load
    * starts until uploads make room (nothing is lost). Reserved in the budget under `staging`, part
@@ -120,6 +125,7 @@ export interface ResolvedSystemOptions {
   border: number;
   feedbackScale: number;
   maxUploadsPerFrame: number;
+  maxRendersPerFrame: number;
   /** Staging reserve, in bytes. */
   stagingBytes: number;
   abortAfterFrames: number | undefined;
@@ -231,6 +237,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     border,
     feedbackScale: positiveInteger('feedbackScale', options.feedbackScale ?? 8),
     maxUploadsPerFrame,
+    maxRendersPerFrame: positiveInteger('maxRendersPerFrame', options.maxRendersPerFrame ?? 4),
     stagingBytes,
     abortAfterFrames: options.abortAfterFrames,
     filtering,

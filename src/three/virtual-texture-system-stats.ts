@@ -2,6 +2,7 @@ import { poolEfficiency } from '../core/vt/pool-efficiency';
 import type { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import type { FeedbackLoop } from './feedback-loop';
 import type { LivePool } from './live-pool';
+import type { TileUploads } from './tile-uploads';
 import type { VirtualTextureSet } from './virtual-texture-set';
 import type { VirtualTextureSystemStats } from './virtual-texture-system-types';
 
@@ -13,8 +14,7 @@ export interface SystemStatsInput {
   set: VirtualTextureSet;
   feedback: FeedbackLoop;
   streamer: VirtualTextureStreamer;
-  uploadsLastFrame: number;
-  uploadsTotal: number;
+  uploads: TileUploads;
   lastFeedbackFrame: number;
   settled: boolean;
 }
@@ -26,26 +26,30 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
   const pageTables = i.set.usedBytes;
   const feedbackTargets = i.live ? i.feedback.targetBytes : 0;
   const readbackBuffers = i.live ? i.feedback.readbackBytes : 0;
-  const total = poolLayers.reduce((a, b) => a + b, 0) + pageTables + feedbackTargets + readbackBuffers;
+  const rendering = i.uploads.rendering;
+  const renderTargets = i.live ? rendering.allocatedBytes : 0;
+  const total =
+    poolLayers.reduce((a, b) => a + b, 0) + pageTables + feedbackTargets + readbackBuffers + renderTargets;
   const pool = i.streamer.pool;
   const s = i.streamer.stats();
   return {
     frame: i.frame,
-    gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, total },
+    gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, renderTargets, total },
     byCategory: i.live
       ? {
           'vt-pool': i.pool.reservedBytes,
           'page-table': i.set.reserveBytes,
           feedback: i.feedback.reservedTargetBytes,
           readback: i.feedback.reservedReadbackBytes,
-          staging: s.stagingBytes,
+          staging: s.stagingBytes + rendering.reservedBytes,
         }
       : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0, staging: 0 },
     poolFormats: textures.formats.slice(),
     slotCount: pool.slotCount,
     residentPages: pool.residentCount,
-    uploadsLastFrame: i.uploadsLastFrame,
-    uploadsTotal: i.uploadsTotal,
+    uploadsLastFrame: i.uploads.lastFrame,
+    uploadsTotal: i.uploads.total,
+    rendering: { ...rendering.counters },
     mipBias: i.streamer.mipBias,
     poolEfficiency: poolEfficiency(pool, i.frame),
     readbacks: { ...i.feedback.counters },

@@ -1,5 +1,6 @@
 import type { TesseraError } from '../core/errors';
 import type { PoolTexelFormat } from '../core/vt/pool-format';
+import type { TileRenderCounters } from './rendered/tile-render-stage';
 import type { VirtualTextureLayerMapping } from './virtual-texture';
 
 /** Options of {@link VirtualTextureSystem.add}. */
@@ -16,7 +17,10 @@ export interface VirtualTextureReservedBytes {
   'page-table': number;
   feedback: number;
   readback: number;
-  /** The staging reserve (see `stagingBytes`); {@link VirtualTextureStreamingState.stagedBytes} is its use. */
+  /**
+   * The staging reserve (see `stagingBytes`; {@link VirtualTextureStreamingState.stagedBytes} is its
+   * use), plus the render targets of rendered textures once one is added.
+   */
   staging: number;
 }
 
@@ -30,6 +34,8 @@ export interface VirtualTextureGpuBytes {
   feedbackTargets: number;
   /** Readback buffers (WebGPU ring), in bytes. */
   readbackBuffers: number;
+  /** Tile-sized render targets of rendered textures (one per pool layer, once one rendered), in bytes. */
+  renderTargets: number;
   /** Sum of the above, in bytes. */
   total: number;
 }
@@ -57,6 +63,8 @@ export interface VirtualTextureSystemStats {
   uploadsTotal: number;
   /** Current residency mip bias, in mips. */
   mipBias: number;
+  /** Pages of rendered textures (`RenderedTileSource`) rendered on the GPU. */
+  rendering: TileRenderCounters;
   /**
    * Resident pages the view used (requested, or blended as a request's parent) during the last
    * 16-frame feedback jitter cycle, over resident pages (0..1; see `poolEfficiency` in tessera/core).

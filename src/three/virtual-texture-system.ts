@@ -5,7 +5,7 @@ import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
 import { SettleTracker } from '../core/vt/settle-tracker';
-import type { TileData, TileSource } from '../core/vt/tile-source';
+import type { TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { BackendBridge } from './backend-bridge';
 import { EvictableTextures } from './evictable-textures';
@@ -13,8 +13,11 @@ import { FeedbackChannel } from './feedback-channel';
 import { LivePool } from './live-pool';
 import { MaterialRegistry } from './material-registry';
 import { choosePoolFormats } from './pool-format-choice';
+import type { PoolResizeOutcome } from './pool-resize';
 import { PoolTextures } from './pool-textures';
+import { TileRenderStage } from './rendered/tile-render-stage';
 import { poolSampling, type SamplingContext, type VirtualTextureFiltering } from './sampling-context';
+import { TileUploads } from './tile-uploads';
 import type { VirtualTexture } from './virtual-texture';
 import { planSystemReservations } from './virtual-texture-reservations';
 import { VirtualTextureSet } from './virtual-texture-set';
@@ -73,11 +76,10 @@ export class VirtualTextureSystem {
   /** True when the budget is this system's own (`budgetBytes` without `budget`). */
   private readonly ownsBudget: boolean;
   private frame = 0;
-  private uploadsLastFrame = 0;
-  private uploadsTotal = 0;
   private disposed = false;
   private readonly settle = new SettleTracker();
-  private readonly uploadHandler: (vt: number, slot: number, pageId: number, data: TileData) => boolean;
+  /** Tile writes and GPU renders of rendered textures (`RenderedTileSource`), per frame. */
+  private readonly uploads: TileUploads;
 
   /**
    * @throws TesseraConfigError: 'invalid-option' / 'invalid-layers' for bad options,
@@ -102,6 +104,8 @@ export class VirtualTextureSystem {
     this.budget = budget;
     this.ownsBudget = o.budget === undefined;
     this.ownReservations = [reserved.pageTable, reserved.staging];
+    const poolFormats = formats.map((choice) => choice.format);
+    const rendering = new TileRenderStage(bridge, budget, poolFormats, o.tileSize, o.maxRendersPerFrame);
     const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
@@ -111,9 +115,9 @@ export class VirtualTextureSystem {
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
     this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);
-    this.streamer.on('error', (event) => this.events.emit('error', event));
-    this.streamer.on('page-evicted', (event) => this.events.emit('page-evicted', event));
-    this.streamer.on('page-loaded', (event) => this.events.emit('page-loaded', event));
+    for (const type of ['error', 'page-evicted', 'page-loaded'] as const) {
+      this.streamer.on(type, (event) => this.events.emit(type, event as never));
+    }
     const size = { width: feedbackSize.x, height: feedbackSize.y };
     const sinks = { streamer: this.streamer, settle: this.settle, events: this.events };
     this.channel = new FeedbackChannel(bridge, budget, o.feedbackScale, size, reserved, sinks);
@@ -130,33 +134,22 @@ export class VirtualTextureSystem {
         // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
         this.settle.noteRegistration(this.frame);
       },
+      invalidatePages: (vtId, rect) => rendering.invalidate(vtId, this.streamer, rect),
     };
-    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, formats, o);
+    const makeRoom = () => this.pool.setShare(this.pool.shareBytes);
+    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, formats, o, rendering, makeRoom);
     this.textures = this.set.textures;
-    this.pool = new LivePool(
-      {
-        bridge,
-        budget: this.budget,
-        streamer: this.streamer,
-        formats,
-        slotBytes: plan.slotBytes,
-      },
-      { textures: poolTextures, reservation: reserved.pool },
-      input,
-      o.shareBytes,
-      {
-        otherBytes: () =>
-          this.ownReservations.reduce((sum, handle) => sum + this.budget.bytesOf(handle), 0) +
-          this.channel.loop.reservedBytes,
-        minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
-        resized: (pool) => this.poolResized(pool),
-      },
-    );
-    this.uploadHandler = (vt, slot, pageId, data) => {
-      this.pool.writePage((this.textures[vt] as VirtualTexture).poolLayerSource, slot, pageId, data.layers);
-      this.set.recycle(vt, data);
-      return true;
-    };
+    const poolContext = { bridge, budget, streamer: this.streamer, formats, slotBytes: plan.slotBytes };
+    const allocation = { textures: poolTextures, reservation: reserved.pool };
+    this.pool = new LivePool(poolContext, allocation, input, o.shareBytes, {
+      otherBytes: () =>
+        this.ownReservations.reduce((sum, handle) => sum + this.budget.bytesOf(handle), 0) +
+        this.channel.loop.reservedBytes +
+        rendering.budgetedBytes,
+      minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
+      resized: (pool, outcome) => this.poolResized(pool, outcome),
+    });
+    this.uploads = new TileUploads(this.streamer, this.pool, this.set, rendering);
   }
 
   /**
@@ -165,7 +158,9 @@ export class VirtualTextureSystem {
    * 'invalid-tile' when its tile size or border differ from the system's, 'invalid-layers' when a
    * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
    * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
-   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist.
+   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist. A
+   * `RenderedTileSource` needs rgba8 pool layers; the first one reserves a tile-sized render target
+   * per pool layer (the pool shrinks to make room if needed, else 'budget-too-small').
    */
   add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();
@@ -266,8 +261,7 @@ export class VirtualTextureSystem {
     this.streamer.update();
     this.context.mipBias.value = this.streamer.mipBias;
     this.evictable.release(frame);
-    this.uploadsLastFrame = this.streamer.drainUploads(this.uploadHandler, this.maxUploadsPerFrame);
-    this.uploadsTotal += this.uploadsLastFrame;
+    this.uploads.run(this.maxUploadsPerFrame);
     this.set.flush();
     if (this.settle.waiting > 0 && this.isSettled) this.settle.resolve();
     this.channel.render(scene, camera, frame);
@@ -304,8 +298,7 @@ export class VirtualTextureSystem {
   /**
    * True when streaming is done for the current view: every texture ready, nothing queued, loading
    * or awaiting upload (failed pages count as done), and since the latest feedback that found a
-   * missing page, feedback at 4 of the 16 sub-pixel jitter offsets found none. Counts only feedback
-   * rendered after the latest material using a virtual texture was compiled. See {@link whenSettled}.
+   * missing page, feedback at 4 of the 16 jitter offsets found none (see ARCHITECTURE.md, "Settling").
    */
   get isSettled(): boolean {
     const s = this.streamer.stats();
@@ -327,6 +320,12 @@ export class VirtualTextureSystem {
     return this.frame;
   }
 
+  /** Sets the most pages of rendered textures rendered per frame. @throws TesseraConfigError('invalid-option') */
+  setMaxRendersPerFrame(pages: number): void {
+    this.assertLive();
+    this.uploads.rendering.maxPerFrame = positiveInteger('maxRendersPerFrame', pages);
+  }
+
   /** Exact GPU bytes by category and streaming counters (allocates: for HUDs and tests). */
   stats(): VirtualTextureSystemStats {
     const live = !this.disposed;
@@ -337,8 +336,7 @@ export class VirtualTextureSystem {
       set: this.set,
       feedback: this.channel.loop,
       streamer: this.streamer,
-      uploadsLastFrame: this.uploadsLastFrame,
-      uploadsTotal: this.uploadsTotal,
+      uploads: this.uploads,
       lastFeedbackFrame: this.settle.lastFeedbackFrame,
       settled: live && this.isSettled,
     });
@@ -384,11 +382,15 @@ export class VirtualTextureSystem {
     this.materials.invalidate();
   }
 
-  /** The pool was reallocated (slots moved): sampling follows at once, before anything renders. */
-  private poolResized(pool: PoolTextures): void {
+  /**
+   * The pool was reallocated (slots moved): sampling follows at once, before anything renders.
+   * Rendered pages have no CPU copy: without a GPU copy they render again now.
+   */
+  private poolResized(pool: PoolTextures, outcome: PoolResizeOutcome): void {
     Object.assign(this.context, poolSampling(pool));
     this.graphsChanged();
     this.set.flush();
+    if (outcome === 'shed-first') this.uploads.rendering.renderResident(this.streamer, pool);
   }
 
   private assertLive(): void {

@@ -1,12 +1,17 @@
 import type { DataTexture } from 'three';
 import { TesseraConfigError, TesseraError } from '../core/errors';
+import { checkUvRect, type UvRect } from '../core/vt/page-rect';
 import type { PageTable } from '../core/vt/page-table';
 import type { UastcTarget } from '../core/vt/pool-format';
 import type { TileEncoding, TileLayerInfo, TileLayerUsage, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { PageTableTexture } from './pool-textures';
+import { RenderedTileSource, type WorldRect } from './rendered/rendered-tile-source';
 import type { SamplingContext } from './sampling-context';
 import type { SampledVirtualTexture } from './virtual-texture-graph';
+
+/** Scratch of {@link VirtualTexture.invalidate} (a world rectangle in uv). */
+const worldUv: UvRect = { minU: 0, minV: 0, maxU: 0, maxV: 0 };
 
 /**
  * One virtual texture of a {@link VirtualTextureSystem}: what `virtualTexture(tex, uv)` samples.
@@ -70,6 +75,34 @@ export class VirtualTexture implements SampledVirtualTexture {
     if (this.released) return;
     this.released = true;
     this.table.dispose();
+  }
+
+  /**
+   * Makes the pages showing `rect` render again, for a texture whose source is a
+   * `RenderedTileSource` (after its decals or the data its nodes read changed): the resident pages
+   * whose tiles (borders included) overlap it, at every mip, re-render within a few frames
+   * (`maxRendersPerFrame`), each keeping its old content bound until the new one is copied in (no
+   * flash). `rect` is in the texture's uv (`uvSpace: 'virtual'`: the whole texture, v down) or,
+   * with `'world'`, in the source's world units. Returns the pages marked (see
+   * `stats().rendering`).
+   * @throws TesseraConfigError('invalid-option') for another kind of source or a malformed rect;
+   *   TesseraError('unknown-texture') once removed.
+   */
+  invalidate(rect: UvRect): number;
+  invalidate(rect: WorldRect, units: 'world'): number;
+  invalidate(rect: UvRect | WorldRect, units: 'uv' | 'world' = 'uv'): number {
+    if (this.released)
+      throw new TesseraError('unknown-texture', `virtual texture '${this.name}' was removed`);
+    const source = this.source;
+    if (!(source instanceof RenderedTileSource)) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        `'${this.name}' is not rendered: only a RenderedTileSource re-renders`,
+      );
+    }
+    const uv = units === 'world' ? source.worldToUv(rect as WorldRect, worldUv) : (rect as UvRect);
+    checkUvRect(uv);
+    return this.context.invalidatePages(this.id, uv);
   }
 
   /**

@@ -13,6 +13,8 @@ export * from './lru-policy';
 export * from './mip-bias-controller';
 export * from './mip-rule';
 export * from './page-id';
+export * from './page-rect';
+export * from './page-refresh-queue';
 export * from './page-table';
 export * from './page-table-entry';
 export * from './physical-pool';

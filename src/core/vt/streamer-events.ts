@@ -12,6 +12,13 @@ export type TileUploadHandler = (
   tile: TileData,
 ) => boolean | undefined;
 
+/**
+ * Asked before a tile of texture `vt` takes a slot: `false` stops the upload pass for this frame
+ * with the tile still waiting (nothing evicted, nothing lost), as when the per-frame bound is met.
+ * A binding bounds work of its own per frame with it (pages rendered on the GPU, for instance).
+ */
+export type UploadAdmission = (vt: number) => boolean;
+
 /** Payload of `page-loaded` / `page-evicted` (one reused object: copy fields to keep them). */
 export interface PageEvent {
   /** Texture index. */

@@ -38,16 +38,17 @@ export function tileBytes(
 
 /** Bytes of one tile a source with `info` returns from `load`, all layers together. */
 export function sourceTileBytes(info: TileSourceInfo): number {
-  return tileBytes(info.layers, info.tileSize);
+  return info.rendered === true ? 0 : tileBytes(info.layers, info.tileSize);
 }
 
 /**
  * True when `tile` is what a source with `info` must return: one `Uint8Array` per layer of
- * `info.layers`, each exactly {@link tileLayerBytes} long. What is staged and uploaded is counted
+ * `info.layers`, each exactly {@link tileLayerBytes} long (none for a rendered source). What is staged and uploaded is counted
  * from `info`, so a tile of any other size is refused rather than let past the staging bound.
  */
 export function tileMatchesInfo(tile: TileData | null | undefined, info: TileSourceInfo): boolean {
   const layers = tile?.layers;
+  if (info.rendered === true) return Array.isArray(layers) && layers.length === 0;
   if (!Array.isArray(layers) || layers.length !== info.layers.length) return false;
   for (let l = 0; l < layers.length; l++) {
     const bytes = layers[l];

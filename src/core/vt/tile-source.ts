@@ -51,9 +51,18 @@ export interface TileSourceInfo {
   contentWidth?: number;
   /** Height of the content in mip 0, in texels, from the top edge. Default (absent): the whole height. */
   contentHeight?: number;
+  /**
+   * True for a source whose tiles the binding renders on the GPU when they are uploaded (a runtime
+   * virtual texture): `load` resolves `{ layers: [] }`, no bytes are staged on the CPU, and each
+   * layer's `format` is the pool format the render is copied into. Default false.
+   */
+  rendered?: boolean;
 }
 
-/** One loaded tile: a `tileSize² x 4` byte array per layer, in {@link TileSourceInfo.layers} order. */
+/**
+ * One loaded tile: a `tileSize² x 4` byte array per layer, in {@link TileSourceInfo.layers} order
+ * (none for a {@link TileSourceInfo.rendered} source).
+ */
 export interface TileData {
   layers: Uint8Array[];
 }

@@ -14,7 +14,7 @@ import { UploadDemand } from './ready-tile-queue';
 import type { ReplacementPolicyName } from './replacement-policy';
 import { ResidencyScheduler } from './residency-scheduler';
 import { DEFAULT_CONCURRENT_LOADS, defaultStagingBytes } from './staging-reserve';
-import type { PageEvent, StreamerEvents, TileUploadHandler } from './streamer-events';
+import type { PageEvent, StreamerEvents, TileUploadHandler, UploadAdmission } from './streamer-events';
 import {
   checkStreamerLimits,
   type TextureRegistrationOptions,
@@ -114,7 +114,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     const tileBytes = sourceTileBytes(source.info);
     const scheduler = this.scheduler;
     if (this.defaultStaging) {
-      this.largestTileBytes = Math.max(this.largestTileBytes, tileBytes);
+      // A rendered source stages nothing; the bound still needs a positive size.
+      this.largestTileBytes = Math.max(this.largestTileBytes, tileBytes, 1);
       scheduler.stagingBytes = defaultStagingBytes(
         this.largestTileBytes,
         this.maxUploads,
@@ -153,10 +154,9 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * Frees up to `maxPages` resident, non-pinned, unlocked pages of texture `vt` whose last use was
    * before frame `usedBefore`: each is unmapped (its page table falls back to a coarser resident
    * mip) and its slot returned to the free list, so the next uploads take those slots first.
-   * Emits `page-evicted` for each. Used when a scene leaves: its pages become the first victims.
-   * Examines at most `maxSlots` slots (default: all), continuing where the previous call stopped,
-   * so a caller running every frame bounds its cost per frame whatever the pool size and still
-   * reaches every slot over successive calls. Allocates nothing. Returns the pages freed.
+   * Emits `page-evicted` for each (a leaving scene's pages become the first victims). Examines at
+   * most `maxSlots` slots (default: all) from where the previous call stopped, so a per-frame
+   * caller bounds its cost and still reaches every slot. Allocates nothing. Returns the pages freed.
    */
   releaseTexturePages(vt: number, maxPages: number, usedBefore: number, maxSlots = Infinity): number {
     this.assertLive();
@@ -168,10 +168,9 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
 
   /**
    * Replaces the pool by one of `slotCount` slots holding every pinned page and the most recently
-   * used others, `keep` pages at most (see `compactPool`); dropped pages are unmapped (emitting
-   * `page-evicted`) and re-requested by later feedback if still needed. Call between frames.
-   * A grow resets the mip bias (it compensated for the smaller pool). Returns the new slot of each
-   * old slot (-1: dropped or free), for the GPU copy.
+   * used others, `keep` at most (`compactPool`); dropped pages are unmapped (`page-evicted`) and
+   * re-requested by later feedback. Call between frames. A grow resets the mip bias. Returns the
+   * new slot of each old slot (-1: dropped or free), for the GPU copy.
    * @throws TesseraConfigError('pool-too-small') when `slotCount` cannot hold the pinned pages of
    *   the registered textures; nothing changes then.
    */
@@ -182,8 +181,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     const result = compactPool(old, this.tables, slotCount, keep, this.frame, this.replacementPolicy);
     this.pool = result.pool;
     this.counters.poolSlots = slotCount;
-    // The bias compensated for the smaller pool: start again (it rises within frames if needed).
-    if (slotCount > old.slotCount) this.mipBiasController.reset();
+    if (slotCount > old.slotCount) this.mipBiasController.reset(); // it compensated for the smaller pool
     this.pool.evictionCount = old.evictionCount + result.dropped.length;
     this.pool.allocationCount = old.allocationCount;
     if (this.has('page-evicted')) {
@@ -272,8 +270,9 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   /**
    * Uploads loaded tiles in the scheduler's upload order (pages the latest feedback wants first,
    * then by the request's current priority), up to `maxTiles` tiles and `maxBytes` bytes (at least
-   * one tile so a large tile cannot stall): takes a slot (evicting and unmapping a victim if
-   * needed), calls `handler` to write the tile, then maps the page. Returns the tiles uploaded.
+   * one tile so a large tile cannot stall), while `admit` (if given) accepts the next tile's
+   * texture: takes a slot (evicting and unmapping a victim if needed), calls `handler` to write the
+   * tile, then maps the page. Returns the tiles uploaded.
    *
    * A tile whose page left the view ({@link UploadDemand.Unwanted}: neither of the latest two
    * feedback buffers asked for it) is uploaded only into a free slot, so it never evicts a page for
@@ -284,13 +283,13 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    *
    * The fallback is served by the priority itself (pages with nothing resident, the pinned mips,
    * outrank all; then the farther a page's fallback, the sooner). Uploading a tile's loaded
-   * ancestors before it was tried and measured worse on `vt.upload_order.*` (50 instead of 39
-   * frames to sharp, no less blur), so it is not done.
+   * ancestors first measured worse on `vt.upload_order.*` (50 instead of 39 frames to sharp).
    */
   drainUploads(
     handler: TileUploadHandler,
     maxTiles = this.maxUploads,
     maxBytes = this.maxUploadBytes,
+    admit?: UploadAdmission,
   ): number {
     this.assertLive();
     const scheduler = this.scheduler;
@@ -317,6 +316,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       }
       // The lowest class: every tile still waiting is unwanted too.
       if (pool.freeCount === 0 && scheduler.readyDemand(r) === UploadDemand.Unwanted) break;
+      if (admit !== undefined && !admit(vt)) break;
       const pinned = table.layout.isPinnedMip(mip);
       const slot = pool.allocate(pageId, frame, pinned);
       if (slot < 0) break; // every slot is pinned, locked or needed this frame

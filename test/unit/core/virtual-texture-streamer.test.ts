@@ -216,3 +216,35 @@ describe('VirtualTextureStreamer', () => {
     );
   });
 });
+
+describe('VirtualTextureStreamer upload admission', () => {
+  it('stops the upload pass when admission refuses, losing and evicting nothing', async () => {
+    const src = new ManualTileSource(4, 4);
+    const streamer = new VirtualTextureStreamer({
+      pool: { slotCount: 64 },
+      maxConcurrentLoads: 32,
+      textures: [{ source: src }],
+    });
+    streamer.beginFrame(1);
+    streamer.update();
+    src.settleAll();
+    await flush();
+    expect(streamer.stats().pendingUploads).toBe(21);
+    let admitted = 0;
+    const admit = (vt: number) => {
+      expect(vt).toBe(0);
+      return admitted++ < 3;
+    };
+    expect(streamer.drainUploads(() => true, 100, undefined, admit)).toBe(3);
+    expect(streamer.stats().pendingUploads).toBe(18);
+    expect(streamer.pool.residentCount).toBe(3);
+    expect(
+      streamer.drainUploads(
+        () => true,
+        100,
+        undefined,
+        () => true,
+      ),
+    ).toBe(18);
+  });
+});
