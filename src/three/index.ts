@@ -2,6 +2,11 @@
  * `tessera/three`: the three.js WebGPURenderer binding: virtual textures with TSL sampling nodes,
  * and streamed ordinary textures, under one budget.
  */
+export {
+  GltfTextureStreaming,
+  type GltfTextureStreamingOptions,
+  registerGltfTextureStreaming,
+} from './gltf/gltf-texture-streaming';
 export type { VirtualTextureFiltering, VirtualUv } from './sampling-context';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
 export type { StreamedTranscodingOptions } from './streamed/streamed-transcoding';
@@ -17,6 +22,7 @@ export {
   type TextureStreamingSystemOptions,
 } from './streamed/texture-streaming-system';
 export type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
+export { Etc1sPyramidSource } from './transcode/etc1s-pyramid-source';
 export { TranscodedPyramidSource } from './transcode/transcoded-pyramid-source';
 export {
   mapSourceLayers,
