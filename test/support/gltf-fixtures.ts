@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { KHRTextureBasisu } from '@gltf-transform/extensions';
 import sharp from 'sharp';
@@ -70,6 +71,36 @@ export async function fixtureTexture(
       ? await encodeUastcKtx2(rgba, edge, edge, { srgb: true, quality: 0, mipmaps: true, zstd: true })
       : await encodeEtc1sKtx2(rgba, edge, edge, { srgb: true, quality: 128 });
   return { uri: `${name}.ktx2`, bytes, mimeType: 'image/ktx2' };
+}
+
+/** Bump when the images or the encoder settings change: cached fixtures then re-encode. */
+const FIXTURE_VERSION = 1;
+
+/**
+ * {@link fixtureTexture}, encoded once and kept in the repository's `.tmp/gltf-fixtures/`
+ * (ignored by git): the browser tests' two projects and the benchmark share the encodings, which
+ * take seconds (512²) to minutes (2048² UASTC). The content is deterministic, so the cache key is
+ * the arguments.
+ */
+export async function cachedFixtureTexture(
+  kind: 'uastc' | 'etc1s' | 'png',
+  name: string,
+  edge: number,
+  colour: readonly [number, number, number],
+  seed: number,
+): Promise<GltfFixtureTexture> {
+  const dir = new URL('../../.tmp/gltf-fixtures/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  const path = new URL(`v${FIXTURE_VERSION}-${kind}-${edge}-${seed}-${colour.join('.')}`, dir);
+  const uri = `${name}.${kind === 'png' ? 'png' : 'ktx2'}`;
+  const mimeType = kind === 'png' ? 'image/png' : 'image/ktx2';
+  if (existsSync(path)) return { uri, bytes: new Uint8Array(readFileSync(path)), mimeType };
+  const texture = await fixtureTexture(kind, name, edge, colour, seed);
+  // Written aside, then renamed: a concurrent reader never sees half a file.
+  const partial = new URL(`${path.pathname}.${process.pid}.part`, 'file:');
+  writeFileSync(partial, texture.bytes);
+  renameSync(partial, path);
+  return texture;
 }
 
 /**

@@ -79,18 +79,24 @@ async function run(ktx2Urls: string[]) {
     return texturesA.some((t) => t.texture === material.map);
   });
   let firstTexturedFrame = -1;
+  /** The first frame each texture rendered textured (its pinned chain on the GPU), by name. */
+  const firstRenderable: Record<string, number> = {};
   let peakKtx2 = 0;
   const isKtx2 = (t: StreamedTexture) => t.name.endsWith('.ktx2');
   for (let i = 0; i < 60; i++) {
     await frame(system, 'stream', ++n);
     if (firstTexturedFrame < 0 && texturesA.every((t) => system.planner.isRenderable(t.id)))
       firstTexturedFrame = n;
+    for (const t of texturesA)
+      if (firstRenderable[t.name] === undefined && system.planner.isRenderable(t.id))
+        firstRenderable[t.name] = n;
     let ktx2Bytes = 0;
     for (const t of texturesA) if (isKtx2(t)) ktx2Bytes += system.planner.residentBytesOf(t.id);
     peakKtx2 = Math.max(peakKtx2, ktx2Bytes);
   }
   const streamed = {
     firstTexturedFrame,
+    firstRenderable,
     mapsAreStreamed,
     textures: texturesA.map((t) => ({
       name: t.name,
