@@ -83,7 +83,10 @@ async function run(ktx2Urls: string[]) {
   const firstRenderable: Record<string, number> = {};
   let peakKtx2 = 0;
   const isKtx2 = (t: StreamedTexture) => t.name.endsWith('.ktx2');
-  for (let i = 0; i < 60; i++) {
+  // Until every texture has streamed what the view needs (frames, not time: the transcoders'
+  // pace varies with the machine's load).
+  const settled = (list: readonly StreamedTexture[]) => list.every((t) => system.planner.isSettled(t.id));
+  for (let i = 0; i < 600 && (i < 20 || !settled(texturesA)); i++) {
     await frame(system, 'stream', ++n);
     if (firstTexturedFrame < 0 && texturesA.every((t) => system.planner.isRenderable(t.id)))
       firstTexturedFrame = n;
@@ -138,7 +141,7 @@ async function run(ktx2Urls: string[]) {
   }
   for (const t of texturesA) afterCut.push(system.residentMipOf(t));
   budget.setBudget(BUDGET);
-  for (let i = 0; i < 40; i++) await frame(system, 'regrow', ++n);
+  for (let i = 0; i < 600 && (i < 20 || !settled(texturesA)); i++) await frame(system, 'regrow', ++n);
   const afterRegrow = texturesA.map((t) => system.residentMipOf(t));
 
   // Phase 4: scene B (one bad file among its textures) loaded, then a transition A -> B.
@@ -156,7 +159,7 @@ async function run(ktx2Urls: string[]) {
   void transition.ready.then(() => {
     swapped = true;
   });
-  for (let i = 0; i < 120 && result === null; i++) {
+  for (let i = 0; i < 600 && result === null; i++) {
     if (swapped && a.scene.parent !== null) {
       scene.remove(a.scene);
       scene.add(b.scene);
@@ -169,7 +172,7 @@ async function run(ktx2Urls: string[]) {
     scene.remove(a.scene);
     scene.add(b.scene);
   }
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < 600 && (i < 20 || !settled(texturesB)); i++) {
     await frame(system, 'settle-b', ++n);
     peak = Math.max(peak, trackedBytes());
   }
