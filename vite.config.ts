@@ -17,6 +17,12 @@ const WORKER_URLS = [
     entry: './transcode-worker.js',
   },
   {
+    module: '/src/sources/mips/image-pyramid-generator.ts',
+    source: "new URL('./image-pyramid-worker.ts', import.meta.url)",
+    placeholder: '__TESSERA_IMAGE_PYRAMID_WORKER_ENTRY__',
+    entry: './image-pyramid-worker.js',
+  },
+  {
     module: '/src/sources/procedural/worker-procedural-tile-source.ts',
     source: "new URL('./procedural-worker.ts', import.meta.url)",
     placeholder: '__TESSERA_PROCEDURAL_WORKER_ENTRY__',
@@ -81,6 +87,7 @@ export default defineConfig({
         'procedural-worker': resolve(import.meta.dirname, 'src/sources/procedural/procedural-worker.ts'),
         'decode-worker': resolve(import.meta.dirname, 'src/sources/archive/worker/decode-worker.ts'),
         'transcode-worker': resolve(import.meta.dirname, 'src/three/transcode/transcode-worker.ts'),
+        'image-pyramid-worker': resolve(import.meta.dirname, 'src/sources/mips/image-pyramid-worker.ts'),
         // The baker's encoding thread (worker_threads), started by the CLI's TileEncodePool.
         'tile-encode-worker': resolve(import.meta.dirname, 'src/sources/bake/tile-encode-worker.ts'),
       },

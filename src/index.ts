@@ -23,8 +23,11 @@ export {
   TileSourceError,
   type TileSourceErrorCode,
 } from './core/errors';
+export type { Etc1sTarget, Etc1sTargetChoice } from './core/streaming/etc1s-target';
 export type {
+  BasisLzGlobalData,
   EncodedPyramidSource,
+  Etc1sPyramidFormat,
   MipPyramidSource,
   StreamedTextureFormat,
   UastcPyramidFormat,

@@ -23,6 +23,11 @@ export {
   type WorkerDecoderPoolOptions,
   type WorkerLike,
 } from './archive/worker/worker-decoder-pool';
+export {
+  type GeneratedPyramid,
+  ImagePyramidGenerator,
+  type ImagePyramidGeneratorOptions,
+} from './mips/image-pyramid-generator';
 export { KTX2_OPEN_BYTES, Ktx2Source, type Ktx2UrlOptions } from './mips/ktx2-source';
 export { LevelListSource, type MipLevelInput } from './mips/level-list-source';
 export { ProceduralTileSource } from './procedural/procedural-tile-source';

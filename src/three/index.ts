@@ -4,6 +4,11 @@
  */
 
 export {
+  GltfTextureStreaming,
+  type GltfTextureStreamingOptions,
+  registerGltfTextureStreaming,
+} from './gltf/gltf-texture-streaming';
+export {
   GPU_BLOCK_FORMATS,
   type GpuBlockFormat,
   type TileBlockLayout,
@@ -36,6 +41,7 @@ export {
   type TextureStreamingSystemOptions,
 } from './streamed/texture-streaming-system';
 export type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
+export { Etc1sPyramidSource } from './transcode/etc1s-pyramid-source';
 export { TranscodedPyramidSource } from './transcode/transcoded-pyramid-source';
 export {
   mapSourceLayers,

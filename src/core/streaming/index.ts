@@ -1,4 +1,5 @@
 /** Mip streaming of ordinary textures: the planner, lifetimes, stale sweep and scene transitions. */
+export * from './etc1s-target';
 export * from './mip-pyramid-source';
 export * from './mip-streaming-options';
 export * from './mip-streaming-planner';

@@ -84,9 +84,49 @@ export type UastcPyramidFormat = 'uastc-4x4' | 'uastc-4x4-srgb';
  * block each), which a `TextureStreamingSystem` transcodes to the device's best block format.
  */
 export interface EncodedPyramidSource extends Omit<MipPyramidSource, 'format'> {
-  readonly format: StreamedTextureFormat | UastcPyramidFormat;
-  /** UASTC only: whether the blocks carry alpha (transcoded with alpha). Default true. */
+  readonly format: StreamedTextureFormat | UastcPyramidFormat | Etc1sPyramidFormat;
+  /** UASTC and ETC1S: whether the payload carries alpha (transcoded with alpha). Default true. */
   readonly hasAlpha?: boolean;
+  /**
+   * ETC1S only: the file's BasisLZ codebooks and each level's slices. An ETC1S level is the
+   * level's stored bytes (its slices), which only these codebooks decode.
+   */
+  readonly basisLz?: BasisLzGlobalData;
+}
+
+/**
+ * Basis Universal ETC1S payloads (BasisLZ supercompression): each level holds Huffman-coded
+ * slices that index the file's shared endpoint and selector codebooks.
+ */
+export type Etc1sPyramidFormat = 'etc1s' | 'etc1s-srgb';
+
+/** True for ETC1S pyramid formats. */
+export function isEtc1sPyramidFormat(format: string): format is Etc1sPyramidFormat {
+  return format === 'etc1s' || format === 'etc1s-srgb';
+}
+
+/**
+ * The BasisLZ supercompression global data of an ETC1S file (KTX 2.0 section 3.12.1), checked:
+ * the codebooks every level's slices need, and where each level's slices lie inside the level.
+ */
+export interface BasisLzGlobalData {
+  /** Entries of the endpoint codebook. */
+  readonly endpointCount: number;
+  /** Entries of the selector codebook. */
+  readonly selectorCount: number;
+  /** The coded endpoint codebook (its own buffer, safe to copy to a worker). */
+  readonly endpoints: Uint8Array;
+  /** The coded selector codebook (its own buffer). */
+  readonly selectors: Uint8Array;
+  /** The Huffman tables (its own buffer). */
+  readonly tables: Uint8Array;
+  /** True when every level has an alpha slice (a DFD with an AAA sample). */
+  readonly hasAlphaSlices: boolean;
+  /**
+   * Per level (0 finest), 4 entries: RGB slice byte offset and length, alpha slice byte offset
+   * and length (0 and 0 without alpha), offsets from the start of the level, in bytes.
+   */
+  readonly slices: Uint32Array;
 }
 
 /** True for UASTC pyramid formats. */

@@ -7,13 +7,16 @@
 
 import { type TesseraConfigError, TileSourceError } from '../../core/errors';
 import {
+  type BasisLzGlobalData,
   checkPyramidShape,
+  type Etc1sPyramidFormat,
   isSrgbFormat,
   levelByteLength,
   type StreamedTextureFormat,
   type UastcPyramidFormat,
   uastcLevelByteLength,
 } from '../../core/streaming/mip-pyramid-source';
+import { parseBasisLzGlobalData } from './basislz-global-data';
 import { DFD_MODEL, DFD_TRANSFER_SRGB, ktx2FormatEntry } from './ktx2-formats';
 
 /** Bytes of the fixed KTX2 header; the level index follows it. */
@@ -28,8 +31,11 @@ export const KTX2_MAX_EDGE = 16384;
 
 const IDENTIFIER = [0xab, 0x4b, 0x54, 0x58, 0x20, 0x32, 0x30, 0xbb, 0x0d, 0x0a, 0x1a, 0x0a];
 
-/** KTX2 `supercompressionScheme` values this reader inflates. */
-export type Ktx2Supercompression = 'none' | 'zstd' | 'zlib';
+/**
+ * KTX2 `supercompressionScheme` values this reader reads: stored, zstd and zlib levels are
+ * inflated here; BasisLZ (ETC1S) levels stay as stored and are decoded by the transcoder.
+ */
+export type Ktx2Supercompression = 'none' | 'zstd' | 'zlib' | 'basislz';
 
 /** What a stream needs to know about a KTX2 file: its shape, format and where each level lies. */
 export interface Ktx2Layout {
@@ -37,16 +43,24 @@ export interface Ktx2Layout {
   readonly height: number;
   /** Levels in the file (at least 1). */
   readonly levelCount: number;
-  /** The levels' format: as stored, or UASTC blocks to transcode. */
-  readonly format: StreamedTextureFormat | UastcPyramidFormat;
-  /** UASTC only: the DFD says the blocks carry alpha (channel RGBA or RRRG); false otherwise. */
+  /** The levels' format: as stored, or UASTC blocks / ETC1S slices to transcode. */
+  readonly format: StreamedTextureFormat | UastcPyramidFormat | Etc1sPyramidFormat;
+  /**
+   * UASTC: the DFD says the blocks carry alpha (channel RGBA or RRRG); ETC1S: the DFD has an alpha
+   * sample (alpha slices); false otherwise.
+   */
   readonly hasAlpha: boolean;
+  /** ETC1S only: the checked BasisLZ codebooks and slice positions; null otherwise. */
+  readonly basisLz: BasisLzGlobalData | null;
   readonly supercompression: Ktx2Supercompression;
   /** Byte offset of each level in the file (index = level, 0 finest). */
   readonly levelOffsets: Float64Array;
   /** Stored bytes of each level. */
   readonly levelLengths: Float64Array;
-  /** Bytes of each level once inflated (exactly its texel bytes, block padding included). */
+  /**
+   * Bytes of each level once inflated (exactly its texel bytes, block padding included); for
+   * ETC1S, its stored bytes (its slices, decoded only by the transcoder).
+   */
   readonly levelBytes: Float64Array;
   /** Bytes from the start of the file to the end of the last metadata section (before any level). */
   readonly prefixBytes: number;
@@ -93,7 +107,7 @@ export function ktx2PrefixBytes(head: Uint8Array): number {
  * {@link ktx2PrefixBytes} bytes.
  * @throws TileSourceError: 'truncated' (prefix cut short), 'bad-magic', 'corrupt' (a field out of
  *   range, or a DFD that does not match the vkFormat), 'bad-index' (a level outside the file or
- *   of the wrong size), 'unsupported' (ETC1S / BasisLZ payloads, an unknown vkFormat or
+ *   of the wrong size), 'unsupported' (an unknown vkFormat or
  *   supercompression, cube maps, arrays, 3D textures, a pyramid without levels down to 64 texels).
  */
 export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layout {
@@ -137,15 +151,19 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
   const transfer = prefix[dfdOffset + 14];
   const blockWidth = prefix[dfdOffset + 16] + 1;
   const blockHeight = prefix[dfdOffset + 17] + 1;
-  // ETC1S needs the BasisLZ global codebooks next to every level: not streamed (yet).
-  if (scheme === 1 || colorModel === DFD_MODEL.etc1s) {
+  // ETC1S payloads come only BasisLZ-supercompressed, and BasisLZ holds only ETC1S.
+  const etc1s = scheme === 1;
+  if (
+    etc1s !== (colorModel === DFD_MODEL.etc1s) ||
+    (etc1s && (vkFormat !== 0 || blockWidth !== 4 || blockHeight !== 4))
+  )
     throw new TileSourceError(
-      'unsupported',
-      'Basis Universal ETC1S / BasisLZ KTX2 payloads are not streamed (UASTC ones are)',
+      'corrupt',
+      `KTX2 supercompression ${scheme} with DFD model ${colorModel}, vkFormat ${vkFormat}, block ${blockWidth}x${blockHeight} (BasisLZ needs ETC1S, vkFormat 0, 4x4)`,
       false,
     );
-  }
-  const supercompression = scheme === 0 ? 'none' : scheme === 2 ? 'zstd' : scheme === 3 ? 'zlib' : null;
+  const supercompression =
+    scheme === 0 ? 'none' : scheme === 1 ? 'basislz' : scheme === 2 ? 'zstd' : scheme === 3 ? 'zlib' : null;
   if (supercompression === null)
     throw new TileSourceError(
       'unsupported',
@@ -161,10 +179,16 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
     );
   const format = uastc
     ? uastcFormatOf(transfer)
-    : storedFormatOf(vkFormat, colorModel, transfer, blockWidth, blockHeight);
+    : etc1s
+      ? transfer === DFD_TRANSFER_SRGB
+        ? 'etc1s-srgb'
+        : 'etc1s'
+      : storedFormatOf(vkFormat, colorModel, transfer, blockWidth, blockHeight);
   // The first sample's channel (KHR_DF_CHANNEL_UASTC_*): RGBA (3) and RRRG (5) carry alpha.
   const channel = dfdLength >= 32 ? prefix[dfdOffset + 31] & 0x0f : 0;
-  const hasAlpha = uastc && (channel === 3 || channel === 5);
+  // ETC1S: a second sample (the AAA slice) after the 24-byte block header and the first 16-byte one.
+  const etc1sSamples = (u32(prefix, dfdOffset + 8) >>> 16) - 24;
+  const hasAlpha = uastc ? channel === 3 || channel === 5 : etc1s && etc1sSamples >= 32;
   try {
     checkPyramidShape(width, height, levelCount);
   } catch (error) {
@@ -181,7 +205,9 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
     const expected =
       format === 'uastc-4x4' || format === 'uastc-4x4-srgb'
         ? uastcLevelByteLength(width, height, level)
-        : levelByteLength(format, width, height, level);
+        : format === 'etc1s' || format === 'etc1s-srgb'
+          ? 0
+          : levelByteLength(format, width, height, level);
     if (offset < prefixBytes || offset + length > fileBytes || length === 0) {
       throw new TileSourceError(
         'bad-index',
@@ -198,14 +224,25 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
     }
     levelOffsets[level] = offset;
     levelLengths[level] = length;
-    levelBytes[level] = expected;
+    // BasisLZ levels declare 0 uncompressed bytes (the spec's rule): they are read as stored.
+    levelBytes[level] = etc1s ? length : expected;
   }
+  const basisLz = etc1s
+    ? parseBasisLzGlobalData(
+        prefix,
+        u64(prefix, 64, 'global data offset'),
+        u64(prefix, 72, 'global data length'),
+        levelLengths,
+        hasAlpha,
+      )
+    : null;
   return {
     width,
     height,
     levelCount,
     format,
     hasAlpha,
+    basisLz,
     supercompression,
     levelOffsets,
     levelLengths,

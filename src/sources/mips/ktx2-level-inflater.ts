@@ -20,7 +20,8 @@ export async function inflateKtx2Level(
   stored: Uint8Array,
   expected: number,
 ): Promise<Uint8Array> {
-  if (scheme === 'none') return stored;
+  // BasisLZ levels are ETC1S slices the transcoder decodes with the file's codebooks.
+  if (scheme === 'none' || scheme === 'basislz') return stored;
   if (scheme === 'zstd') {
     const declared = zstdFrameContentSize(stored);
     if (declared >= 0 && declared !== expected)

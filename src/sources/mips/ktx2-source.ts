@@ -1,6 +1,8 @@
 import { TileSourceError } from '../../core/errors';
 import type {
+  BasisLzGlobalData,
   EncodedPyramidSource,
+  Etc1sPyramidFormat,
   StreamedTextureFormat,
   UastcPyramidFormat,
 } from '../../core/streaming/mip-pyramid-source';
@@ -42,7 +44,8 @@ let warnedRangeIgnored = false;
  * ETC2/EAC, ASTC 4x4, see `ktx2-formats.ts`), and Basis Universal UASTC (`format` `uastc-4x4(-srgb)`:
  * levels are UASTC blocks, which `TextureStreamingSystem.createTexture` transcodes in its workers
  * to the device's best block format), without supercompression or with zstd / zlib
- * supercompression. ETC1S/BasisLZ, cube maps, arrays and 3D textures are refused with
+ * supercompression, and Basis Universal ETC1S (BasisLZ: the codebooks come with the metadata, each
+ * level's slices by Range, transcoded the same way). Cube maps, arrays and 3D textures are refused with
  * `TileSourceError('unsupported')`. Rows are uploaded as stored (rows from v = 0),
  * as three's KTX2Loader does.
  */
@@ -50,10 +53,15 @@ export class Ktx2Source implements EncodedPyramidSource {
   readonly width: number;
   readonly height: number;
   readonly mipLevelCount: number;
-  /** As stored, or `uastc-4x4(-srgb)`: UASTC blocks a `TextureStreamingSystem` transcodes. */
-  readonly format: StreamedTextureFormat | UastcPyramidFormat;
-  /** UASTC: whether the blocks carry alpha (from the DFD). */
+  /**
+   * As stored, or `uastc-4x4(-srgb)` / `etc1s(-srgb)`: UASTC blocks or ETC1S slices a
+   * `TextureStreamingSystem` transcodes.
+   */
+  readonly format: StreamedTextureFormat | UastcPyramidFormat | Etc1sPyramidFormat;
+  /** UASTC / ETC1S: whether the payload carries alpha (from the DFD). */
   readonly hasAlpha: boolean;
+  /** ETC1S: the BasisLZ codebooks (read with the metadata) and each level's slices. */
+  readonly basisLz?: BasisLzGlobalData;
   /** The file's checked metadata. */
   readonly layout: Ktx2Layout;
   /** Bytes of the file, from the server's `Content-Range` (or the bytes given). */
@@ -81,6 +89,7 @@ export class Ktx2Source implements EncodedPyramidSource {
     this.mipLevelCount = opened.layout.levelCount;
     this.format = opened.layout.format;
     this.hasAlpha = opened.layout.hasAlpha;
+    if (opened.layout.basisLz !== null) this.basisLz = opened.layout.basisLz;
     this.fileBytes = opened.reader.length ?? 0;
     this.openBytes = openBytes ?? this.fileBytes;
     this.batcher = new LevelRangeBatcher(opened.reader);

@@ -1,4 +1,15 @@
-import { type BufferGeometry, type Camera, Frustum, Matrix4, type Object3D, Sphere, Vector3 } from 'three';
+import {
+  type BufferAttribute,
+  type BufferGeometry,
+  type Camera,
+  Frustum,
+  type InstancedMesh,
+  type InterleavedBufferAttribute,
+  Matrix4,
+  type Object3D,
+  Sphere,
+  Vector3,
+} from 'three';
 import { computeUvDensity } from '../../core/streaming/wanted-mip';
 
 /** UV density of each geometry (UV units per object-space unit), computed once per geometry. */
@@ -17,13 +28,29 @@ export function geometryUvDensity(geometry: BufferGeometry): number {
   else {
     const index = geometry.getIndex();
     density = computeUvDensity(
-      position.array as ArrayLike<number>,
-      uv.array as ArrayLike<number>,
+      packed(position),
+      packed(uv),
       index ? (index.array as ArrayLike<number>) : undefined,
     );
   }
   uvDensityCache.set(geometry, density);
   return density;
+}
+
+/**
+ * The attribute's components in order, one vertex after another: its array when tightly packed,
+ * else a copy (glTF files often interleave positions and UVs in one buffer view, which three
+ * reads as an `InterleavedBufferAttribute` whose `array` is the whole interleaved buffer).
+ * Once per geometry (the density is cached), so the copy is not a per-frame cost.
+ */
+function packed(attribute: BufferAttribute | InterleavedBufferAttribute): ArrayLike<number> {
+  if (!(attribute as InterleavedBufferAttribute).isInterleavedBufferAttribute && !attribute.normalized)
+    return attribute.array as ArrayLike<number>;
+  const size = attribute.itemSize;
+  const out = new Float32Array(attribute.count * size);
+  for (let i = 0; i < attribute.count; i++)
+    for (let c = 0; c < size; c++) out[i * size + c] = attribute.getComponent(i, c);
+  return out;
 }
 
 /**
@@ -35,6 +62,7 @@ export class ScreenNeedProjector {
   private readonly viewProjection = new Matrix4();
   private readonly sphere = new Sphere();
   private readonly cameraPosition = new Vector3();
+  private readonly instanceMatrix = new Matrix4();
   private camera: Camera | null = null;
   private viewportHeight = 1;
   /** Diameter of the last projected sphere in object-space units, times the geometry's UV density (UV units). */
@@ -52,7 +80,9 @@ export class ScreenNeedProjector {
 
   /**
    * Projected diameter in pixels of `object`'s bounding sphere, 0 when it is culled, hidden or not
-   * under `root`; also sets {@link uvExtent} (the same diameter in UV units of the geometry).
+   * under `root`; also sets {@link uvExtent} (the same diameter in UV units of the geometry). An
+   * `InstancedMesh` counts its largest visible instance (each instance is the geometry under its
+   * own matrix: the nearest one decides the mip, as for separate meshes).
    */
   projectedPx(object: Object3D & { geometry: BufferGeometry }, root: Object3D): number {
     this.uvExtent = 0;
@@ -61,7 +91,34 @@ export class ScreenNeedProjector {
     if (geometry.boundingSphere === null) geometry.computeBoundingSphere();
     const bounds = geometry.boundingSphere;
     if (bounds === null) return 0;
-    const sphere = this.sphere.copy(bounds).applyMatrix4(object.matrixWorld);
+    const instanced = object as Partial<InstancedMesh>;
+    if (instanced.isInstancedMesh !== true)
+      return this.sphereNeed(bounds, object.matrixWorld, bounds.radius, geometry);
+    let best = 0;
+    let extent = 0;
+    const count = instanced.count ?? 0;
+    for (let i = 0; i < count; i++) {
+      (instanced as InstancedMesh).getMatrixAt(i, this.instanceMatrix);
+      this.instanceMatrix.premultiply(object.matrixWorld);
+      const px = this.sphereNeed(bounds, this.instanceMatrix, bounds.radius, geometry);
+      if (px > best) {
+        best = px;
+        extent = this.uvExtent;
+      }
+    }
+    this.uvExtent = extent;
+    return best;
+  }
+
+  /** Projected diameter of `bounds` under `matrix` (0 when culled); sets {@link uvExtent}. */
+  private sphereNeed(
+    bounds: Sphere,
+    matrix: Matrix4,
+    objectRadius: number,
+    geometry: BufferGeometry,
+  ): number {
+    this.uvExtent = 0;
+    const sphere = this.sphere.copy(bounds).applyMatrix4(matrix);
     if (!this.frustum.intersectsSphere(sphere)) return 0;
     const camera = this.camera as Camera & {
       isPerspectiveCamera?: boolean;
@@ -82,7 +139,7 @@ export class ScreenNeedProjector {
       px = (sphere.radius * this.viewportHeight) / (distance * tanHalf);
     }
     // World scale cancels: UV units across the sphere = object-space diameter x UV per object unit.
-    this.uvExtent = 2 * bounds.radius * geometryUvDensity(geometry);
+    this.uvExtent = 2 * objectRadius * geometryUvDensity(geometry);
     return this.uvExtent > 0 ? px : 0;
   }
 }

@@ -1,5 +1,7 @@
+import { chooseEtc1sTarget } from '../../core/streaming/etc1s-target';
 import {
   type EncodedPyramidSource,
+  isEtc1sPyramidFormat,
   isUastcPyramidFormat,
   type MipPyramidSource,
 } from '../../core/streaming/mip-pyramid-source';
@@ -10,6 +12,7 @@ import {
   type BasisTranscoderAssets,
   defaultBasisTranscoderAssets,
 } from '../transcode/basis-transcoder-assets';
+import { Etc1sPyramidSource } from '../transcode/etc1s-pyramid-source';
 import { TranscodedPyramidSource } from '../transcode/transcoded-pyramid-source';
 import { UastcTranscoderPool } from '../transcode/uastc-transcoder-pool';
 
@@ -24,9 +27,10 @@ export interface StreamedTranscodingOptions {
 }
 
 /**
- * The UASTC side of a streaming system: the device's target, chosen as the VT pool chooses a
- * colour layer's (`choosePoolFormat`: BC7 > ASTC 4x4 > ETC2 > rgba8), and one transcoder worker
- * pool for all its textures, started on the first UASTC level.
+ * The Basis side of a streaming system: the device's target for UASTC, chosen as the VT pool
+ * chooses a colour layer's (`choosePoolFormat`: BC7 > ASTC 4x4 > ETC2 > rgba8), and for ETC1S
+ * (`chooseEtc1sTarget`: ETC2 > BC7 > BC1 > rgba8), and one transcoder worker pool for all its
+ * textures, started on the first Basis level.
  */
 export class StreamedTranscoding {
   private support: CompressionSupport | null = null;
@@ -37,9 +41,14 @@ export class StreamedTranscoding {
     private readonly options: StreamedTranscodingOptions,
   ) {}
 
-  /** `source` itself, or for UASTC levels the source transcoding them to the device's format. */
+  /** `source` itself, or for UASTC / ETC1S levels the source transcoding them to the device's format. */
   prepare(source: EncodedPyramidSource): MipPyramidSource {
     const format = source.format;
+    if (isEtc1sPyramidFormat(format)) {
+      this.support ??= compressionSupportOf(this.bridge, this.options.uastcTargets);
+      const choice = chooseEtc1sTarget(this.support, source.hasAlpha ?? true, format === 'etc1s-srgb');
+      return new Etc1sPyramidSource(source, choice, () => this.workerPool());
+    }
     if (!isUastcPyramidFormat(format)) return source as MipPyramidSource;
     this.support ??= compressionSupportOf(this.bridge, this.options.uastcTargets);
     const choice = choosePoolFormat(format, 'color', this.support);

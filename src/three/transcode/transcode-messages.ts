@@ -1,4 +1,6 @@
+import type { Etc1sTarget } from '../../core/streaming/etc1s-target';
 import type { UastcTarget } from '../../core/vt/pool-format';
+import type { Etc1sCodebooks, Etc1sSlices } from './etc1s-transcode';
 
 /** Main thread -> transcode worker: load the transcoder (first message). */
 export interface TranscodeInitMessage {
@@ -27,6 +29,28 @@ export interface TranscodeJobMessage {
   output: ArrayBuffer;
 }
 
+/**
+ * Main thread -> transcode worker: transcode one ETC1S level. The codebooks are copied with every
+ * job (a few KiB to some 100 KiB, once per level) and decoded only on a worker's first job of
+ * that file (`codebookId`); the level's bytes and the output are transferred.
+ */
+export interface TranscodeEtc1sJobMessage {
+  type: 'etc1s';
+  id: number;
+  target: Etc1sTarget;
+  /** Identifies the file whose codebooks these are (one per source). */
+  codebookId: number;
+  codebooks: Etc1sCodebooks;
+  slices: Etc1sSlices;
+  level: number;
+  width: number;
+  height: number;
+  /** The level's stored bytes (its slices). */
+  input: ArrayBuffer;
+  /** Exactly `etc1sTargetBytes(target, width, height)` bytes, overwritten. */
+  output: ArrayBuffer;
+}
+
 /** Transcode worker -> main thread: the job's answer; both buffers come back (transferred). */
 export interface TranscodeResultMessage {
   type: 'result';
@@ -44,5 +68,5 @@ export interface TranscodeFatalMessage {
   error: string;
 }
 
-export type TranscodeRequest = TranscodeInitMessage | TranscodeJobMessage;
+export type TranscodeRequest = TranscodeInitMessage | TranscodeJobMessage | TranscodeEtc1sJobMessage;
 export type TranscodeResponse = TranscodeResultMessage | TranscodeFatalMessage;

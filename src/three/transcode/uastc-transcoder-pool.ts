@@ -1,8 +1,9 @@
 import { TileSourceError } from '../../core/errors';
+import { etc1sTargetBytes } from '../../core/streaming/etc1s-target';
 import type { UastcTarget } from '../../core/vt/pool-format';
 import { WorkerJobPool } from '../../sources/worker-job-pool';
 import type { BasisTranscoderAssets } from './basis-transcoder-assets';
-import type { TranscodeRequest, TranscodeResponse } from './transcode-messages';
+import type { TranscodeEtc1sJobMessage, TranscodeRequest, TranscodeResponse } from './transcode-messages';
 import { transcodedImageBytes, transcodedTileBytes } from './uastc-transcode';
 
 /** The part of a Worker the pool uses (tests may pass their own). */
@@ -23,8 +24,12 @@ export interface UastcTranscoderPoolOptions {
   createWorker?: () => TranscodeWorker;
 }
 
+/** What {@link UastcTranscoderPool.transcodeEtc1sLevel} sends besides the level's bytes. */
+export type Etc1sLevelJob = Omit<TranscodeEtc1sJobMessage, 'type' | 'id' | 'input' | 'output'>;
+
 /**
- * Transcodes UASTC tiles in a pool of workers, each running three's Basis transcoder. Buffers
+ * Transcodes UASTC tiles, and whole UASTC and ETC1S levels of streamed textures, in a pool of
+ * workers, each running three's Basis transcoder. Buffers
  * are reused: the tile's UASTC bytes and an output buffer are transferred to the worker and back,
  * and {@link recycle} returns an output buffer once its blocks are uploaded, so steady streaming
  * allocates no tile buffers. Aborting a job rejects it at once (its late answer only refills the
@@ -93,6 +98,45 @@ export class UastcTranscoderPool {
     return this.submit(input, target, 0, width, height, hasAlpha, signal);
   }
 
+  /**
+   * Transcodes one ETC1S level (`input`: its stored bytes, whose slices `job.slices` locates) with
+   * its file's codebooks (`job.codebooks`, decoded once per worker and file) to `job.target`.
+   * The result belongs to the caller.
+   * @returns a buffer of `etc1sTargetBytes(job.target, job.width, job.height)` bytes.
+   * @throws (rejects) as {@link transcode}.
+   */
+  transcodeEtc1sLevel(input: Uint8Array, job: Etc1sLevelJob, signal: AbortSignal): Promise<Uint8Array> {
+    const refused = this.refusal(signal);
+    if (refused !== null) return refused;
+    const staged = this.stage(input, 0);
+    const output = new ArrayBuffer(etc1sTargetBytes(job.target, job.width, job.height));
+    return this.jobs.submit(signal, (worker, id) => {
+      this.levelJobs.add(id);
+      worker.postMessage({ type: 'etc1s', id, ...job, input: staged, output }, [staged, output]);
+    });
+  }
+
+  /** A rejection when no job may start (disposed, transcoder failed, aborted), else null. */
+  private refusal(signal: AbortSignal): Promise<Uint8Array> | null {
+    if (this.jobs.disposed) {
+      return Promise.reject(
+        new TileSourceError('source-disposed', 'the transcoder pool was disposed', false),
+      );
+    }
+    if (this.fatal !== null) return Promise.reject(new TileSourceError('decode-failed', this.fatal, false));
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return null;
+  }
+
+  /** `input`'s own buffer when it spans it (transferred), else a copy (reused for tiles). */
+  private stage(input: Uint8Array, tileSize: number): ArrayBuffer {
+    const whole = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength;
+    if (whole && input.buffer instanceof ArrayBuffer) return input.buffer;
+    const staged = tileSize > 0 ? this.take(input.byteLength) : new ArrayBuffer(input.byteLength);
+    new Uint8Array(staged).set(input);
+    return staged;
+  }
+
   private submit(
     input: Uint8Array,
     target: UastcTarget,
@@ -102,20 +146,9 @@ export class UastcTranscoderPool {
     hasAlpha: boolean,
     signal: AbortSignal,
   ): Promise<Uint8Array> {
-    if (this.jobs.disposed) {
-      return Promise.reject(
-        new TileSourceError('source-disposed', 'the transcoder pool was disposed', false),
-      );
-    }
-    if (this.fatal !== null) return Promise.reject(new TileSourceError('decode-failed', this.fatal, false));
-    if (signal.aborted) return Promise.reject(signal.reason);
-    const whole = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength;
-    let staged: ArrayBuffer;
-    if (whole && input.buffer instanceof ArrayBuffer) staged = input.buffer;
-    else {
-      staged = tileSize > 0 ? this.take(input.byteLength) : new ArrayBuffer(input.byteLength);
-      new Uint8Array(staged).set(input);
-    }
+    const refused = this.refusal(signal);
+    if (refused !== null) return refused;
+    const staged = this.stage(input, tileSize);
     const output =
       tileSize > 0
         ? this.take(transcodedTileBytes(target, tileSize))
@@ -182,7 +215,7 @@ export class UastcTranscoderPool {
       if (!level) this.recycle(new Uint8Array(message.output));
       this.jobs.reject(
         message.id,
-        new TileSourceError('decode-failed', `UASTC transcode failed: ${message.error ?? 'unknown'}`, false),
+        new TileSourceError('decode-failed', `Basis transcode failed: ${message.error ?? 'unknown'}`, false),
       );
     }
   }

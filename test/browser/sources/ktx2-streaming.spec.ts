@@ -1,4 +1,5 @@
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
+import { encodeEtc1sKtx2 } from '../../support/etc1s-encoder';
 import { writeKtx2Fixture } from '../../support/ktx2-fixtures';
 import { encodeUastcKtx2 } from '../../support/uastc-encoder';
 import { expect, test } from '../fixtures';
@@ -18,7 +19,6 @@ interface StreamRun {
   levelRequests: number;
   mipLevelCount: number;
   pinnedMip: number;
-  accounted: number;
   budgetStreamed: number;
   trackedStreamed: number;
 }
@@ -82,6 +82,23 @@ async function stream(page: Page, url: string, frames: number): Promise<StreamRu
   );
 }
 
+/**
+ * Bytes the GPU holds for a square `edge`² texture in a 16-byte 4x4 block format (BC7) resident
+ * from `residentMip`: its pinned chain (pinnedMip to the last level) and, once finer levels
+ * stream, the streamed chain (residentMip to the last level, a texture of its own, so the
+ * coarse levels are there twice: the pinned chain stays bound-ready for an instant drop). Whole
+ * blocks: 2x2 and 1x1 levels take one 16-byte block each.
+ */
+function expectedBlockChainBytes(run: StreamRun, edge: number, residentMip: number, blockBytes = 16): number {
+  const chain = (from: number) => {
+    let bytes = 0;
+    for (let level = from; level < run.mipLevelCount; level++)
+      bytes += Math.ceil(Math.max(1, edge >> level) / 4) ** 2 * blockBytes;
+    return bytes;
+  };
+  return chain(run.pinnedMip) + (residentMip < run.pinnedMip ? chain(residentMip) : 0);
+}
+
 const near = (a: number[], b: number[], tolerance = 12) =>
   a.slice(0, 3).every((v, i) => Math.abs(v - b[i]) <= tolerance);
 
@@ -119,8 +136,9 @@ test.describe('KTX2 streamed by HTTP Range', () => {
     expect(ratio).toBeLessThanOrEqual(1 / 8);
     // Level 2's colour (blue, sRGB-decoded then encoded back) is what the view shows.
     expect(near(last.pixel, [1, 1, 255]), `pixel ${last.pixel}`).toBe(true);
-    // Exact budget accounting for a block format: the independent tracker (WebGPU labels) agrees.
-    if (run.trackedStreamed >= 0) expect(run.trackedStreamed).toBe(run.budgetStreamed);
+    // Exact budget accounting for a block format: the independent tracker agrees on both backends.
+    expect(run.budgetStreamed).toBe(expectedBlockChainBytes(run, 512, 2));
+    expect(run.trackedStreamed).toBe(run.budgetStreamed);
     testInfo.annotations.push({
       type: 'figures',
       description: `first frame ${firstFrameBytes} B, mip-2 view ${totalBytes} B of ${file.length} (${ratio.toFixed(4)})`,
@@ -146,7 +164,8 @@ test.describe('KTX2 streamed by HTTP Range', () => {
     const last = run.records[run.records.length - 1];
     expect(last.residentMip).toBe(2);
     expect(near(last.pixel, [1, 1, 255]), `pixel ${last.pixel}`).toBe(true);
-    if (run.trackedStreamed >= 0) expect(run.trackedStreamed).toBe(run.budgetStreamed);
+    expect(run.budgetStreamed).toBe(expectedBlockChainBytes(run, 512, 2));
+    expect(run.trackedStreamed).toBe(run.budgetStreamed);
   });
 
   test('UASTC + zstd: transcoded in the workers to BC7, header and coarsest levels before the first textured frame, renders', async ({
@@ -188,15 +207,51 @@ test.describe('KTX2 streamed by HTTP Range', () => {
       return 255 * (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
     });
     expect(near(last.pixel, linear, 6), `pixel ${last.pixel} vs ${linear}`).toBe(true);
-    // The budget counts the transcoded BC7 chains exactly: the independent tracker agrees (WebGPU),
-    // and the budget holds at least the resident BC7 chain (1 byte a texel), not rgba8's 4.
-    expect(run.budgetStreamed).toBeGreaterThanOrEqual(run.accounted);
-    expect(run.budgetStreamed).toBeLessThan(2 * run.accounted);
-    if (run.trackedStreamed >= 0) expect(run.trackedStreamed).toBe(run.budgetStreamed);
+    // The budget counts the transcoded BC7 chains exactly (1 byte a texel in whole blocks, not
+    // rgba8's 4), and the independent tracker agrees on both backends.
+    expect(run.budgetStreamed).toBe(expectedBlockChainBytes(run, 512, 2));
+    expect(run.trackedStreamed).toBe(run.budgetStreamed);
     const totalBytes = log.served.reduce((sum, s) => sum + s.bytes, 0);
     const firstFrameBytes = before[0].bytes + before[1].bytes;
     console.log(
       `[ktx2-uastc ${testInfo.project.name}] first_frame_bytes=${firstFrameBytes} mip2_bytes=${totalBytes} file=${file.length} ratio=${(totalBytes / file.length).toFixed(4)} budget=${run.budgetStreamed}`,
+    );
+  });
+
+  test('ETC1S (BasisLZ): codebooks with the metadata, levels by Range transcoded in the workers to ETC1 blocks (ETC2 RGB8), renders', async ({
+    page,
+    openPage,
+  }, testInfo) => {
+    // One colour with per-texel noise (+-8): the levels are larger than the opening request.
+    const rgba = new Uint8Array(512 * 512 * 4);
+    let seed = 777;
+    const noise = () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return ((seed >>> 24) % 17) - 8;
+    };
+    for (let i = 0; i < rgba.length; i += 4) rgba.set([200 + noise(), 120 + noise(), 40 + noise(), 255], i);
+    const file = await encodeEtc1sKtx2(rgba, 512, 512, { srgb: false, quality: 128 });
+    const { layout } = new Ktx2Source(file);
+    expect(layout.supercompression).toBe('basislz');
+    expect(layout.levelOffsets[1]).toBeGreaterThan(4096);
+    const log = await serve(page, { 'etc1s.ktx2': file });
+    await openPage(PAGE);
+    const run = await stream(page, '/ktx2/etc1s.ktx2', 40);
+    expect(run.storedFormat).toBe('etc1s');
+    // SwiftShader offers ETC2 on both backends: ETC2 first, as three's KTX2Loader orders ETC1S.
+    expect(run.format).toBe('etc2-rgb8unorm');
+    const last = run.records[run.records.length - 1];
+    expect(last.residentMip).toBe(2);
+    expect(near(last.pixel, [200, 120, 40], 10), `pixel ${last.pixel}`).toBe(true);
+    // Every request lies before level 1's data: levels 0 and 1 were never downloaded.
+    for (const s of log.served.slice(1))
+      expect(Number(s.range.split('-')[1])).toBeLessThan(layout.levelOffsets[1]);
+    // ETC1 blocks are 8 bytes: the budget counts them exactly, the tracker agrees on both backends.
+    expect(run.budgetStreamed).toBe(expectedBlockChainBytes(run, 512, 2, 8));
+    expect(run.trackedStreamed).toBe(run.budgetStreamed);
+    const totalBytes = log.served.reduce((sum, s) => sum + s.bytes, 0);
+    console.log(
+      `[ktx2-etc1s ${testInfo.project.name}] open=${log.served[0].bytes} mip2_bytes=${totalBytes} file=${file.length} requests=${log.served.length}`,
     );
   });
 

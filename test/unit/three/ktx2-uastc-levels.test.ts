@@ -3,14 +3,10 @@ import { TileSourceError } from '../../../src/core/errors';
 import { uastcLevelByteLength } from '../../../src/core/streaming/mip-pyramid-source';
 import { choosePoolFormat, type UastcTarget } from '../../../src/core/vt/pool-format';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
+import { TranscodeJobRunner } from '../../../src/three/transcode/transcode-job-runner';
 import type { TranscodeRequest, TranscodeResponse } from '../../../src/three/transcode/transcode-messages';
 import { TranscodedPyramidSource } from '../../../src/three/transcode/transcoded-pyramid-source';
-import {
-  type BasisTranscoderModule,
-  basisFormatOf,
-  transcodeUastcImage,
-  transcodeUastcTile,
-} from '../../../src/three/transcode/uastc-transcode';
+import { type BasisTranscoderModule, basisFormatOf } from '../../../src/three/transcode/uastc-transcode';
 import {
   type TranscodeWorker,
   UastcTranscoderPool,
@@ -78,14 +74,8 @@ class InThreadWorker implements TranscodeWorker {
     setTimeout(() => {
       if (message.type === 'init') return;
       this.jobs++;
-      const { id, target, tileSize, width, height, hasAlpha, input, output } = message;
-      const format = basisFormatOf(basis, target);
-      const blocks = new Uint8Array(input);
-      const out = new Uint8Array(output);
-      const ok =
-        tileSize > 0
-          ? transcodeUastcTile(basis, format, target, blocks, out, tileSize, hasAlpha)
-          : transcodeUastcImage(basis, format, target, blocks, out, width, height, hasAlpha);
+      const { id, input, output } = message;
+      const ok = new TranscodeJobRunner(basis).run(message) === undefined;
       this.onmessage?.({
         data: { type: 'result', id, ok, input, output },
       } as MessageEvent<TranscodeResponse>);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
 import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
+import { TranscodeJobRunner } from '../../../src/three/transcode/transcode-job-runner';
 import type { TranscodeRequest, TranscodeResponse } from '../../../src/three/transcode/transcode-messages';
 import { TranscodingTileSource } from '../../../src/three/transcode/transcoding-tile-source';
 import {
@@ -41,17 +42,9 @@ class InThreadWorker implements TranscodeWorker {
         if (this.fail) this.reply({ type: 'fatal', error: 'no wasm' });
         return;
       }
-      const { id, target, tileSize, hasAlpha, input, output } = message;
-      const ok = transcodeUastcTile(
-        basis,
-        basisFormatOf(basis, target),
-        target,
-        new Uint8Array(input),
-        new Uint8Array(output),
-        tileSize,
-        hasAlpha,
-      );
-      this.reply({ type: 'result', id, ok, input, output });
+      const { id, input, output } = message;
+      const error = new TranscodeJobRunner(basis).run(message);
+      this.reply({ type: 'result', id, ok: error === undefined, input, output });
     }, 0);
   }
   terminate(): void {
