@@ -16,6 +16,7 @@ import { REGION_NAMES, REGIONS, type RegionName } from './regions';
 import type { ActiveBackend } from './renderer';
 import { RegionGates } from './scenes/region-gates';
 import { RegionScenes, type TransitionResult } from './scenes/region-scenes';
+import { loadRegionKtx2Textures } from './scenes/region-textures';
 import { createTerrainSurface } from './terrain/create-terrain-surface';
 import { TerrainQuadtree } from './terrain/terrain-quadtree';
 import type { TerrainSurface, TerrainSurfaceSettings } from './terrain/terrain-surface';
@@ -31,7 +32,8 @@ const NEED_PROXY_FRAMES = 8;
 
 /**
  * Share of the budget kept for the streamed prop textures (the virtual texture gets the rest),
- * bytes: a quarter, 4..24 MiB. One region's textures fully resident take ~6.7 MiB.
+ * bytes: a quarter, 4..24 MiB. One region's textures fully resident would take 58.7 MiB (rgba8; see
+ * props/prop-textures.ts): the streaming system keeps only the mips the screen needs within it.
  */
 export function propShareBytes(budgetBytes: number): number {
   const MIB = 1024 * 1024;
@@ -94,7 +96,7 @@ export class DemoApp {
     this.streaming.events.on('error', (event) =>
       this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
     );
-    this.regions = new RegionScenes(this.scene, this.props, this.streaming, params.seed, () =>
+    this.regions = new RegionScenes(this.scene, this.props, this.streaming, loadRegionKtx2Textures, () =>
       this.waitFrame(),
     );
     this.gates = new RegionGates(REGIONS, heights);
