@@ -19,7 +19,12 @@ import { RegionScenes, type TransitionResult } from './scenes/region-scenes';
 import { loadRegionKtx2Textures } from './scenes/region-textures';
 import { createTerrainSurface } from './terrain/create-terrain-surface';
 import { TerrainQuadtree } from './terrain/terrain-quadtree';
-import type { TerrainSurface, TerrainSurfaceSettings } from './terrain/terrain-surface';
+import {
+  TERRAIN_DEBUG_VIEWS,
+  type TerrainDebugView,
+  type TerrainSurface,
+  type TerrainSurfaceSettings,
+} from './terrain/terrain-surface';
 import { openTerrainTileSource, type TerrainTileSource } from './terrain/terrain-tile-source';
 import { defaultTour, Tour } from './tour';
 import { ProceduralHeightField } from './world/height-field';
@@ -59,6 +64,11 @@ export class DemoApp {
   onFrame: ((app: DemoApp, dt: number) => void) | null = null;
   /** True while the renderer's animation loop draws frames (else frames are stepped on demand). */
   looping = false;
+  /** Which debug views are on (the HUD's checkboxes show this; change it through {@link setDebugView}). */
+  readonly debugViews = Object.fromEntries(TERRAIN_DEBUG_VIEWS.map((v) => [v, false])) as Record<
+    TerrainDebugView,
+    boolean
+  >;
   /** Streamed prop textures under {@link budget}. */
   readonly streaming: TextureStreamingSystem;
   private readonly previousEye = new Vector3();
@@ -220,6 +230,16 @@ export class DemoApp {
     } catch (error) {
       this.reportError(error);
     }
+  }
+
+  /**
+   * Turns a terrain debug view on or off and records it in {@link debugViews}.
+   * @throws Error for a view the terrain does not offer (the `?vt=0` stand-in offers none).
+   */
+  setDebugView(view: TerrainDebugView, enabled: boolean): void {
+    if (!this.surface.debugViews.includes(view)) throw new Error(`debug view ${view} not offered here`);
+    this.surface.setDebugView(view, enabled);
+    this.debugViews[view] = enabled;
   }
 
   /** Moves the camera. */

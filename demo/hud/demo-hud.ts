@@ -13,6 +13,16 @@ import {
   type TerrainFiltering,
 } from '../terrain/terrain-surface';
 import { BudgetBar } from './budget-bar';
+import { MemoryTimeline } from './memory-timeline';
+
+/**
+ * Keeps the debug overlays clear of the HUD: the residency map left of the lil-gui panel, the
+ * feedback buffer above stats-gl's graphs (their own inline style pins them to the bottom corners).
+ */
+const OVERLAY_PLACEMENT = `
+canvas[data-debug-view="residency map"] { right: 262px !important; }
+canvas[data-debug-view="feedback buffer"] { bottom: 96px !important; }
+`;
 
 const MIB = 1024 * 1024;
 /** HUD text refreshes every this many frames (DOM writes are not free). */
@@ -45,6 +55,7 @@ export class DemoHud {
     private readonly gui: GUI,
     private readonly stats: Stats,
     private readonly bar: BudgetBar,
+    private readonly timeline: MemoryTimeline,
   ) {}
 
   /** Builds the HUD for `app` and attaches it to the page. */
@@ -55,8 +66,13 @@ export class DemoHud {
     await stats.init(app.renderer);
     const bar = new BudgetBar();
     document.body.appendChild(bar.element);
+    const timeline = new MemoryTimeline();
+    document.body.appendChild(timeline.canvas);
+    const style = document.createElement('style');
+    style.textContent = OVERLAY_PLACEMENT;
+    document.head.appendChild(style);
     const gui = new GUI({ title: 'Tessera demo' });
-    const hud = new DemoHud(gui, stats, bar);
+    const hud = new DemoHud(gui, stats, bar, timeline);
     hud.build(app);
     return hud;
   }
@@ -64,6 +80,7 @@ export class DemoHud {
   /** Called after every frame. */
   update(app: DemoApp, dt: number): void {
     this.stats.update();
+    this.timeline.update(dt, app.budget, app.regions.estimate);
     this.frameMsAverage += (dt * 1000 - this.frameMsAverage) * 0.1;
     if (app.clock.frame % REFRESH_FRAMES !== 0) return;
     const s = app.stats();
@@ -137,16 +154,14 @@ export class DemoHud {
     if (!virtual) for (const c of vtOnly) c.disable();
 
     const debug = this.gui.addFolder('Debug views');
-    const views = Object.fromEntries(TERRAIN_DEBUG_VIEWS.map((v) => [v, false])) as Record<
-      TerrainDebugView,
-      boolean
-    >;
     for (const view of TERRAIN_DEBUG_VIEWS) {
       const supported = app.surface.debugViews.includes(view);
+      // Bound to the app's state and listening, so a view set through `demo.setDebugView` shows.
       const controller = debug
-        .add(views, view)
+        .add(app.debugViews, view)
         .name(supported ? DEBUG_VIEW_LABELS[view] : `${DEBUG_VIEW_LABELS[view]} (n/a)`)
-        .onChange((on: boolean) => app.surface.setDebugView(view, on));
+        .listen()
+        .onChange((on: boolean) => app.setDebugView(view, on));
       if (!supported) controller.disable();
     }
 

@@ -109,7 +109,7 @@ export class RegionScenes {
       const transition = this.streaming.transition(this.activeTextures, incoming);
       const start = budget.liveBytes;
       let incomingFull = 0;
-      for (const texture of incoming) incomingFull += fullyResidentBytes(texture);
+      for (const texture of incoming) incomingFull += fullyResidentBytes(texture.source);
       this.estimate = { residentAtStartBytes: start, naivePeakBytes: start + incomingFull };
       let ready = false;
       void transition.ready.then(() => {

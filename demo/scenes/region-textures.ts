@@ -14,11 +14,7 @@ import { assetUrl } from '../props/asset-url';
 import { propTextureFile } from '../props/prop-texture-files';
 import { CORE_PROP_SURFACES, PROP_SURFACES } from '../props/prop-textures';
 import type { RegionProps } from '../props/region-props';
-
-/** Lifetime tag of `region`'s textures in the budget. */
-export function regionTag(region: string): string {
-  return `scene:${region}`;
-}
+import { regionTag } from '../regions';
 
 /** Creates a region's streamed textures in `streaming` and binds them to its props. */
 export type RegionTextureLoader = (

@@ -47,6 +47,33 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
     backend === 'webgpu' ? 'WebGPU' : 'WebGL2',
   );
   await expect(page.getByText(/\/ 96 MiB/)).toBeVisible();
+  // The memory timeline plots samples: its canvas has drawn bands, not only a blank background.
+  const timeline = page.locator('canvas[data-hud="memory-timeline"]');
+  await expect(timeline).toBeVisible();
+  // The newest samples sit at the right edge (the x axis is the last 20 s): the virtual texture's
+  // band (#4fa3ff) is painted there.
+  const vtPoolPixels = await timeline.evaluate((canvas: HTMLCanvasElement) => {
+    const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4)
+      if (data[i] === 0x4f && data[i + 1] === 0xa3 && data[i + 2] === 0xff) count++;
+    return count;
+  });
+  expect(vtPoolPixels, 'pixels of the vt-pool band').toBeGreaterThan(100);
+  // A debug view set through the automation API shows in its checkbox, and the residency map
+  // overlay does not sit under the lil-gui panel.
+  const residency = gui.locator('.lil-controller', { hasText: 'residency map' }).locator('input');
+  await expect(residency).not.toBeChecked();
+  await page.evaluate(() => window.demo.setDebugView('residencyMap', true));
+  await expect(residency).toBeChecked();
+  await renderFrames(page, 2);
+  const overlay = await page.locator('canvas[data-debug-view="residency map"]').boundingBox();
+  const panel = await gui.boundingBox();
+  expect(overlay && panel && overlay.x + overlay.width <= panel.x, 'residency map left of the panel').toBe(
+    true,
+  );
+  await page.evaluate(() => window.demo.setDebugView('residencyMap', false));
+  await expect(residency).not.toBeChecked();
   await page.screenshot({ path: `test-results/demo/hud-${backend}.png` });
   const variety = await screenshotCanvas(page, `test-results/demo/hud-${backend}-canvas.png`);
   expect(variety.distinctColours).toBeGreaterThan(50);
