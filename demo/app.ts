@@ -10,6 +10,7 @@ import type { DemoStats, SettleResult } from './automation';
 import type { CameraPose } from './camera/camera-pose';
 import { FlyCamera } from './camera/fly-camera';
 import { FrameClock, STEPPED_FRAME_SECONDS } from './frame-clock';
+import { GpuTimings } from './gpu-timings';
 import type { DemoParams } from './params';
 import { RegionProps } from './props/region-props';
 import { REGION_NAMES, REGIONS, type RegionName } from './regions';
@@ -69,6 +70,8 @@ export class DemoApp {
     TerrainDebugView,
     boolean
   >;
+  /** GPU milliseconds per frame and of Tessera's passes, where timestamp queries exist. */
+  readonly gpuTimings: GpuTimings;
   /** Streamed prop textures under {@link budget}. */
   readonly streaming: TextureStreamingSystem;
   private readonly previousEye = new Vector3();
@@ -89,6 +92,7 @@ export class DemoApp {
   ) {
     const canvas = renderer.domElement;
     this.settings = settings;
+    this.gpuTimings = new GpuTimings(renderer);
     this.camera = new FlyCamera(heights, canvas.clientWidth / Math.max(1, canvas.clientHeight), canvas);
     this.scene.fog = new Fog(0x9cc7e8, 900, 5000);
     this.scene.background = new Color(0x9cc7e8);
@@ -177,8 +181,11 @@ export class DemoApp {
       this.terrain.update(eye);
       if (this.clock.frame % NEED_PROXY_FRAMES === 0) this.regions.activeProps?.updateNeedProxies(eye);
       this.streaming.update(this.camera.camera, this.scene);
+      this.gpuTimings.beginTessera();
       this.surface.update(this.camera.camera, this.scene);
+      this.gpuTimings.endTessera();
       this.renderer.render(this.scene, this.camera.camera);
+      this.gpuTimings.update();
     } catch (error) {
       this.reportError(error);
     }
@@ -285,6 +292,7 @@ export class DemoApp {
         loadsInFlight: streaming.loadsInFlight,
       },
       scene: this.regions.active?.name ?? null,
+      gpu: { ...this.gpuTimings.stats },
       implementation: {
         terrain: this.surface.kind,
         terrainSource: this.tiles.kind,

@@ -42,6 +42,7 @@ export class DemoHud {
     terrain: '',
     scene: '',
     frameMs: 0,
+    gpuMs: '',
     usedMiB: '',
     poolOccupancy: '',
     mipBias: 0,
@@ -88,6 +89,13 @@ export class DemoHud {
     const r = this.readouts;
     r.scene = s.scene ?? '-';
     r.frameMs = Math.round(this.frameMsAverage * 10) / 10;
+    const gpu = s.gpu;
+    r.gpuMs =
+      gpu.frameMs === null || gpu.tesseraMs === null
+        ? gpu.available
+          ? 'waiting'
+          : 'n/a (no timestamp queries)'
+        : `${gpu.frameMs.toFixed(2)} (feedback ${gpu.tesseraMs.toFixed(2)})`;
     r.usedMiB = `${(s.usedBytes / MIB).toFixed(1)} / ${(s.budgetBytes / MIB).toFixed(0)}`;
     r.poolOccupancy =
       s.vt.poolSlots > 0
@@ -110,6 +118,7 @@ export class DemoHud {
       ['terrain', 'terrain texture'],
       ['scene', 'region'],
       ['frameMs', 'frame (ms)'],
+      ['gpuMs', 'GPU frame (ms)'],
       ['usedMiB', 'used / budget (MiB)'],
       ['poolOccupancy', 'pool slots'],
       ['mipBias', 'mip bias'],

@@ -74,6 +74,18 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
   );
   await page.evaluate(() => window.demo.setDebugView('residencyMap', false));
   await expect(residency).not.toBeChecked();
+  // GPU time from timestamp queries where the adapter has them (SwiftShader's WebGPU does), else
+  // reported as unavailable rather than as a number.
+  await expect
+    .poll(async () => (await demoStats(page)).gpu.frameMs !== null || !(await demoStats(page)).gpu.available)
+    .toBe(true);
+  const gpu = (await demoStats(page)).gpu;
+  if (backend === 'webgpu') expect(gpu.available).toBe(true);
+  if (gpu.available) {
+    expect(gpu.frameMs).toBeGreaterThan(0);
+    expect(gpu.tesseraMs).toBeGreaterThan(0);
+    expect(gpu.tesseraMs).toBeLessThan(gpu.frameMs!);
+  } else expect([gpu.frameMs, gpu.tesseraMs]).toEqual([null, null]);
   await page.screenshot({ path: `test-results/demo/hud-${backend}.png` });
   const variety = await screenshotCanvas(page, `test-results/demo/hud-${backend}-canvas.png`);
   expect(variety.distinctColours).toBeGreaterThan(50);
