@@ -9,6 +9,11 @@ import type { WebGPURenderer } from 'three/webgpu';
 import type { DemoStats, SettleResult } from './automation';
 import type { CameraPose } from './camera/camera-pose';
 import { FlyCamera } from './camera/fly-camera';
+import {
+  maxTextureDimensionOf,
+  type PlainThreeEstimate,
+  plainThreeEstimate,
+} from './comparison/plain-three-estimate';
 import { FrameClock, STEPPED_FRAME_SECONDS } from './frame-clock';
 import { GpuTimings } from './gpu-timings';
 import type { DemoParams } from './params';
@@ -70,6 +75,10 @@ export class DemoApp {
     TerrainDebugView,
     boolean
   >;
+  /** Comparison mode: the HUD shows Tessera beside plain three.js (`?compare=1`, the HUD, the tour). */
+  compare: boolean;
+  /** Edge of the device's largest 2D texture, texels (the plain three.js terrain). */
+  readonly maxTextureDimension: number;
   /** GPU milliseconds per frame and of Tessera's passes, where timestamp queries exist. */
   readonly gpuTimings: GpuTimings;
   /** Streamed prop textures under {@link budget}. */
@@ -93,6 +102,8 @@ export class DemoApp {
     const canvas = renderer.domElement;
     this.settings = settings;
     this.gpuTimings = new GpuTimings(renderer);
+    this.compare = params.compare;
+    this.maxTextureDimension = maxTextureDimensionOf(renderer);
     this.camera = new FlyCamera(heights, canvas.clientWidth / Math.max(1, canvas.clientHeight), canvas);
     this.scene.fog = new Fog(0x9cc7e8, 900, 5000);
     this.scene.background = new Color(0x9cc7e8);
@@ -115,7 +126,14 @@ export class DemoApp {
     );
     this.gates = new RegionGates(REGIONS, heights);
     this.scene.add(this.gates.group);
-    this.tour = new Tour(defaultTour(this.gates), this.camera, (name) => this.changeRegion(name));
+    this.tour = new Tour(
+      defaultTour(this.gates),
+      this.camera,
+      (name) => this.changeRegion(name),
+      (on) => {
+        this.compare = on;
+      },
+    );
     this.camera.teleport(START_POSE);
     this.previousEye.copy(this.camera.camera.position);
   }
@@ -293,6 +311,7 @@ export class DemoApp {
       },
       scene: this.regions.active?.name ?? null,
       gpu: { ...this.gpuTimings.stats },
+      comparison: { compare: this.compare, tesseraBytes: budget.liveBytes, plainThree: this.plainThree() },
       implementation: {
         terrain: this.surface.kind,
         terrainSource: this.tiles.kind,
@@ -301,6 +320,15 @@ export class DemoApp {
       },
       errors: [...this.errors, ...this.surface.errors],
     };
+  }
+
+  /** What the same scene would need with plain three.js textures (see comparison/plain-three-estimate.ts). */
+  plainThree(): PlainThreeEstimate {
+    return plainThreeEstimate(
+      this.maxTextureDimension,
+      this.tiles.source.info.layers.length,
+      this.regions.activeFullyResidentBytes,
+    );
   }
 
   /** Records an error for `stats().errors` and the console. */

@@ -13,6 +13,7 @@
  */
 
 import type { CameraPose } from './camera/camera-pose';
+import type { PlainThreeEstimate } from './comparison/plain-three-estimate';
 import type { GpuTimingStats } from './gpu-timings';
 import type { TransitionResult } from './scenes/region-scenes';
 import type { TerrainDebugView, TerrainSurfaceStats } from './terrain/terrain-surface';
@@ -64,6 +65,12 @@ export interface DemoStats {
    * none): a frame's render passes and Tessera's own (the feedback pass), milliseconds per frame.
    */
   gpu: GpuTimingStats;
+  /**
+   * Tessera beside plain three.js: whether comparison mode is on (`?compare=1`, the HUD, the tour's
+   * end), Tessera's live bytes, and what plain three.js would need for the same scene (every texture
+   * fully resident, the terrain as the device's largest texture per layer), bytes.
+   */
+  comparison: { compare: boolean; tesseraBytes: number; plainThree: PlainThreeEstimate };
   /**
    * Which implementation each part runs on: the terrain's texturing (`stand-in` with `?vt=0`), its
    * tile source, the budget, and how the virtual texture sits in it (`shared`: the

@@ -32,6 +32,8 @@ export interface DemoParams {
   virtualTexture: boolean;
   /** `?tour=1` starts the scripted tour at load. Default 0. */
   tour: boolean;
+  /** `?compare=1` shows the comparison with plain three.js at load (the HUD toggles it). Default 0. */
+  compare: boolean;
 }
 
 /** Default budget when `?budget=` is absent, MiB. */
@@ -56,6 +58,7 @@ export function parseDemoParams(search: string): DemoParams {
     auto: query.get('auto') !== '0',
     virtualTexture: query.get('vt') !== '0',
     tour: query.get('tour') === '1',
+    compare: query.get('compare') === '1',
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type TerrainFiltering,
 } from '../terrain/terrain-surface';
 import { BudgetBar } from './budget-bar';
+import { ComparisonPanel } from './comparison-panel';
 import { MemoryTimeline } from './memory-timeline';
 
 /**
@@ -57,6 +58,7 @@ export class DemoHud {
     private readonly stats: Stats,
     private readonly bar: BudgetBar,
     private readonly timeline: MemoryTimeline,
+    private readonly comparison: ComparisonPanel,
   ) {}
 
   /** Builds the HUD for `app` and attaches it to the page. */
@@ -72,8 +74,11 @@ export class DemoHud {
     const style = document.createElement('style');
     style.textContent = OVERLAY_PLACEMENT;
     document.head.appendChild(style);
+    const comparison = new ComparisonPanel();
+    comparison.visible = app.compare;
+    document.body.appendChild(comparison.element);
     const gui = new GUI({ title: 'Tessera demo' });
-    const hud = new DemoHud(gui, stats, bar, timeline);
+    const hud = new DemoHud(gui, stats, bar, timeline, comparison);
     hud.build(app);
     return hud;
   }
@@ -106,6 +111,8 @@ export class DemoHud {
     r.uploadsPerFrame = vt.uploadsLastFrame;
     r.chunks = app.terrain.visibleChunks;
     this.bar.update(s.budgetBytes, s.byCategory, s.byTag);
+    this.comparison.visible = app.compare;
+    if (app.compare) this.comparison.update(s.usedBytes, s.budgetBytes, s.comparison.plainThree);
   }
 
   private build(app: DemoApp): void {
@@ -184,5 +191,6 @@ export class DemoHud {
       .name('region (1/2/3)')
       .onChange((name: string) => app.changeRegion(name));
     scene.add(sceneValues, 'tour').name('play / stop tour (T)');
+    scene.add(app, 'compare').name('compare with plain three.js').listen();
   }
 }

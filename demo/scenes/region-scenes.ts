@@ -54,6 +54,8 @@ export class RegionScenes {
   busy = false;
   /** The transition in progress' naive figures, or null. */
   estimate: TransitionEstimate | null = null;
+  /** The active region's textures fully resident (every mip at full resolution), bytes. */
+  activeFullyResidentBytes = 0;
   private activeTextures: StreamedTexture[] = [];
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -125,6 +127,7 @@ export class RegionScenes {
       if (previous) this.props.get(previous.name)!.group.visible = false;
       this.active = next;
       this.activeTextures = incoming;
+      this.activeFullyResidentBytes = incomingFull;
       this.applySky(next);
       while (done === null) await this.waitFrame();
       const result = done as Awaited<typeof transition.done>;

@@ -25,7 +25,7 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
 }) => {
   await isolateFromDevServerReloads(page);
   await page.setViewportSize({ width: 640, height: 360 });
-  await openPage(DEMO_PAGE, { hud: 1, budget: 96, seed: 7, size: '320x180' });
+  await openPage(DEMO_PAGE, { hud: 1, budget: 96, seed: 7, size: '320x180', compare: 1 });
   await demoReady(page);
   // lil-gui panel with its folders; the virtual texture offers every debug view.
   const gui = page.locator('.lil-gui.lil-root');
@@ -74,6 +74,13 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
   );
   await page.evaluate(() => window.demo.setDebugView('residencyMap', false));
   await expect(residency).not.toBeChecked();
+  // Comparison mode (?compare=1): Tessera's bytes beside plain three.js's for the same scene.
+  const comparison = (await demoStats(page)).comparison;
+  expect(comparison.compare).toBe(true);
+  expect(comparison.plainThree.terrainBytes).toBeGreaterThan(comparison.tesseraBytes);
+  expect(comparison.plainThree.propBytes).toBeGreaterThan(50 * 1024 * 1024);
+  await expect(page.locator('[data-hud="comparison"]')).toContainText('plain three.js');
+  await expect(page.locator('[data-hud="comparison"]')).toBeVisible();
   // GPU time from timestamp queries where the adapter has them (SwiftShader's WebGPU does), else
   // reported as unavailable rather than as a number.
   await expect

@@ -46,10 +46,13 @@ describe('prop textures', () => {
     const expected = generatePropLevels(REGIONS[0], 'wall', PROP_TEXTURE_SEED);
     const coarse = wall.mipLevelCount - 3;
     // Buffer.compare: a deep toEqual over 16 MiB takes minutes.
-    const same = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
+    const same = (a: Uint8Array, b: Uint8Array) =>
+      a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
     expect(same(await wall.loadLevel(coarse, new AbortController().signal), expected[coarse])).toBe(true);
     expect(same(await wall.loadLevel(0, new AbortController().signal), expected[0])).toBe(true);
-    expect(same(await wall.loadLevel(1, new AbortController().signal), expected[0].subarray(0, 16))).toBe(false);
+    expect(same(await wall.loadLevel(1, new AbortController().signal), expected[0].subarray(0, 16))).toBe(
+      false,
+    );
     for (const region of REGIONS) {
       let bytes = 0;
       for (const surface of PROP_SURFACES) bytes += fullyResidentBytes(open(region.name, surface) as never);
