@@ -155,6 +155,29 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   expect(afterUnknown.scene).toBe('snowfield');
   expect(afterUnknown.errors).toEqual([]);
 
+  // A corrupt prop texture file: the transition rejects with the source's typed error, before
+  // anything of the new region is created; the old region stays, whole.
+  await page.route('**/props/valley-rock.ktx2', (route) =>
+    route.fulfill({
+      status: 206,
+      body: Buffer.alloc(1024, 7),
+      headers: { 'content-range': 'bytes 0-1023/1024' },
+    }),
+  );
+  const corrupt = await page.evaluate(() =>
+    window.demo.transition('valley').then(
+      () => 'resolved',
+      (e: Error & { code?: string }) => `${e.name}:${e.code}`,
+    ),
+  );
+  expect(corrupt).toMatch(/^TileSourceError:/);
+  await renderFrames(page, 2);
+  const afterCorrupt = await demoStats(page);
+  expect(afterCorrupt.scene).toBe('snowfield');
+  expect(Object.keys(afterCorrupt.byTag)).toEqual(['scene:snowfield']);
+  expect(afterCorrupt.streamed.count).toBe(5);
+  expect(afterCorrupt.errors).toEqual([]);
+
   writeJson(`test-results/demo/${backend}-summary.json`, {
     backend,
     budgetBytes: BUDGET_BYTES,
