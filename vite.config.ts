@@ -101,6 +101,11 @@ export default defineConfig({
   },
   test: {
     include: ['test/unit/**/*.test.ts'],
+    // Demo modules under test import the package by name, as the demo does (demo/vite.config.ts).
+    alias: [
+      { find: /^tessera$/, replacement: resolve(import.meta.dirname, 'src/index.ts') },
+      { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, 'src/core/index.ts') },
+    ],
     environment: 'node',
     pool: 'threads',
   },

@@ -9,16 +9,28 @@ import type { WebGPURenderer } from 'three/webgpu';
 import type { DemoStats, SettleResult } from './automation';
 import type { CameraPose } from './camera/camera-pose';
 import { FlyCamera } from './camera/fly-camera';
+import {
+  maxTextureDimensionOf,
+  type PlainThreeEstimate,
+  plainThreeEstimate,
+} from './comparison/plain-three-estimate';
 import { FrameClock, STEPPED_FRAME_SECONDS } from './frame-clock';
+import { GpuTimings } from './gpu-timings';
 import type { DemoParams } from './params';
 import { RegionProps } from './props/region-props';
 import { REGION_NAMES, REGIONS, type RegionName } from './regions';
 import type { ActiveBackend } from './renderer';
 import { RegionGates } from './scenes/region-gates';
 import { RegionScenes, type TransitionResult } from './scenes/region-scenes';
+import { loadRegionKtx2Textures } from './scenes/region-textures';
 import { createTerrainSurface } from './terrain/create-terrain-surface';
 import { TerrainQuadtree } from './terrain/terrain-quadtree';
-import type { TerrainSurface, TerrainSurfaceSettings } from './terrain/terrain-surface';
+import {
+  TERRAIN_DEBUG_VIEWS,
+  type TerrainDebugView,
+  type TerrainSurface,
+  type TerrainSurfaceSettings,
+} from './terrain/terrain-surface';
 import { openTerrainTileSource, type TerrainTileSource } from './terrain/terrain-tile-source';
 import { defaultTour, Tour } from './tour';
 import { ProceduralHeightField } from './world/height-field';
@@ -31,7 +43,8 @@ const NEED_PROXY_FRAMES = 8;
 
 /**
  * Share of the budget kept for the streamed prop textures (the virtual texture gets the rest),
- * bytes: a quarter, 4..24 MiB. One region's textures fully resident take ~6.7 MiB.
+ * bytes: a quarter, 4..24 MiB. One region's textures fully resident would take 58.7 MiB (rgba8; see
+ * props/prop-textures.ts): the streaming system keeps only the mips the screen needs within it.
  */
 export function propShareBytes(budgetBytes: number): number {
   const MIB = 1024 * 1024;
@@ -57,6 +70,17 @@ export class DemoApp {
   onFrame: ((app: DemoApp, dt: number) => void) | null = null;
   /** True while the renderer's animation loop draws frames (else frames are stepped on demand). */
   looping = false;
+  /** Which debug views are on (the HUD's checkboxes show this; change it through {@link setDebugView}). */
+  readonly debugViews = Object.fromEntries(TERRAIN_DEBUG_VIEWS.map((v) => [v, false])) as Record<
+    TerrainDebugView,
+    boolean
+  >;
+  /** Comparison mode: the HUD shows Tessera beside plain three.js (`?compare=1`, the HUD, the tour). */
+  compare: boolean;
+  /** Edge of the device's largest 2D texture, texels (the plain three.js terrain). */
+  readonly maxTextureDimension: number;
+  /** GPU milliseconds per frame and of Tessera's passes, where timestamp queries exist. */
+  readonly gpuTimings: GpuTimings;
   /** Streamed prop textures under {@link budget}. */
   readonly streaming: TextureStreamingSystem;
   private readonly previousEye = new Vector3();
@@ -77,6 +101,9 @@ export class DemoApp {
   ) {
     const canvas = renderer.domElement;
     this.settings = settings;
+    this.gpuTimings = new GpuTimings(renderer);
+    this.compare = params.compare;
+    this.maxTextureDimension = maxTextureDimensionOf(renderer);
     this.camera = new FlyCamera(heights, canvas.clientWidth / Math.max(1, canvas.clientHeight), canvas);
     this.scene.fog = new Fog(0x9cc7e8, 900, 5000);
     this.scene.background = new Color(0x9cc7e8);
@@ -94,12 +121,19 @@ export class DemoApp {
     this.streaming.events.on('error', (event) =>
       this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
     );
-    this.regions = new RegionScenes(this.scene, this.props, this.streaming, params.seed, () =>
+    this.regions = new RegionScenes(this.scene, this.props, this.streaming, loadRegionKtx2Textures, () =>
       this.waitFrame(),
     );
     this.gates = new RegionGates(REGIONS, heights);
     this.scene.add(this.gates.group);
-    this.tour = new Tour(defaultTour(this.gates), this.camera, (name) => this.changeRegion(name));
+    this.tour = new Tour(
+      defaultTour(this.gates),
+      this.camera,
+      (name) => this.changeRegion(name),
+      (on) => {
+        this.compare = on;
+      },
+    );
     this.camera.teleport(START_POSE);
     this.previousEye.copy(this.camera.camera.position);
   }
@@ -168,8 +202,11 @@ export class DemoApp {
       this.terrain.update(eye);
       if (this.clock.frame % NEED_PROXY_FRAMES === 0) this.regions.activeProps?.updateNeedProxies(eye);
       this.streaming.update(this.camera.camera, this.scene);
+      this.gpuTimings.beginTessera();
       this.surface.update(this.camera.camera, this.scene);
+      this.gpuTimings.endTessera();
       this.renderer.render(this.scene, this.camera.camera);
+      this.gpuTimings.update();
     } catch (error) {
       this.reportError(error);
     }
@@ -223,6 +260,16 @@ export class DemoApp {
     }
   }
 
+  /**
+   * Turns a terrain debug view on or off and records it in {@link debugViews}.
+   * @throws Error for a view the terrain does not offer (the `?vt=0` stand-in offers none).
+   */
+  setDebugView(view: TerrainDebugView, enabled: boolean): void {
+    if (!this.surface.debugViews.includes(view)) throw new Error(`debug view ${view} not offered here`);
+    this.surface.setDebugView(view, enabled);
+    this.debugViews[view] = enabled;
+  }
+
   /** Moves the camera. */
   teleport(pose: CameraPose): void {
     this.tour.stop();
@@ -267,6 +314,8 @@ export class DemoApp {
         loadsInFlight: streaming.loadsInFlight,
       },
       scene: this.regions.active?.name ?? null,
+      gpu: { ...this.gpuTimings.stats },
+      comparison: { compare: this.compare, tesseraBytes: budget.liveBytes, plainThree: this.plainThree() },
       implementation: {
         terrain: this.surface.kind,
         terrainSource: this.tiles.kind,
@@ -275,6 +324,15 @@ export class DemoApp {
       },
       errors: [...this.errors, ...this.surface.errors],
     };
+  }
+
+  /** What the same scene would need with plain three.js textures (see comparison/plain-three-estimate.ts). */
+  plainThree(): PlainThreeEstimate {
+    return plainThreeEstimate(
+      this.maxTextureDimension,
+      this.tiles.source.info.layers.length,
+      this.regions.activeFullyResidentBytes,
+    );
   }
 
   /** Records an error for `stats().errors` and the console. */

@@ -13,6 +13,8 @@
  */
 
 import type { CameraPose } from './camera/camera-pose';
+import type { PlainThreeEstimate } from './comparison/plain-three-estimate';
+import type { GpuTimingStats } from './gpu-timings';
 import type { TransitionResult } from './scenes/region-scenes';
 import type { TerrainDebugView, TerrainSurfaceStats } from './terrain/terrain-surface';
 
@@ -58,6 +60,17 @@ export interface DemoStats {
   streamed: DemoStreamedStats;
   /** The active region (scene), or null before the first one is loaded. */
   scene: string | null;
+  /**
+   * GPU time from timestamp queries (`available: false` and null figures where the device has
+   * none): a frame's render passes and Tessera's own (the feedback pass), milliseconds per frame.
+   */
+  gpu: GpuTimingStats;
+  /**
+   * Tessera beside plain three.js: whether comparison mode is on (`?compare=1`, the HUD, the tour's
+   * end), Tessera's live bytes, and what plain three.js would need for the same scene (every texture
+   * fully resident, the terrain as the device's largest texture per layer), bytes.
+   */
+  comparison: { compare: boolean; tesseraBytes: number; plainThree: PlainThreeEstimate };
   /**
    * Which implementation each part runs on: the terrain's texturing (`stand-in` with `?vt=0`), its
    * tile source, the budget, and how the virtual texture sits in it (`shared`: the

@@ -74,8 +74,7 @@ installAutomation({
   },
   setDebugView: (view, enabled) => {
     if (!app) throw new Error('demo.setDebugView before demo.ready resolved');
-    if (!app.surface.debugViews.includes(view)) throw new Error(`debug view ${view} not offered here`);
-    app.surface.setDebugView(view, enabled);
+    app.setDebugView(view, enabled);
   },
   setLodBias: (mips) => {
     if (!app?.surface.setLodBias) throw new Error('demo.setLodBias needs the virtual-texture terrain');

@@ -36,6 +36,8 @@ export interface DemoParams {
   tour: boolean;
   /** `?lodBias=` mips added to what the terrain's virtual texture reads and requests (2: mip 2 where mip 0 would be). Default 0. */
   lodBias: number;
+  /** `?compare=1` shows the comparison with plain three.js at load (the HUD toggles it). Default 0. */
+  compare: boolean;
 }
 
 /** Default budget when `?budget=` is absent, MiB. */
@@ -61,6 +63,7 @@ export function parseDemoParams(search: string): DemoParams {
     virtualTexture: query.get('vt') !== '0',
     tour: query.get('tour') === '1',
     lodBias: Number.isFinite(Number(query.get('lodBias'))) ? Number(query.get('lodBias') ?? 0) : 0,
+    compare: query.get('compare') === '1',
   };
 }
 

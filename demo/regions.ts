@@ -110,3 +110,8 @@ export function nearestRegion(x: number, z: number): RegionDefinition {
   }
   return best;
 }
+
+/** Lifetime tag of `region`'s textures in the budget. */
+export function regionTag(region: string): string {
+  return `scene:${region}`;
+}

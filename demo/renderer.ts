@@ -28,6 +28,9 @@ export async function createDemoRenderer(params: DemoParams, parent: HTMLElement
   const renderer = new WebGPURenderer({
     forceWebGL: choice === 'webgl' || (choice === 'auto' && !hasWebGPU),
     antialias: false,
+    // GPU timings for the HUD and demo.stats() (demo/gpu-timings.ts); three turns it off itself
+    // where the device has no timestamp queries.
+    trackTimestamp: true,
   });
   renderer.setPixelRatio(params.size ? 1 : Math.min(devicePixelRatio, 2));
   if (params.size) renderer.setSize(params.size.width, params.size.height);

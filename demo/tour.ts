@@ -13,6 +13,7 @@ export type TourStep =
   | { kind: 'fly'; from: CameraPose; to: CameraPose; seconds: number }
   | { kind: 'teleport'; pose: CameraPose }
   | { kind: 'region'; name: RegionName }
+  | { kind: 'compare'; on: boolean }
   | { kind: 'wait'; seconds: number };
 
 /** Builds the default tour over the demo's regions; the gate leg flies through the valley-desert gate. */
@@ -34,6 +35,7 @@ export function defaultTour(gates: RegionGates): TourStep[] {
     pitch: -0.03,
   };
   return [
+    { kind: 'compare', on: false },
     { kind: 'region', name: 'valley' },
     {
       kind: 'fly',
@@ -56,6 +58,9 @@ export function defaultTour(gates: RegionGates): TourStep[] {
     { kind: 'teleport', pose: { x: -900, z: 700, height: 20, yaw: 0.3, pitch: -0.12 } },
     { kind: 'region', name: 'valley' },
     { kind: 'wait', seconds: 4 },
+    // It ends in the comparison view: Tessera's bytes beside plain three.js's, over the village.
+    { kind: 'compare', on: true },
+    { kind: 'wait', seconds: 8 },
   ];
 }
 
@@ -70,6 +75,7 @@ export class Tour {
     private readonly steps: readonly TourStep[],
     private readonly camera: FlyCamera,
     private readonly changeRegion: (name: RegionName) => void,
+    private readonly setCompare: (on: boolean) => void = () => {},
   ) {}
 
   start(): void {
@@ -98,6 +104,9 @@ export class Tour {
         this.next();
       } else if (step.kind === 'region') {
         this.changeRegion(step.name);
+        this.next();
+      } else if (step.kind === 'compare') {
+        this.setCompare(step.on);
         this.next();
       } else {
         this.elapsed += dt;

@@ -3,16 +3,8 @@
  * category (streamed textures split by lifetime tag), and a line of text with the figures.
  */
 
-/** Segment colours by category or tag prefix. */
-const COLOURS: Record<string, string> = {
-  'vt-pool': '#4fa3ff',
-  'page-table': '#9b7bff',
-  feedback: '#ff9f43',
-  readback: '#ffcd56',
-  staging: '#c0c0c0',
-  streamed: '#46c28e',
-  other: '#888',
-};
+import { CATEGORY_COLOURS as COLOURS } from './memory-series';
+
 const TAG_COLOURS = ['#46c28e', '#2e8f66', '#7fd6b0', '#1f6b4c'];
 
 const MIB = 1024 * 1024;

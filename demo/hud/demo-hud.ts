@@ -13,6 +13,17 @@ import {
   type TerrainFiltering,
 } from '../terrain/terrain-surface';
 import { BudgetBar } from './budget-bar';
+import { ComparisonPanel } from './comparison-panel';
+import { MemoryTimeline } from './memory-timeline';
+
+/**
+ * Keeps the debug overlays clear of the HUD: the residency map left of the lil-gui panel, the
+ * feedback buffer above stats-gl's graphs (their own inline style pins them to the bottom corners).
+ */
+const OVERLAY_PLACEMENT = `
+canvas[data-debug-view="residency map"] { right: 262px !important; }
+canvas[data-debug-view="feedback buffer"] { bottom: 96px !important; }
+`;
 
 const MIB = 1024 * 1024;
 /** HUD text refreshes every this many frames (DOM writes are not free). */
@@ -32,6 +43,7 @@ export class DemoHud {
     terrain: '',
     scene: '',
     frameMs: 0,
+    gpuMs: '',
     usedMiB: '',
     poolOccupancy: '',
     mipBias: 0,
@@ -45,6 +57,8 @@ export class DemoHud {
     private readonly gui: GUI,
     private readonly stats: Stats,
     private readonly bar: BudgetBar,
+    private readonly timeline: MemoryTimeline,
+    private readonly comparison: ComparisonPanel,
   ) {}
 
   /** Builds the HUD for `app` and attaches it to the page. */
@@ -55,8 +69,16 @@ export class DemoHud {
     await stats.init(app.renderer);
     const bar = new BudgetBar();
     document.body.appendChild(bar.element);
+    const timeline = new MemoryTimeline();
+    document.body.appendChild(timeline.canvas);
+    const style = document.createElement('style');
+    style.textContent = OVERLAY_PLACEMENT;
+    document.head.appendChild(style);
+    const comparison = new ComparisonPanel();
+    comparison.visible = app.compare;
+    document.body.appendChild(comparison.element);
     const gui = new GUI({ title: 'Tessera demo' });
-    const hud = new DemoHud(gui, stats, bar);
+    const hud = new DemoHud(gui, stats, bar, timeline, comparison);
     hud.build(app);
     return hud;
   }
@@ -64,6 +86,7 @@ export class DemoHud {
   /** Called after every frame. */
   update(app: DemoApp, dt: number): void {
     this.stats.update();
+    this.timeline.update(dt, app.budget, app.regions.estimate);
     this.frameMsAverage += (dt * 1000 - this.frameMsAverage) * 0.1;
     if (app.clock.frame % REFRESH_FRAMES !== 0) return;
     const s = app.stats();
@@ -71,6 +94,13 @@ export class DemoHud {
     const r = this.readouts;
     r.scene = s.scene ?? '-';
     r.frameMs = Math.round(this.frameMsAverage * 10) / 10;
+    const gpu = s.gpu;
+    r.gpuMs =
+      gpu.frameMs === null || gpu.tesseraMs === null
+        ? gpu.available
+          ? 'waiting'
+          : 'n/a (no timestamp queries)'
+        : `${gpu.frameMs.toFixed(2)} (feedback ${gpu.tesseraMs.toFixed(2)})`;
     r.usedMiB = `${(s.usedBytes / MIB).toFixed(1)} / ${(s.budgetBytes / MIB).toFixed(0)}`;
     r.poolOccupancy =
       s.vt.poolSlots > 0
@@ -81,6 +111,8 @@ export class DemoHud {
     r.uploadsPerFrame = vt.uploadsLastFrame;
     r.chunks = app.terrain.visibleChunks;
     this.bar.update(s.budgetBytes, s.byCategory, s.byTag);
+    this.comparison.visible = app.compare;
+    if (app.compare) this.comparison.update(s.usedBytes, s.budgetBytes, s.comparison.plainThree);
   }
 
   private build(app: DemoApp): void {
@@ -93,6 +125,7 @@ export class DemoHud {
       ['terrain', 'terrain texture'],
       ['scene', 'region'],
       ['frameMs', 'frame (ms)'],
+      ['gpuMs', 'GPU frame (ms)'],
       ['usedMiB', 'used / budget (MiB)'],
       ['poolOccupancy', 'pool slots'],
       ['mipBias', 'mip bias'],
@@ -137,16 +170,14 @@ export class DemoHud {
     if (!virtual) for (const c of vtOnly) c.disable();
 
     const debug = this.gui.addFolder('Debug views');
-    const views = Object.fromEntries(TERRAIN_DEBUG_VIEWS.map((v) => [v, false])) as Record<
-      TerrainDebugView,
-      boolean
-    >;
     for (const view of TERRAIN_DEBUG_VIEWS) {
       const supported = app.surface.debugViews.includes(view);
+      // Bound to the app's state and listening, so a view set through `demo.setDebugView` shows.
       const controller = debug
-        .add(views, view)
+        .add(app.debugViews, view)
         .name(supported ? DEBUG_VIEW_LABELS[view] : `${DEBUG_VIEW_LABELS[view]} (n/a)`)
-        .onChange((on: boolean) => app.surface.setDebugView(view, on));
+        .listen()
+        .onChange((on: boolean) => app.setDebugView(view, on));
       if (!supported) controller.disable();
     }
 
@@ -160,5 +191,6 @@ export class DemoHud {
       .name('region (1/2/3)')
       .onChange((name: string) => app.changeRegion(name));
     scene.add(sceneValues, 'tour').name('play / stop tour (T)');
+    scene.add(app, 'compare').name('compare with plain three.js').listen();
   }
 }

@@ -10,6 +10,7 @@ import {
 } from 'three';
 import type { RegionDefinition } from '../regions';
 import { seededRandom } from '../world/seeded-random';
+import { motifsAcross } from './prop-textures';
 
 /** The geometry of each prop part, placed so y = 0 is the ground. */
 export interface PropGeometries {
@@ -58,16 +59,22 @@ export function createPropGeometries(region: RegionDefinition, seed: number): Pr
     crown = new IcosahedronGeometry(2.6, 1).scale(1, 1.2, 1).translate(0, 5.5, 0);
   else if (region.treeShape === 'pine') crown = new ConeGeometry(2.2, 8, 9).translate(0, 6.5, 0);
   else crown = new CapsuleGeometry(0.55, 4.5, 4, 10).translate(0, 3, 0);
-  scaleUv(crown, 3, 3);
-  scaleUv(trunk, 1, 3);
-  const wall = scaleUv(new BoxGeometry(8, 5, 10).translate(0, 2.5, 0), 3, 2);
+  // UV repeats in motifs; each texture holds motifsAcross() of them per side.
+  const leaves = 1 / motifsAcross('leaves');
+  const bark = 1 / motifsAcross('bark');
+  const wallScale = 1 / motifsAcross('wall');
+  const roofScale = 1 / motifsAcross('roof');
+  const rockScale = 1 / motifsAcross('rock');
+  scaleUv(crown, 3 * leaves, 3 * leaves);
+  scaleUv(trunk, bark, 3 * bark);
+  const wall = scaleUv(new BoxGeometry(8, 5, 10).translate(0, 2.5, 0), 3 * wallScale, 2 * wallScale);
   const roof = scaleUv(
     new ConeGeometry(7.2, 3.5, 4)
       .rotateY(Math.PI / 4)
       .scale(1, 1, 1.25)
       .translate(0, 6.75, 0),
-    3,
-    2,
+    3 * roofScale,
+    2 * roofScale,
   );
-  return { trunk, crown, rock: scaleUv(rockGeometry(seed), 2, 2), wall, roof };
+  return { trunk, crown, rock: scaleUv(rockGeometry(seed), 2 * rockScale, 2 * rockScale), wall, roof };
 }

@@ -1,6 +1,9 @@
 /**
- * Ordinary (non-virtual) prop textures, generated in code per region: leaves, bark, rock, wall and
- * roof. Tessera's TextureStreamingSystem streams them (tag `scene:<region>`) under the shared budget.
+ * The texels of the ordinary (non-virtual) prop textures, per region: leaves, bark, rock, wall and
+ * roof. Each texture is an atlas of one seamless motif repeated (walls and roofs 2048², the rest
+ * 1024²), so that a region is tens of MiB on the GPU when fully resident yet small on disk (zstd
+ * finds the repeats). `bake-prop-textures.ts` writes them as KTX2 files under assets/props/; the
+ * demo streams those with Tessera's TextureStreamingSystem (tag `scene:<region>`).
  */
 
 import type { RegionDefinition } from '../regions';
@@ -12,11 +15,22 @@ export type PropSurface = 'leaves' | 'bark' | 'rock' | 'wall' | 'roof';
 /** All prop surfaces. */
 export const PROP_SURFACES: readonly PropSurface[] = ['leaves', 'bark', 'rock', 'wall', 'roof'];
 
-/** Side of every prop texture, texels. */
-export const PROP_TEXTURE_SIZE = 512;
+/** Side of the seamless motif every prop texture repeats, texels. */
+export const PROP_MOTIF_SIZE = 512;
 
-/** Bytes of one prop texture on the GPU when fully resident: rgba8 with a full mip chain (~4/3 of level 0). */
-export const PROP_TEXTURE_BYTES = Math.floor((PROP_TEXTURE_SIZE * PROP_TEXTURE_SIZE * 4 * 4) / 3);
+/** Side of each surface's texture (a power of two, a whole number of motifs), texels. */
+export const PROP_TEXTURE_SIZES: Readonly<Record<PropSurface, number>> = {
+  leaves: 1024,
+  bark: 1024,
+  rock: 1024,
+  wall: 2048,
+  roof: 2048,
+};
+
+/** Motifs across each surface's texture (the geometry divides its uv repeat by this, so a motif keeps its size in metres). */
+export function motifsAcross(surface: PropSurface): number {
+  return PROP_TEXTURE_SIZES[surface] / PROP_MOTIF_SIZE;
+}
 
 /** Surfaces in a region's core set (loaded first by a transition: the ones most of the view shows). */
 export const CORE_PROP_SURFACES: readonly PropSurface[] = ['leaves', 'bark', 'wall'];
@@ -73,16 +87,16 @@ function pattern(
 }
 
 /**
- * Generates the `surface` texels of `region`: level 0 ({@link PROP_TEXTURE_SIZE}² RGBA8, sRGB
- * values, rows from v = 0) and every coarser level down to 1x1 by 2x2 box filtering, finest first,
- * as a streamed texture's {@link LevelListSource} takes them.
+ * Generates the `surface` texels of `region`: level 0 ({@link PROP_TEXTURE_SIZES}² RGBA8, sRGB
+ * values, rows from v = 0, the motif repeated) and every coarser level down to 1x1 by 2x2 box
+ * filtering, finest first (the order of a KTX2 file's levels by index).
  */
 export function generatePropLevels(
   region: RegionDefinition,
   surface: PropSurface,
   seed: number,
 ): Uint8Array[] {
-  const size = PROP_TEXTURE_SIZE;
+  const size = PROP_MOTIF_SIZE;
   const random = seededRandom(seed * 977 + region.name.length * 131 + PROP_SURFACES.indexOf(surface));
   const fine = latticeNoise(random, 64);
   const coarse = latticeNoise(random, 8);
@@ -98,9 +112,22 @@ export function generatePropLevels(
       texels[i + 3] = 255;
     }
   }
-  const levels: Uint8Array[] = [texels];
-  for (let edge = size >> 1; edge >= 1; edge >>= 1) levels.push(halve(levels[levels.length - 1], edge * 2));
+  const full = PROP_TEXTURE_SIZES[surface];
+  const levels: Uint8Array[] = [repeatMotif(texels, size, full)];
+  for (let edge = full >> 1; edge >= 1; edge >>= 1) levels.push(halve(levels[levels.length - 1], edge * 2));
   return levels;
+}
+
+/** A `full`-texel square RGBA8 level repeating the `edge`-texel square `motif`. */
+function repeatMotif(motif: Uint8Array, edge: number, full: number): Uint8Array {
+  if (full === edge) return motif;
+  const out = new Uint8Array(full * full * 4);
+  const rowBytes = edge * 4;
+  for (let y = 0; y < full; y++) {
+    const row = motif.subarray((y % edge) * rowBytes, ((y % edge) + 1) * rowBytes);
+    for (let x = 0; x < full; x += edge) out.set(row, (y * full + x) * 4);
+  }
+  return out;
 }
 
 /** The next coarser level of a square RGBA8 level `edge` texels wide (2x2 box filter; tileable). */

@@ -2,21 +2,31 @@
  * Region switching: which region is active, its props shown, and `transition()` that hands the
  * old region's prop textures over to the new one's through Tessera's
  * `TextureStreamingSystem.transition` (load the new core set into free room, then release the old
- * scene progressively), reporting the budget's peak.
+ * scene progressively), reporting the budget's peak against the naive order's.
  */
 
 import type { StreamedTexture, TextureStreamingSystem } from 'tessera';
 import { Color, type Fog, type Scene } from 'three';
 import type { RegionProps } from '../props/region-props';
 import { findRegion, type RegionDefinition, type RegionName } from '../regions';
-import { createRegionTextures } from './region-textures';
+import { fullyResidentBytes } from './fully-resident-bytes';
+import type { RegionTextureLoader } from './region-textures';
 
 /** What a transition reports (the automation API's `transition()` result), bytes and frames. */
 export interface TransitionResult {
   /** Highest live bytes of the whole budget (virtual texture + streamed) during the transition. */
   peakBytes: number;
-  /** Live bytes the naive order (load all of the new scene, then release the old) would hold: estimate, A + B. */
+  /**
+   * Live bytes the naive order would hold at its peak: the new scene fully loaded (every texture
+   * at full resolution, all mips, as a plain loader keeps it) before the old scene is released,
+   * A + B(full). An estimate from the files' sizes, not a measurement, bytes.
+   */
   naivePeakBytes: number;
+  /**
+   * The library's lower estimate of the naive peak: A + the new scene's bytes as streamed when the
+   * old scene was gone (what a naive order stopping at the same mips would hold), bytes.
+   */
+  naiveStreamedEstimateBytes: number;
   /** Live bytes at the start (old scene resident, A). */
   residentAtStartBytes: number;
   /** Live bytes when the old scene was gone (B so far). */
@@ -28,12 +38,24 @@ export interface TransitionResult {
   framesToDone: number;
 }
 
+/** The naive order's figures of the transition in progress (for the HUD's timeline), bytes. */
+export interface TransitionEstimate {
+  /** Live bytes when it started (A). */
+  residentAtStartBytes: number;
+  /** A + the new scene fully resident: see {@link TransitionResult.naivePeakBytes}. */
+  naivePeakBytes: number;
+}
+
 /** Owns the active region. */
 export class RegionScenes {
   /** The region whose props are visible and textured (null before the first transition). */
   active: RegionDefinition | null = null;
   /** True while a transition runs (the gate does not trigger another). */
   busy = false;
+  /** The transition in progress' naive figures, or null. */
+  estimate: TransitionEstimate | null = null;
+  /** The active region's textures fully resident (every mip at full resolution), bytes. */
+  activeFullyResidentBytes = 0;
   private activeTextures: StreamedTexture[] = [];
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -45,7 +67,7 @@ export class RegionScenes {
     private readonly scene: Scene,
     private readonly props: ReadonlyMap<RegionName, RegionProps>,
     private readonly streaming: TextureStreamingSystem,
-    private readonly seed: number,
+    private readonly loadTextures: RegionTextureLoader,
     private readonly waitFrame: () => Promise<void>,
   ) {
     for (const p of props.values()) p.group.visible = false;
@@ -74,6 +96,7 @@ export class RegionScenes {
       return {
         peakBytes: live,
         naivePeakBytes: live,
+        naiveStreamedEstimateBytes: live,
         residentAtStartBytes: live,
         residentAtDoneBytes: live,
         ruleBytes: rule,
@@ -84,8 +107,12 @@ export class RegionScenes {
     this.busy = true;
     try {
       const nextProps = this.props.get(next.name)!;
-      const incoming = createRegionTextures(this.streaming, nextProps, this.seed);
+      const incoming = await this.loadTextures(this.streaming, nextProps);
       const transition = this.streaming.transition(this.activeTextures, incoming);
+      const start = budget.liveBytes;
+      let incomingFull = 0;
+      for (const texture of incoming) incomingFull += fullyResidentBytes(texture.source);
+      this.estimate = { residentAtStartBytes: start, naivePeakBytes: start + incomingFull };
       let ready = false;
       void transition.ready.then(() => {
         ready = true;
@@ -100,12 +127,14 @@ export class RegionScenes {
       if (previous) this.props.get(previous.name)!.group.visible = false;
       this.active = next;
       this.activeTextures = incoming;
+      this.activeFullyResidentBytes = incomingFull;
       this.applySky(next);
       while (done === null) await this.waitFrame();
       const result = done as Awaited<typeof transition.done>;
       return {
         peakBytes: result.peakBytes,
-        naivePeakBytes: result.naivePeakEstimateBytes,
+        naivePeakBytes: result.residentAtStartBytes + incomingFull,
+        naiveStreamedEstimateBytes: result.naivePeakEstimateBytes,
         residentAtStartBytes: result.residentAtStartBytes,
         residentAtDoneBytes: result.residentAtDoneBytes,
         ruleBytes: result.ruleBytes,
@@ -114,6 +143,7 @@ export class RegionScenes {
       };
     } finally {
       this.busy = false;
+      this.estimate = null;
     }
   }
 

@@ -1,49 +1,45 @@
 /**
- * A region's prop textures as Tessera streamed textures: one per prop surface, generated in code
- * (RGBA8 level lists), tagged `scene:<region>`, the most visible surfaces in the core set, and
- * attached to the region's need proxies so their mips follow the screen.
+ * A region's prop textures as Tessera streamed textures: one KTX2 file per prop surface (baked by
+ * `npm run bake:props` into assets/props/), opened by one small Range request each and streamed
+ * level by level, tagged `scene:<region>`, the most visible surfaces in the core set, and attached
+ * to the region's need proxies so their mips follow the screen.
+ *
+ * This is the demo's one prop loader: {@link RegionTextureLoader} is what a glTF scene loader
+ * (textures found in the scene's materials) would implement instead.
  */
 
 import type { StreamedTexture, TextureStreamingSystem } from 'tessera';
-import { LevelListSource } from 'tessera';
-import {
-  CORE_PROP_SURFACES,
-  generatePropLevels,
-  PROP_SURFACES,
-  PROP_TEXTURE_SIZE,
-} from '../props/prop-textures';
+import { Ktx2Source } from 'tessera';
+import { assetUrl } from '../props/asset-url';
+import { propTextureFile } from '../props/prop-texture-files';
+import { CORE_PROP_SURFACES, PROP_SURFACES } from '../props/prop-textures';
 import type { RegionProps } from '../props/region-props';
+import { regionTag } from '../regions';
 
-/** Lifetime tag of `region`'s textures in the budget. */
-export function regionTag(region: string): string {
-  return `scene:${region}`;
-}
-
-/**
- * Creates `props`' region textures in `streaming` and binds them to its materials (each shows the
- * system's placeholder until its pinned mips load). Returns them in {@link PROP_SURFACES} order.
- */
-export function createRegionTextures(
+/** Creates a region's streamed textures in `streaming` and binds them to its props. */
+export type RegionTextureLoader = (
   streaming: TextureStreamingSystem,
   props: RegionProps,
-  seed: number,
-): StreamedTexture[] {
+) => Promise<StreamedTexture[]>;
+
+/**
+ * Opens `props`' region textures, creates them in `streaming` and binds them to its materials
+ * (each shows the system's placeholder until its pinned mips load). Returns them in
+ * {@link PROP_SURFACES} order. Rejects (creating nothing) when a file cannot be opened.
+ */
+export const loadRegionKtx2Textures: RegionTextureLoader = async (streaming, props) => {
   const region = props.region;
-  const textures: StreamedTexture[] = [];
-  for (const surface of PROP_SURFACES) {
-    const source = new LevelListSource(generatePropLevels(region, surface, seed), {
-      width: PROP_TEXTURE_SIZE,
-      height: PROP_TEXTURE_SIZE,
-      format: 'rgba8unorm-srgb',
-    });
-    const texture = streaming.createTexture(source, {
+  const sources = await Promise.all(
+    PROP_SURFACES.map((surface) => Ktx2Source.fromUrl(assetUrl(propTextureFile(region.name, surface)))),
+  );
+  return PROP_SURFACES.map((surface, i) => {
+    const texture = streaming.createTexture(sources[i], {
       name: `demo:${region.name}:${surface}`,
       tag: regionTag(region.name),
       core: CORE_PROP_SURFACES.includes(surface),
       anisotropy: 4,
     });
     streaming.attach(props.needProxy(surface), texture, 'map');
-    textures.push(texture);
-  }
-  return textures;
-}
+    return texture;
+  });
+};

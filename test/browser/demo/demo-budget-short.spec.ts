@@ -18,8 +18,10 @@ import {
   installBaselineProbe,
   isolateFromDevServerReloads,
   renderFrames,
+  resetTrackedPeak,
   settle,
   teleport,
+  trackedTesseraPeak,
   transition,
   writeJson,
 } from './demo-page';
@@ -28,10 +30,16 @@ const BUDGET_MIB = 64;
 const BUDGET_BYTES = BUDGET_MIB * 1024 * 1024;
 /** A transition may hold at most this much over the larger of its two scenes (the budget issue's rule). */
 const TRANSITION_HEADROOM = 0.1;
+/**
+ * Load-while-release must beat the naive order (the new region fully loaded before the old is
+ * released) by at least this factor (issue #16): the region texture sets are large enough that the
+ * difference shows.
+ */
+const NAIVE_FACTOR = 0.8;
 
 interface Checkpoint extends CheckpointRecord {
   settle?: { frames: number; settled: boolean };
-  transition?: TransitionResult;
+  transition?: TransitionResult & { trackedPeakBytes: number };
 }
 
 test('demo: automation API drives load, teleport, settle and region transitions within budget', async ({
@@ -59,12 +67,29 @@ test('demo: automation API drives load, teleport, settle and region transitions 
     () => BUDGET_BYTES,
     (name) => `test-results/demo/${backend}-${name}.png`,
   );
+  /** `demo.transition(name)` with the independent tracker's peak over it, checked. */
+  const checkedTransition = async (name: string) => {
+    await resetTrackedPeak(page);
+    const result = await transition(page, name);
+    const trackedPeakBytes = await trackedTesseraPeak(page, backend);
+    checkTransition(name, result);
+    expect(trackedPeakBytes, `${name} tracked peak vs 0.8 x naive order`).toBeLessThanOrEqual(
+      NAIVE_FACTOR * result.naivePeakBytes,
+    );
+    expect(trackedPeakBytes, `${name} tracked peak vs max(A, B) + 10%`).toBeLessThanOrEqual(result.ruleBytes);
+    return { ...result, trackedPeakBytes };
+  };
   const checkTransition = (name: string, result: TransitionResult) => {
     const rule =
       Math.max(result.residentAtStartBytes, result.residentAtDoneBytes) + TRANSITION_HEADROOM * BUDGET_BYTES;
     expect(result.peakBytes, `${name} peak vs max(A, B) + 10%`).toBeLessThanOrEqual(rule);
     expect(result.peakBytes, `${name} peak vs budget`).toBeLessThanOrEqual(BUDGET_BYTES);
-    expect(result.peakBytes, `${name} peak vs naive order`).toBeLessThanOrEqual(result.naivePeakBytes);
+    expect(result.peakBytes, `${name} peak vs 0.8 x naive order`).toBeLessThanOrEqual(
+      NAIVE_FACTOR * result.naivePeakBytes,
+    );
+    // The naive order would not fit the budget at all: the region sets are tens of MiB each.
+    expect(result.naivePeakBytes, `${name} naive order vs budget`).toBeGreaterThan(BUDGET_BYTES);
+    expect(result.naiveStreamedEstimateBytes).toBeLessThanOrEqual(result.naivePeakBytes);
   };
 
   const atReady = await demoStats(page);
@@ -96,9 +121,8 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   expect(limit!.limitFrames).toBeLessThanOrEqual(settledValley.frames + 1);
 
   const before = await demoStats(page);
-  const toDesert = await transition(page, 'desert');
+  const toDesert = await checkedTransition('desert');
   lap('toDesert');
-  checkTransition('valley->desert', toDesert);
   await teleport(page, { x: 900, z: 500, height: 30, yaw: -0.4, pitch: -0.2 });
   // Settling is checked once above; here a few frames show the new region (SwiftShader frames are
   // slow, and this suite must stay short).
@@ -111,9 +135,8 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   expect(Object.keys(desert.byTag)).toEqual(['scene:desert']);
   expect(desert.streamed.count).toBe(5);
 
-  const toSnow = await transition(page, 'snowfield');
+  const toSnow = await checkedTransition('snowfield');
   lap('toSnow');
-  checkTransition('desert->snowfield', toSnow);
   await teleport(page, { x: 0, z: -1000, height: 200, yaw: 0, pitch: -0.5 });
   await renderFrames(page, 8);
   lap('snowFrames');
@@ -131,6 +154,29 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   const afterUnknown = await demoStats(page);
   expect(afterUnknown.scene).toBe('snowfield');
   expect(afterUnknown.errors).toEqual([]);
+
+  // A corrupt prop texture file: the transition rejects with the source's typed error, before
+  // anything of the new region is created; the old region stays, whole.
+  await page.route('**/props/valley-rock.ktx2', (route) =>
+    route.fulfill({
+      status: 206,
+      body: Buffer.alloc(1024, 7),
+      headers: { 'content-range': 'bytes 0-1023/1024' },
+    }),
+  );
+  const corrupt = await page.evaluate(() =>
+    window.demo.transition('valley').then(
+      () => 'resolved',
+      (e: Error & { code?: string }) => `${e.name}:${e.code}`,
+    ),
+  );
+  expect(corrupt).toMatch(/^TileSourceError:/);
+  await renderFrames(page, 2);
+  const afterCorrupt = await demoStats(page);
+  expect(afterCorrupt.scene).toBe('snowfield');
+  expect(Object.keys(afterCorrupt.byTag)).toEqual(['scene:snowfield']);
+  expect(afterCorrupt.streamed.count).toBe(5);
+  expect(afterCorrupt.errors).toEqual([]);
 
   writeJson(`test-results/demo/${backend}-summary.json`, {
     backend,

@@ -25,7 +25,7 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
 }) => {
   await isolateFromDevServerReloads(page);
   await page.setViewportSize({ width: 640, height: 360 });
-  await openPage(DEMO_PAGE, { hud: 1, budget: 96, seed: 7, size: '320x180' });
+  await openPage(DEMO_PAGE, { hud: 1, budget: 96, seed: 7, size: '320x180', compare: 1 });
   await demoReady(page);
   // lil-gui panel with its folders; the virtual texture offers every debug view.
   const gui = page.locator('.lil-gui.lil-root');
@@ -47,6 +47,52 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
     backend === 'webgpu' ? 'WebGPU' : 'WebGL2',
   );
   await expect(page.getByText(/\/ 96 MiB/)).toBeVisible();
+  // The memory timeline plots samples: its canvas has drawn bands, not only a blank background.
+  const timeline = page.locator('canvas[data-hud="memory-timeline"]');
+  await expect(timeline).toBeVisible();
+  // The newest samples sit at the right edge (the x axis is the last 20 s): the virtual texture's
+  // band (#4fa3ff) is painted there.
+  const vtPoolPixels = await timeline.evaluate((canvas: HTMLCanvasElement) => {
+    const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4)
+      if (data[i] === 0x4f && data[i + 1] === 0xa3 && data[i + 2] === 0xff) count++;
+    return count;
+  });
+  expect(vtPoolPixels, 'pixels of the vt-pool band').toBeGreaterThan(100);
+  // A debug view set through the automation API shows in its checkbox, and the residency map
+  // overlay does not sit under the lil-gui panel.
+  const residency = gui.locator('.lil-controller', { hasText: 'residency map' }).locator('input');
+  await expect(residency).not.toBeChecked();
+  await page.evaluate(() => window.demo.setDebugView('residencyMap', true));
+  await expect(residency).toBeChecked();
+  await renderFrames(page, 2);
+  const overlay = await page.locator('canvas[data-debug-view="residency map"]').boundingBox();
+  const panel = await gui.boundingBox();
+  expect(overlay && panel && overlay.x + overlay.width <= panel.x, 'residency map left of the panel').toBe(
+    true,
+  );
+  await page.evaluate(() => window.demo.setDebugView('residencyMap', false));
+  await expect(residency).not.toBeChecked();
+  // Comparison mode (?compare=1): Tessera's bytes beside plain three.js's for the same scene.
+  const comparison = (await demoStats(page)).comparison;
+  expect(comparison.compare).toBe(true);
+  expect(comparison.plainThree.terrainBytes).toBeGreaterThan(comparison.tesseraBytes);
+  expect(comparison.plainThree.propBytes).toBeGreaterThan(50 * 1024 * 1024);
+  await expect(page.locator('[data-hud="comparison"]')).toContainText('plain three.js');
+  await expect(page.locator('[data-hud="comparison"]')).toBeVisible();
+  // GPU time from timestamp queries where the adapter has them (SwiftShader's WebGPU does), else
+  // reported as unavailable rather than as a number.
+  await expect
+    .poll(async () => (await demoStats(page)).gpu.frameMs !== null || !(await demoStats(page)).gpu.available)
+    .toBe(true);
+  const gpu = (await demoStats(page)).gpu;
+  if (backend === 'webgpu') expect(gpu.available).toBe(true);
+  if (gpu.available) {
+    expect(gpu.frameMs).toBeGreaterThan(0);
+    expect(gpu.tesseraMs).toBeGreaterThan(0);
+    expect(gpu.tesseraMs).toBeLessThan(gpu.frameMs!);
+  } else expect([gpu.frameMs, gpu.tesseraMs]).toEqual([null, null]);
   await page.screenshot({ path: `test-results/demo/hud-${backend}.png` });
   const variety = await screenshotCanvas(page, `test-results/demo/hud-${backend}-canvas.png`);
   expect(variety.distinctColours).toBeGreaterThan(50);

@@ -261,3 +261,31 @@ export function checkpointRecorder<T extends CheckpointRecord>(
   };
   return { checkpoints, checkpoint };
 }
+
+/** Starts a new peak measurement in the independent tracker (its peaks restart from the live figures). */
+export function resetTrackedPeak(page: Page): Promise<void> {
+  return page.evaluate(() =>
+    (window as unknown as { __tesseraGpuTracker: { resetPeak(): void } }).__tesseraGpuTracker.resetPeak(),
+  );
+}
+
+/**
+ * The independent tracker's peak of Tessera's bytes since {@link resetTrackedPeak}: WebGPU the
+ * `tessera:` prefix's peak; WebGL2 the texture and renderbuffer peaks over the baseline, summed (each
+ * peaks on its own, so the sum bounds the true peak from above).
+ */
+export function trackedTesseraPeak(page: Page, backend: 'webgpu' | 'webgl'): Promise<number> {
+  return page.evaluate((b) => {
+    type Snapshot = { byPrefix: Record<string, { live: number; peak: number }> };
+    const w = window as unknown as {
+      __demoBaseline?: Snapshot;
+      __tesseraGpuTracker: { snapshot(): Snapshot };
+    };
+    const now = w.__tesseraGpuTracker.snapshot();
+    if (b === 'webgpu') return now.byPrefix['tessera:']?.peak ?? 0;
+    const base = w.__demoBaseline;
+    if (!base) throw new Error('no baseline: the demo never called demoProbe');
+    const over = (key: string) => (now.byPrefix[key]?.peak ?? 0) - (base.byPrefix[key]?.live ?? 0);
+    return over('webgl:texture') + over('webgl:renderbuffer');
+  }, backend);
+}

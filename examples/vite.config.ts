@@ -1,0 +1,27 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+
+/** The examples (`npm run examples`): one page per folder; assets/ is served as the public folder. */
+export default defineConfig({
+  root: import.meta.dirname,
+  publicDir: resolve(import.meta.dirname, '../assets'),
+  server: { port: 5174, host: 'localhost', fs: { allow: [resolve(import.meta.dirname, '..')] } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    rollupOptions: {
+      input: {
+        index: resolve(import.meta.dirname, 'index.html'),
+        'streamed-textures': resolve(import.meta.dirname, 'streamed-textures/index.html'),
+      },
+    },
+  },
+  // The examples import the package by name, as an application would (tsconfig.json's paths agree).
+  resolve: {
+    alias: [
+      { find: /^tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
+      { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, '../src/core/index.ts') },
+    ],
+  },
+});
