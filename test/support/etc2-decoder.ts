@@ -4,6 +4,8 @@
  * block: the test reference that tells what the ETC2 format can hold from what a transcoder wrote.
  */
 
+import { EAC_MODIFIER_TABLES } from './two-channel-decoders';
+
 /** The colour mode of an ETC2 RGB block. */
 export type Etc2Mode = 'individual' | 'differential' | 't' | 'h' | 'planar';
 
@@ -18,24 +20,6 @@ const ETC1_MODIFIERS = [
   [47, 183],
 ];
 const TH_DISTANCES = [3, 6, 11, 16, 23, 32, 41, 64];
-const EAC_TABLES = [
-  [-3, -6, -9, -15, 2, 5, 8, 14],
-  [-3, -7, -10, -13, 2, 6, 9, 12],
-  [-2, -5, -8, -13, 1, 4, 7, 12],
-  [-2, -4, -6, -13, 1, 3, 5, 12],
-  [-3, -6, -8, -12, 2, 5, 7, 11],
-  [-3, -7, -9, -11, 2, 6, 8, 10],
-  [-4, -7, -8, -11, 3, 6, 7, 10],
-  [-3, -5, -8, -11, 2, 4, 7, 10],
-  [-2, -6, -8, -10, 1, 5, 7, 9],
-  [-2, -5, -8, -10, 1, 4, 7, 9],
-  [-2, -4, -8, -10, 1, 3, 7, 9],
-  [-2, -5, -7, -10, 1, 4, 6, 9],
-  [-3, -4, -7, -10, 2, 3, 6, 9],
-  [-1, -2, -3, -10, 0, 1, 2, 9],
-  [-4, -6, -8, -9, 3, 5, 7, 8],
-  [-3, -5, -7, -9, 2, 4, 6, 8],
-];
 
 const clamp255 = (v: number): number => Math.min(255, Math.max(0, v));
 const extend4 = (v: number): number => v * 17;
@@ -164,7 +148,7 @@ export function decodeEacAlpha(block: Uint8Array, o: number, out: Float64Array):
   const bits = bitsAt(block, o);
   const base = field(bits, 63, 8);
   const multiplier = field(bits, 55, 4);
-  const table = EAC_TABLES[field(bits, 51, 4)];
+  const table = EAC_MODIFIER_TABLES[field(bits, 51, 4)];
   for (let p = 0; p < 16; p++) {
     const value = base + table[field(bits, 47 - 3 * p, 3)] * multiplier;
     out[(p & 3) * 4 + (p >> 2)] = clamp255(value);

@@ -7,17 +7,9 @@ import {
 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { poolTexelFormatOf, UASTC_TARGETS } from '../../../src/core/vt/pool-format';
-import type { BackendBridge } from '../../../src/three/backend-bridge';
 import { blockFormatEntry, threeBlockFormatOf } from '../../../src/three/block-formats';
 import { compressionSupportOf } from '../../../src/three/compression-support';
-
-/** A device or context described by the members the support check reads (SwiftShader has every format). */
-function webgpuWith(...features: string[]): BackendBridge {
-  return { device: { features: new Set(features) }, gl: null } as unknown as BackendBridge;
-}
-function webglWith(...extensions: string[]): BackendBridge {
-  return { device: null, gl: { getSupportedExtensions: () => extensions } } as unknown as BackendBridge;
-}
+import { webglWith, webgpuWith } from '../../support/described-bridges';
 
 describe('the shared block-format table', () => {
   it('gives three constants for every pool block format, sRGB variants included', () => {
