@@ -7,6 +7,7 @@
  */
 
 import { decodePng, encodePng } from '../src/sources/archive/png-codec';
+import { median } from './median';
 
 function tiles(count: number, size: number): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -26,8 +27,6 @@ function tiles(count: number, size: number): Uint8Array[] {
   }
   return out;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function timePerTile(inputs: Uint8Array[], fn: (input: Uint8Array) => unknown): Promise<number> {
   const times: number[] = [];
