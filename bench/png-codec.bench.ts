@@ -1,12 +1,14 @@
 /**
- * Does the hand-written PNG codec (`src/sources/archive/png-codec.ts`) earn its place in Node?
- * The same 128² photograph-like tiles encoded and decoded by it and by sharp (libpng/spng through
- * libvips), one tile at a time on this thread's view (sharp runs on its own thread pool): median
+ * Does the hand-written PNG codec (decoder `src/sources/archive/png-codec.ts`, encoder
+ * `test/support/png-encoder.ts`) earn its place in Node? The same 128² photograph-like tiles
+ * encoded and decoded by it and by sharp (libpng/spng through libvips), one tile at a time on this thread's view (sharp runs on its own thread pool): median
  * microseconds per tile and bytes per tile. (The browser side, createImageBitmap against the JS
  * decoder in the decode workers, needs a browser benchmark and is not measured here.)
  */
 
-import { decodePng, encodePng } from '../src/sources/archive/png-codec';
+import { decodePng } from '../src/sources/archive/png-codec';
+import { encodePng } from '../test/support/png-encoder';
+import { median } from './median';
 
 function tiles(count: number, size: number): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -26,8 +28,6 @@ function tiles(count: number, size: number): Uint8Array[] {
   }
   return out;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function timePerTile(inputs: Uint8Array[], fn: (input: Uint8Array) => unknown): Promise<number> {
   const times: number[] = [];

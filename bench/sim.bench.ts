@@ -1,7 +1,8 @@
 import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
 import { type CameraPath, flyOverPath, orbitPath, pingPongPath, teleportPath } from '../src/sim/camera-paths';
 import { FrameSimulator, type FrameSimulatorOptions } from '../src/sim/frame-simulator';
-import { type HeldOutCase, heldOutCases } from '../src/sim/heldout-paths';
+import { heldOutCases } from '../src/sim/heldout-paths';
+import type { HeldOutCase } from '../src/sim/path-cases';
 import { tuningCases } from '../src/sim/tuning-paths';
 import { evaluatePolicies, recordTrace } from './policy-eval';
 import { measureUploadOrder } from './upload-order';

@@ -6,11 +6,6 @@
  * 7; nothing here was tuned on seed 3), 8 x 8 pages of 128² texels (85 pages over 4 mips).
  */
 
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ArchiveTileSource } from '../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
 import { createNodeImageCodecs } from '../src/sources/archive/node-image-codecs';
@@ -20,12 +15,12 @@ import { decodeUastcPayload } from '../src/sources/archive/uastc-payload';
 import { type BakeOptions, bakeProcedural } from '../src/sources/bake/bake-archive';
 import { ProceduralWorld } from '../src/sources/procedural/procedural-world';
 import { decodeUastcToRgba, normalAngleError, rgbPsnr } from '../test/support/basis-transcoder';
+import { runChildModule, srcModule, withNoisyPng } from './bake-child';
+import { median } from './median';
 
 const SEED = 3;
 const PAGES = 8;
 const TILE = 128;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Baked {
   bytes: Uint8Array;
@@ -119,34 +114,14 @@ async function inflateMicrosecondsPerTile(baked: Baked): Promise<number> {
  * as a peak that does not grow with the image.
  */
 async function uastcImageBakePeakRssMb(size: number): Promise<number> {
-  const { default: sharp } = await import('sharp');
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-uastc-'));
-  try {
-    const path = join(dir, 'in.png');
-    await sharp({
-      create: {
-        width: size,
-        height: size,
-        channels: 3,
-        background: { r: 90, g: 120, b: 60 },
-        noise: { type: 'gaussian', mean: 110, sigma: 30 },
-      },
-    })
-      .png({ compressionLevel: 1 })
-      .toFile(path);
-    const module = fileURLToPath(new URL('../src/sources/bake/bake-out-of-core.ts', import.meta.url));
+  return withNoisyPng(size, (path) => {
     const code = `
-      const { bakeImageFiles } = await import(${JSON.stringify(module)});
+      const { bakeImageFiles } = await import(${JSON.stringify(srcModule('sources/bake/bake-out-of-core.ts'))});
       await bakeImageFiles([{ name: 'albedo', colorSpace: 'srgb', path: ${JSON.stringify(path)} }],
         { encoding: 'uastc-zstd', uastcEffort: 0, zstdLevel: 9 }, { write() {} });
       console.log(process.resourceUsage().maxRSS);`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-      encoding: 'utf8',
-    });
-    return Number(out.trim().split('\n').pop()) / 1024;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    return runChildModule(code)[0] / 1024;
+  });
 }
 
 export default {

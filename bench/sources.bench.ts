@@ -4,13 +4,8 @@
  * child processes so each figure is its own).
  */
 
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { PayloadEncodingName } from '../src/sources/archive/archive-format';
 import { ArchiveTileSource } from '../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
@@ -19,8 +14,8 @@ import { createNodeImageCodecs } from '../src/sources/archive/node-image-codecs'
 import { InlineTileDecoder } from '../src/sources/archive/tile-decoder';
 import { bakeImages, bakeProcedural } from '../src/sources/bake/bake-archive';
 import { ProceduralWorld } from '../src/sources/procedural/procedural-world';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { runChildModule, srcModule, withNoisyPng } from './bake-child';
+import { median } from './median';
 
 /** Procedural tiles (both layers, 128²) per wall-clock second and per CPU second (robust to a shared machine). */
 function proceduralTilesPerSecond(): { wall: number; cpu: number } {
@@ -97,49 +92,25 @@ async function bakeMegapixelsPerSecond(): Promise<number> {
 
 /** Peak RSS of a child process baking the procedural world of `pages` pages square to /dev/null-like memory, MiB. */
 function bakePeakRssMb(pages: number): number {
-  const bakeModule = fileURLToPath(new URL('../src/sources/bake/bake-archive.ts', import.meta.url));
   const code = `
-    const { bakeProcedural } = await import(${JSON.stringify(bakeModule)});
+    const { bakeProcedural } = await import(${JSON.stringify(srcModule('sources/bake/bake-archive.ts'))});
     const sink = { write() {} };
     await bakeProcedural(5, ${pages}, { encoding: 'deflate' }, sink);
     console.log(process.resourceUsage().maxRSS);`;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    encoding: 'utf8',
-  });
-  return Number(out.trim().split('\n').pop()) / 1024;
+  return runChildModule(code)[0] / 1024;
 }
 
 /** Peak RSS (MiB) and input megapixels per second of a child process baking a `size`² PNG out of core. */
 async function imageBakeChild(size: number): Promise<{ rssMb: number; mps: number }> {
-  const { default: sharp } = await import('sharp');
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
-  try {
-    const path = join(dir, 'in.png');
-    await sharp({
-      create: {
-        width: size,
-        height: size,
-        channels: 3,
-        background: { r: 90, g: 120, b: 60 },
-        noise: { type: 'gaussian', mean: 110, sigma: 30 },
-      },
-    })
-      .png({ compressionLevel: 1 })
-      .toFile(path);
-    const module = fileURLToPath(new URL('../src/sources/bake/bake-out-of-core.ts', import.meta.url));
+  return withNoisyPng(size, (path) => {
     const code = `
-      const { bakeImageFiles } = await import(${JSON.stringify(module)});
+      const { bakeImageFiles } = await import(${JSON.stringify(srcModule('sources/bake/bake-out-of-core.ts'))});
       const started = performance.now();
       await bakeImageFiles([{ name: 'albedo', colorSpace: 'srgb', path: ${JSON.stringify(path)} }], { encoding: 'deflate' }, { write() {} });
       console.log(process.resourceUsage().maxRSS, performance.now() - started);`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-      encoding: 'utf8',
-    });
-    const [rssKb, ms] = out.trim().split('\n').pop()!.split(' ').map(Number);
+    const [rssKb, ms] = runChildModule(code);
     return { rssMb: rssKb / 1024, mps: (size * size) / 1e6 / (ms / 1000) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export default {

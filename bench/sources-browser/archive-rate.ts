@@ -16,6 +16,15 @@ import type { PayloadEncodingName } from '../../src/sources/archive/archive-form
 import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
 import { InlineTileDecoder, type TileDecoder } from '../../src/sources/archive/tile-decoder';
 import { WorkerDecoderPool, type WorkerLike } from '../../src/sources/archive/worker/worker-decoder-pool';
+import {
+  allPages,
+  benchParams,
+  inFlightLanes,
+  median,
+  type PageAddress,
+  runBenchPage,
+  uncachedFetch,
+} from './bench-page';
 
 /** What the page leaves in `globalThis.benchResult`. */
 export interface ArchiveRateResult {
@@ -29,29 +38,15 @@ export interface ArchiveRateResult {
   tilesPerRep: number;
 }
 
-const params = new URLSearchParams(location.search);
-const dir = params.get('dir') ?? '/.tmp/';
+const { params, dir, reps, inFlight } = benchParams;
 const encodings = (params.get('encodings') ?? 'raw,deflate,png,jpeg,webp').split(
   ',',
 ) as PayloadEncodingName[];
-/** Timed reps after the warm-up rep. */
-const reps = Number(params.get('reps') ?? 5);
-/** Tile loads kept in flight at once, pages. */
-const inFlight = Number(params.get('inflight') ?? 16);
 /** Decode workers; the pool's own default (cores - 1, at most 4), made explicit to report it. */
 const decodeWorkers = Number(
   params.get('workers') ?? Math.max(1, Math.min(4, navigator.hardwareConcurrency - 1)),
 );
 const INLINE_ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'uastc-zstd'];
-
-// Every rep must reach the server: the HTTP cache would otherwise answer later reps' ranges.
-const uncachedFetch: typeof fetch = (input, init) => fetch(input, { ...init, cache: 'no-store' });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function createDecodeWorker(): WorkerLike {
   return new Worker(new URL('../../src/sources/archive/worker/decode-worker.ts', import.meta.url), {
@@ -59,36 +54,14 @@ function createDecodeWorker(): WorkerLike {
   }) as unknown as WorkerLike;
 }
 
-/** Every page of every mip as [mip, x, y], shuffled by a fixed LCG so mips and rows interleave. */
-function allPages(source: ArchiveTileSource): [number, number, number][] {
-  const pages: [number, number, number][] = [];
-  for (let mip = 0; mip < source.mipCount; mip++) {
-    const wide = Math.max(1, source.info.widthPages >> mip);
-    const high = Math.max(1, source.info.heightPages >> mip);
-    for (let y = 0; y < high; y++) for (let x = 0; x < wide; x++) pages.push([mip, x, y]);
-  }
-  let state = 12345;
-  for (let i = pages.length - 1; i > 0; i--) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    const j = state % (i + 1);
-    [pages[i], pages[j]] = [pages[j], pages[i]];
-  }
-  return pages;
-}
-
 /** Loads `pages` with at most `inFlight` loads open; returns the tiles, in `pages` order. */
-async function loadAll(source: ArchiveTileSource, pages: [number, number, number][]): Promise<TileData[]> {
+async function loadAll(source: ArchiveTileSource, pages: PageAddress[]): Promise<TileData[]> {
   const out: TileData[] = new Array(pages.length);
   const signal = new AbortController().signal;
-  let next = 0;
-  const lane = async () => {
-    while (next < pages.length) {
-      const k = next++;
-      const [mip, x, y] = pages[k];
-      out[k] = await source.load(mip, x, y, signal);
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, lane));
+  await inFlightLanes(pages, inFlight, async (k) => {
+    const [mip, x, y] = pages[k];
+    out[k] = await source.load(mip, x, y, signal);
+  });
   return out;
 }
 
@@ -136,7 +109,7 @@ async function measure(
   return { rate: median(rates), tiles, count: pages.length };
 }
 
-try {
+await runBenchPage(async () => {
   const result: ArchiveRateResult = {
     workerTilesPerSecond: {},
     inlineTilesPerSecond: {},
@@ -157,11 +130,5 @@ try {
       }
     }
   }
-  Object.assign(globalThis, { benchResult: result });
-  document.title = 'done';
-} catch (error) {
-  Object.assign(globalThis, {
-    benchError: error instanceof Error ? (error.stack ?? error.message) : String(error),
-  });
-  document.title = 'error';
-}
+  return result;
+});

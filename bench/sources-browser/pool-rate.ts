@@ -21,6 +21,7 @@ import { choosePoolFormats } from '../../src/three/pool-format-choice';
 import { PoolTextures } from '../../src/three/pool-textures';
 import { TranscodingStages } from '../../src/three/transcode/transcoding-stages';
 import { createTestRenderer } from '../../test/browser/support/renderer';
+import { allPages, benchParams, inFlightLanes, median, runBenchPage, uncachedFetch } from './bench-page';
 
 /** What the page leaves in `globalThis.benchResult`. */
 export interface PoolRateResult {
@@ -32,42 +33,11 @@ export interface PoolRateResult {
   tilesPerRep: number;
 }
 
-const params = new URLSearchParams(location.search);
-const dir = params.get('dir') ?? '/.tmp/';
+const { params, dir, reps, inFlight } = benchParams;
 const encodings = (params.get('encodings') ?? 'webp,uastc-zstd').split(',');
-/** Timed reps after the warm-up rep. */
-const reps = Number(params.get('reps') ?? 5);
-/** Tile loads kept in flight at once, pages. */
-const inFlight = Number(params.get('inflight') ?? 16);
 /** Pool slots: fewer than a rep's tiles, so slots are rewritten as in a streaming session. */
 const SLOTS_PER_ROW = 8;
 const SLOT_ROWS = 8;
-// Every rep must reach the server: the HTTP cache would otherwise answer later reps' ranges.
-const uncachedFetch: typeof fetch = (input, init) => fetch(input, { ...init, cache: 'no-store' });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** Every page of every mip as [mip, x, y], shuffled by a fixed LCG (as archive-rate.ts). */
-function allPages(source: ArchiveTileSource): [number, number, number][] {
-  const pages: [number, number, number][] = [];
-  for (let mip = 0; mip < source.mipCount; mip++) {
-    const wide = Math.max(1, source.info.widthPages >> mip);
-    const high = Math.max(1, source.info.heightPages >> mip);
-    for (let y = 0; y < high; y++) for (let x = 0; x < wide; x++) pages.push([mip, x, y]);
-  }
-  let state = 12345;
-  for (let i = pages.length - 1; i > 0; i--) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    const j = state % (i + 1);
-    [pages[i], pages[j]] = [pages[j], pages[i]];
-  }
-  return pages;
-}
-
 /** Waits until the GPU has done every write submitted so far. */
 async function gpuDone(bridge: BackendBridge): Promise<void> {
   if (bridge.device !== null) await bridge.device.queue.onSubmittedWorkDone();
@@ -102,17 +72,12 @@ async function measure(
   const pages = allPages(archive);
   const signal = new AbortController().signal;
   const rep = async () => {
-    let next = 0;
-    const lane = async () => {
-      while (next < pages.length) {
-        const k = next++;
-        const [mip, x, y] = pages[k];
-        const tile = await source.load(mip, x, y, signal);
-        pool.writeTiles(poolLayerSource, k % pool.slotCount, tile.layers);
-        stages.recycle(0, tile);
-      }
-    };
-    await Promise.all(Array.from({ length: inFlight }, lane));
+    await inFlightLanes(pages, inFlight, async (k) => {
+      const [mip, x, y] = pages[k];
+      const tile = await source.load(mip, x, y, signal);
+      pool.writeTiles(poolLayerSource, k % pool.slotCount, tile.layers);
+      stages.recycle(0, tile);
+    });
     await gpuDone(bridge);
   };
   try {
@@ -131,7 +96,7 @@ async function measure(
   }
 }
 
-try {
+await runBenchPage(async () => {
   const renderer = await createTestRenderer(64, 64);
   const result: PoolRateResult = { tilesPerSecond: {}, poolFormats: {}, tilesPerRep: 0 };
   for (const encoding of encodings) {
@@ -140,11 +105,5 @@ try {
     result.poolFormats[encoding] = measured.formats;
     result.tilesPerRep = measured.count;
   }
-  Object.assign(globalThis, { benchResult: result });
-  document.title = 'done';
-} catch (error) {
-  Object.assign(globalThis, {
-    benchError: error instanceof Error ? (error.stack ?? error.message) : String(error),
-  });
-  document.title = 'error';
-}
+  return result;
+});

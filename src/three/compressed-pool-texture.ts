@@ -1,41 +1,17 @@
 import {
   ClampToEdgeWrapping,
   CompressedArrayTexture,
-  type CompressedPixelFormat,
   CompressedTexture,
   LinearFilter,
   NoColorSpace,
-  RED_GREEN_RGTC2_Format,
-  RG11_EAC_Format,
-  RGBA_ASTC_4x4_Format,
-  RGBA_BPTC_Format,
-  RGBA_ETC2_EAC_Format,
   SRGBColorSpace,
   UnsignedByteType,
 } from 'three';
 import type { PoolTexelFormat } from '../core/vt/pool-format';
+import { threeBlockFormatOf } from './block-formats';
 
 /** Block-compressed pool formats (every {@link PoolTexelFormat} but rgba8). */
 export type PoolBlockFormat = Exclude<PoolTexelFormat, 'rgba8unorm' | 'rgba8unorm-srgb'>;
-
-/** three's constant for each block format (the sRGB variants differ by colour space only). */
-function threeFormatOf(format: PoolBlockFormat): CompressedPixelFormat {
-  switch (format) {
-    case 'bc7-rgba-unorm':
-    case 'bc7-rgba-unorm-srgb':
-      return RGBA_BPTC_Format;
-    case 'astc-4x4-unorm':
-    case 'astc-4x4-unorm-srgb':
-      return RGBA_ASTC_4x4_Format;
-    case 'etc2-rgba8unorm':
-    case 'etc2-rgba8unorm-srgb':
-      return RGBA_ETC2_EAC_Format;
-    case 'bc5-rg-unorm':
-      return RED_GREEN_RGTC2_Format;
-    default:
-      return RG11_EAC_Format;
-  }
-}
 
 /**
  * WebGL2 internal format enum of each block format (from the extensions' specs), for
@@ -75,7 +51,7 @@ export function createCompressedPoolTexture(
   arrayLayers: number,
   format: PoolBlockFormat,
 ): CompressedTexture | CompressedArrayTexture {
-  const threeFormat = threeFormatOf(format);
+  const threeFormat = threeBlockFormatOf(format);
   const texture =
     arrayLayers > 1
       ? new CompressedArrayTexture([], width, height, arrayLayers, threeFormat, UnsignedByteType)

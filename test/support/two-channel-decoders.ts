@@ -15,7 +15,8 @@ export function decodeBc4(block: Uint8Array, o: number, out: Float64Array): void
   for (let i = 0; i < 16; i++) out[i] = palette[Number((bits >> BigInt(3 * i)) & 7n)];
 }
 
-const TABLES = [
+/** The EAC modifier tables (R11/RG11 and the 8-bit alpha of ETC2 RGBA8 share them). */
+export const EAC_MODIFIER_TABLES: readonly (readonly number[])[] = [
   [-3, -6, -9, -15, 2, 5, 8, 14],
   [-3, -7, -10, -13, 2, 6, 9, 12],
   [-2, -5, -8, -13, 1, 4, 7, 12],
@@ -39,7 +40,7 @@ export function decodeEacR11(block: Uint8Array, o: number, out: Float64Array): v
   for (let i = 0; i < 8; i++) bits = (bits << 8n) | BigInt(block[o + i]);
   const base = Number(bits >> 56n);
   const multiplier = Number((bits >> 52n) & 15n);
-  const table = TABLES[Number((bits >> 48n) & 15n)];
+  const table = EAC_MODIFIER_TABLES[Number((bits >> 48n) & 15n)];
   for (let p = 0; p < 16; p++) {
     const index = Number((bits >> BigInt(45 - 3 * p)) & 7n);
     const value = base * 8 + 4 + table[index] * (multiplier === 0 ? 1 : multiplier * 8);

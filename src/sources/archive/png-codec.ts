@@ -1,94 +1,23 @@
 /**
- * A small PNG codec for tiles: encodes rgba8 (per-row adaptive filter, DEFLATE via fflate) and
- * decodes 8-bit greyscale/RGB/grey-alpha/RGBA, non-interlaced, to rgba8. Pure JS, exact, and
- * usable in a worker without a canvas (a canvas would premultiply alpha).
+ * A small PNG decoder for tiles: 8-bit greyscale/RGB/grey-alpha/RGBA, non-interlaced, to rgba8.
+ * Pure JS, exact, and usable in a worker without a canvas (a canvas would premultiply alpha). The
+ * baker encodes PNG with sharp; tests and benchmarks encode with `test/support/png-encoder.ts`.
  */
 
-import { deflateSync, unzlibSync, zlibSync } from 'fflate';
+import { deflateSync, unzlibSync } from 'fflate';
 import { TileSourceError } from '../../core/errors';
-import { crc32 } from './crc32';
 
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+/** The eight bytes every PNG starts with. */
+export const PNG_SIGNATURE: readonly number[] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const CHANNELS_BY_COLOR_TYPE: Record<number, number> = { 0: 1, 2: 3, 4: 2, 6: 4 };
 
-/** Encodes `width x height` rgba8 texels as a PNG. Deterministic (same texels, same bytes). */
-export function encodePng(rgba: Uint8Array, width: number, height: number): Uint8Array {
-  const stride = width * 4;
-  const filtered = new Uint8Array((stride + 1) * height);
-  const candidate = new Uint8Array(stride);
-  for (let y = 0; y < height; y++) {
-    const row = y * stride;
-    let best = 0;
-    let bestCost = Number.POSITIVE_INFINITY;
-    for (let filter = 0; filter < 5; filter++) {
-      let cost = 0;
-      for (let i = 0; i < stride; i++) {
-        const v = (rgba[row + i] - predict(rgba, filter, row, i, stride, y)) & 0xff;
-        candidate[i] = v;
-        cost += v < 128 ? v : 256 - v;
-      }
-      if (cost < bestCost) {
-        bestCost = cost;
-        best = filter;
-      }
-    }
-    const out = y * (stride + 1);
-    filtered[out] = best;
-    for (let i = 0; i < stride; i++) {
-      filtered[out + 1 + i] = (rgba[row + i] - predict(rgba, best, row, i, stride, y)) & 0xff;
-    }
-  }
-  const idat = zlibSync(filtered, { level: 6 });
-  const ihdr = new Uint8Array(13);
-  const view = new DataView(ihdr.buffer);
-  view.setUint32(0, width);
-  view.setUint32(4, height);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  const chunks = [chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))];
-  const total = SIGNATURE.length + chunks.reduce((s, c) => s + c.length, 0);
-  const png = new Uint8Array(total);
-  png.set(SIGNATURE, 0);
-  let at = SIGNATURE.length;
-  for (const c of chunks) {
-    png.set(c, at);
-    at += c.length;
-  }
-  return png;
-}
-
-function predict(px: Uint8Array, filter: number, row: number, i: number, stride: number, y: number): number {
-  const a = i >= 4 ? px[row + i - 4] : 0;
-  const b = y > 0 ? px[row - stride + i] : 0;
-  switch (filter) {
-    case 1:
-      return a;
-    case 2:
-      return b;
-    case 3:
-      return (a + b) >> 1;
-    case 4:
-      return paeth(a, b, i >= 4 && y > 0 ? px[row - stride + i - 4] : 0);
-    default:
-      return 0;
-  }
-}
-
-function paeth(a: number, b: number, c: number): number {
+/** The Paeth predictor of PNG filter type 4 (shared with the test encoder). */
+export function paeth(a: number, b: number, c: number): number {
   const p = a + b - c;
   const pa = Math.abs(p - a);
   const pb = Math.abs(p - b);
   const pc = Math.abs(p - c);
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-}
-
-function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out, 4, 8 + data.length));
-  return out;
 }
 
 /**
@@ -98,7 +27,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
  */
 export function decodePng(png: Uint8Array, width: number, height: number): Uint8Array<ArrayBuffer> {
   const fail = (why: string) => new TileSourceError('decode-failed', `PNG: ${why}`, false);
-  for (let i = 0; i < 8; i++) if (png[i] !== SIGNATURE[i]) throw fail('bad signature');
+  for (let i = 0; i < 8; i++) if (png[i] !== PNG_SIGNATURE[i]) throw fail('bad signature');
   if (png.length < 33) throw new TileSourceError('truncated', 'PNG: shorter than its header', false);
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   const w = view.getUint32(16);

@@ -1,7 +1,8 @@
 import type { PayloadEncodingName } from '../../../src/sources/archive/archive-format';
 import { ArchiveWriter, MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
-import { deflateRaw, encodePng } from '../../../src/sources/archive/png-codec';
+import { deflateRaw } from '../../../src/sources/archive/png-codec';
 import { ProceduralWorld } from '../../../src/sources/procedural/procedural-world';
+import { encodePng } from '../../support/png-encoder';
 
 /** Encodes one rgba8 tile for the given encoding (raw, deflate, png only: sync). */
 export function encodeSync(encoding: PayloadEncodingName, rgba: Uint8Array, size: number): Uint8Array {

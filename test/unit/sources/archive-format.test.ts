@@ -6,10 +6,11 @@ import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-sou
 import { ArchiveWriter, MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
 import { crc32 } from '../../../src/sources/archive/crc32';
 import { createNodeImageCodecs } from '../../../src/sources/archive/node-image-codecs';
-import { decodePng, encodePng } from '../../../src/sources/archive/png-codec';
+import { decodePng } from '../../../src/sources/archive/png-codec';
 import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
 import { decodeTilePayload } from '../../../src/sources/archive/tile-payload-decoder';
+import { encodePng } from '../../support/png-encoder';
 import { buildTestArchive } from './archive-fixtures';
 
 const live = () => new AbortController().signal;

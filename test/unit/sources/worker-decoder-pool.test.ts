@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
-import { encodePng } from '../../../src/sources/archive/png-codec';
 import {
   type CancelRequest,
   type DecodeReply,
@@ -8,6 +7,7 @@ import {
   handleDecodeRequest,
 } from '../../../src/sources/archive/worker/decode-protocol';
 import { WorkerDecoderPool, type WorkerLike } from '../../../src/sources/archive/worker/worker-decoder-pool';
+import { encodePng } from '../../support/png-encoder';
 
 /** A Web-Worker-shaped fake: messages cross by structuredClone with transfer, as postMessage does. */
 class FakeWorker implements WorkerLike {

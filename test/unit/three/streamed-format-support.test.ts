@@ -2,25 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
 import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
-import type { BackendBridge } from '../../../src/three/backend-bridge';
 import {
   checkStreamableSource,
   missingFormatSupport,
 } from '../../../src/three/streamed/streamed-format-support';
+import { webglWith, webgpuWith } from '../../support/described-bridges';
 import { asStored, writeKtx2Fixture } from '../../support/ktx2-fixtures';
-
-/**
- * The check reads only `device.features` (WebGPU) or `gl.getExtension` (WebGL2). SwiftShader's
- * device has every block feature and three asks for all of them, so a device or context lacking
- * one can only be described here, by the two members the check reads.
- */
-function webgpuWith(...features: string[]): BackendBridge {
-  return { device: { features: new Set(features) }, gl: null } as unknown as BackendBridge;
-}
-function webglWith(...extensions: string[]): BackendBridge {
-  const gl = { getExtension: (name: string) => (extensions.includes(name) ? {} : null) };
-  return { device: null, gl } as unknown as BackendBridge;
-}
 
 describe('block formats need the device feature', () => {
   it('rgba8 needs nothing; BC7 needs texture-compression-bc or EXT_texture_compression_bptc', () => {
