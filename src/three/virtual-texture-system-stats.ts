@@ -35,7 +35,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
     byCategory: i.live
       ? {
           'vt-pool': i.pool.reservedBytes,
-          'page-table': i.set.reserveBytes,
+          'page-table': i.set.usedBytes,
           feedback: i.feedback.reservedTargetBytes,
           readback: i.feedback.reservedReadbackBytes,
           staging: s.stagingBytes,

@@ -131,7 +131,8 @@ export class VirtualTextureSystem {
         this.settle.noteRegistration(this.frame);
       },
     };
-    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, formats, o);
+    const tables = { budget, handle: reserved.pageTable, texturesChanged: () => this.graphsChanged() };
+    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, tables, formats, o);
     this.textures = this.set.textures;
     this.pool = new LivePool(
       {
@@ -146,8 +147,8 @@ export class VirtualTextureSystem {
       o.shareBytes,
       {
         otherBytes: () =>
-          this.ownReservations.reduce((sum, handle) => sum + this.budget.bytesOf(handle), 0) +
-          this.channel.loop.reservedBytes,
+          // The page tables' whole share: their reservation grows into it, never the pool.
+          this.budget.bytesOf(reserved.staging) + this.set.reserveBytes + this.channel.loop.reservedBytes,
         minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
         resized: (pool) => this.poolResized(pool),
       },
@@ -266,6 +267,7 @@ export class VirtualTextureSystem {
     this.streamer.update();
     this.context.mipBias.value = this.streamer.mipBias;
     this.evictable.release(frame);
+    this.set.sizeAtlases(this.maxUploadsPerFrame, frame);
     this.uploadsLastFrame = this.streamer.drainUploads(this.uploadHandler, this.maxUploadsPerFrame);
     this.uploadsTotal += this.uploadsLastFrame;
     this.set.flush();
