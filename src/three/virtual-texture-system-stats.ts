@@ -41,6 +41,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
           staging: s.stagingBytes,
         }
       : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0, staging: 0 },
+    pageTableShareBytes: i.set.reserveBytes,
     poolFormats: textures.formats.slice(),
     slotCount: pool.slotCount,
     residentPages: pool.residentCount,
