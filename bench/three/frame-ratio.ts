@@ -137,14 +137,16 @@ for (let b = 0; b < batches; b++) {
 // Upload throughput: Tessera's tile path vs a bare writeTexture loop, same bytes, same texture.
 const pool = (
   system as unknown as {
-    poolTextures: {
-      writeTile(l: number, s: number, b: Uint8Array): void;
-      textures: DataTexture[];
-      slotCount: number;
-      shape: { slotsPerRow: number; tileSize: number };
+    pool: {
+      textures: {
+        writeTile(l: number, s: number, b: Uint8Array): void;
+        textures: DataTexture[];
+        slotCount: number;
+        shape: { slotsPerRow: number; tileSize: number };
+      };
     };
   }
-).poolTextures;
+).pool.textures;
 const tileBytes = new Uint8Array(128 * 128 * 4);
 for (let i = 0; i < tileBytes.length; i++) tileBytes[i] = (i * 7) & 255;
 const tilesPerBatch = Number(params.get('tiles') ?? 256);

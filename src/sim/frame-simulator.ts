@@ -335,8 +335,7 @@ export class FrameSimulator {
 
   /** Fraction of requesting pixels of `buffer` whose page is resident at its own mip (or finer). */
   private measureSharp(buffer: Uint32Array): number {
-    const entries = this.pageTable.entries;
-    const widths = this.pageTable.layout.mipWidths;
+    const table = this.pageTable;
     let requesting = 0;
     let sharp = 0;
     let previous = NO_REQUEST;
@@ -347,7 +346,7 @@ export class FrameSimulator {
       requesting++;
       if (v !== previous) {
         const mip = (v >>> 24) & 0xf;
-        const e = entries[mip][((v >>> 12) & 0xfff) * widths[mip] + (v & 0xfff)];
+        const e = table.entry(mip, v & 0xfff, (v >>> 12) & 0xfff);
         // An entry names the finest resident page among itself and its ancestors: only the page
         // itself (resident mip == requested mip) is sharp.
         previousSharp = e !== EMPTY_ENTRY && ((e >>> 16) & 0xf) <= mip;

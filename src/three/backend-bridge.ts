@@ -12,7 +12,7 @@ import {
 } from './three-internals';
 
 /** Texel layouts Tessera writes into textures. */
-export type UploadFormat = 'rgba8' | 'r32uint';
+export type UploadFormat = 'rgba8' | 'r32uint' | 'rg32uint';
 
 // Reused WebGPU copy descriptors: mutated per call, never reallocated (as three's own backend does).
 const copyDestination = {
@@ -23,6 +23,11 @@ const copyDestination = {
 };
 const copyLayout = { offset: 0, bytesPerRow: 0, rowsPerImage: 0 };
 const copySize = { width: 0, height: 0, depthOrArrayLayers: 1 };
+
+/** Bytes of one texel of `format`. */
+function texelBytes(format: UploadFormat): number {
+  return format === 'rg32uint' ? 8 : 4;
+}
 
 /**
  * Direct access to the GPU objects behind three textures on either backend of `WebGPURenderer`,
@@ -102,7 +107,7 @@ export class BackendBridge {
 
   /**
    * Writes a `width x height` texel rectangle at (`x`, `y`) of mip `mipLevel` of `texture`.
-   * @param data source texels; `Uint8Array` for rgba8, `Uint32Array` for r32uint.
+   * @param data source texels; `Uint8Array` for rgba8, `Uint32Array` for r32uint and rg32uint.
    * @param offsetTexels index of the rectangle's first texel in `data`, in texels.
    * @param rowTexels distance between rows in `data`, in texels.
    * @param arrayLayer array layer written when `texture` is a 2D array texture (0 for a 2D texture).
@@ -130,8 +135,8 @@ export class BackendBridge {
         width,
         height,
         data,
-        offsetTexels * 4,
-        rowTexels * 4,
+        offsetTexels * texelBytes(format),
+        rowTexels * texelBytes(format),
         height,
       );
       return;
@@ -165,8 +170,9 @@ export class BackendBridge {
         offsetTexels * 4,
       );
     } else {
-      // rgba8 data is bytes (offset in bytes), r32uint data is words (offset in words).
+      // rgba8 data is bytes (offset in bytes), integer data is words (offset in words).
       const rgba = format === 'rgba8';
+      const rg = format === 'rg32uint';
       gl.texSubImage2D(
         gl.TEXTURE_2D,
         mipLevel,
@@ -174,10 +180,10 @@ export class BackendBridge {
         y,
         width,
         height,
-        rgba ? gl.RGBA : gl.RED_INTEGER,
+        rgba ? gl.RGBA : rg ? gl.RG_INTEGER : gl.RED_INTEGER,
         rgba ? gl.UNSIGNED_BYTE : gl.UNSIGNED_INT,
         data,
-        rgba ? offsetTexels * 4 : offsetTexels,
+        rgba ? offsetTexels * 4 : rg ? offsetTexels * 2 : offsetTexels,
       );
     }
     state.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);

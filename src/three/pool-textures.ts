@@ -5,18 +5,15 @@ import {
   DataArrayTexture,
   type DataTexture,
   LinearFilter,
-  NearestFilter,
   NoColorSpace,
-  RedIntegerFormat,
   RGBAFormat,
   SRGBColorSpace,
   UnsignedByteType,
-  UnsignedIntType,
 } from 'three';
 import type { PoolFormatChoice, PoolTexelFormat } from '../core/vt/pool-format';
 import { type PoolShape, poolSlotCount } from '../core/vt/pool-shape';
 import { tileLayerBytes } from '../core/vt/tile-bytes';
-import { createAllocatedTexture, textureBytes } from './allocated-texture';
+import { createAllocatedTexture } from './allocated-texture';
 import type { BackendBridge } from './backend-bridge';
 import { createCompressedPoolTexture } from './compressed-pool-texture';
 
@@ -149,72 +146,5 @@ export class PoolTextures {
   /** Frees every layer texture. */
   dispose(): void {
     for (const texture of this.textures) texture.dispose();
-  }
-}
-
-/**
- * One virtual texture's page table on the GPU: an `r32uint` texture with one mip level per mip of
- * the virtual texture, read in shaders with `textureLoad`. Only dirty rectangles are uploaded.
- */
-export class PageTableTexture {
-  /** The three texture (label `tessera:page-table:<name>`). */
-  readonly texture: DataTexture;
-  /** Bytes of all levels. */
-  readonly bytes: number;
-  private readonly bridge: BackendBridge;
-
-  constructor(
-    bridge: BackendBridge,
-    name: string,
-    widthPages: number,
-    heightPages: number,
-    mipCount: number,
-  ) {
-    this.bridge = bridge;
-    this.texture = createAllocatedTexture({
-      name: `tessera:page-table:${name}`,
-      width: widthPages,
-      height: heightPages,
-      mipLevels: mipCount,
-      format: RedIntegerFormat,
-      type: UnsignedIntType,
-      srgb: false,
-      magFilter: NearestFilter,
-      minFilter: NearestFilter,
-    });
-    this.bytes = textureBytes(widthPages, heightPages, mipCount);
-    bridge.renderer.initTexture(this.texture);
-  }
-
-  /**
-   * Uploads a rectangle of one level from `entries` (that level's whole table, row-major).
-   * @param levelWidth width of that level, in pages (the row stride of `entries`).
-   */
-  writeRect(
-    mip: number,
-    entries: Uint32Array,
-    levelWidth: number,
-    x: number,
-    y: number,
-    width: number,
-    height: number,
-  ): void {
-    this.bridge.writeRect(
-      this.texture,
-      'r32uint',
-      mip,
-      x,
-      y,
-      width,
-      height,
-      entries,
-      y * levelWidth + x,
-      levelWidth,
-    );
-  }
-
-  /** Frees the texture. */
-  dispose(): void {
-    this.texture.dispose();
   }
 }

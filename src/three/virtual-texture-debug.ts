@@ -66,7 +66,7 @@ export function buildDebugGraph(
     rule.anisotropy > 1 ? fp.lambdaAniso : fp.lambdaIso,
     vt.mipCount - 1,
   );
-  const { residentF, empty } = lookupPage(vt, fp.uvc, neededF);
+  const { residentF, empty } = lookupPage(vt, fp.uvc, neededF).fine;
   if (options.mipColours) {
     const fallback = step(neededF.add(0.5), residentF);
     const tint = mipColour(residentF).mul(mix(1, FALLBACK_BRIGHTNESS, fallback));

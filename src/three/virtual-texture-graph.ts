@@ -13,6 +13,7 @@ import {
   max,
   min,
   mix,
+  select,
   sqrt,
   step,
   texture,
@@ -41,8 +42,12 @@ export interface SampledVirtualTexture {
   readonly contentWidth: number;
   /** Texels of mip 0 holding content from the top edge (the rest is padding). */
   readonly contentHeight: number;
-  /** The r32uint page-table texture (one level per mip). */
-  readonly pageTableTexture: import('three').DataTexture;
+  /** The page table's indirection (r32uint, one level per mip below the tail; see page-table-blocks.ts). */
+  readonly pageTableIndirection: import('three').DataTexture;
+  /** The page table's block atlas (rg32uint: each entry and its parent's entry). */
+  readonly pageTableAtlas: import('three').DataTexture;
+  /** First mip of the page table's tail (fixed blocks `mip - tailMip`, no indirection). */
+  readonly pageTableTailMip: number;
   /** The system's sampling context. */
   readonly context: SamplingContext;
   /** True once `VirtualTextureSystem.remove` released it: nodes draw transparent black, request nothing. */
@@ -143,11 +148,14 @@ export interface PageLookup {
   empty: Expr;
 }
 
-/** Reads and decodes the page-table entry of the page holding `uvc` at mip `mipF`. */
-export function lookupPage(vt: SampledVirtualTexture, uvc: Expr, mipF: Expr): PageLookup {
-  const pages = pagesAt(vt, mipF);
-  const page = min(floor(uvc.mul(pages)), pages.sub(1));
-  const entry = (textureLoad as Expr)(vt.pageTableTexture, (ivec2 as Expr)(page), int(mipF)).x.toUint();
+/** Both entries one page-table fetch gives: the page's and its parent's (trilinear's coarser mip). */
+export interface PageLookupPair {
+  fine: PageLookup;
+  /** Entry of the parent page at `mipF + 1` (the page's own at the coarsest mip). */
+  coarse: PageLookup;
+}
+
+function decodeEntry(entry: Expr): PageLookup {
   return {
     slot: entry.bitAnd(uint(0xffff)),
     residentF: entry.shiftRight(uint(16)).bitAnd(uint(0xf)).toFloat(),
@@ -156,20 +164,59 @@ export function lookupPage(vt: SampledVirtualTexture, uvc: Expr, mipF: Expr): Pa
 }
 
 /**
- * One bilinear sample of layer `layer` at integer mip `mipF` through the page table: the entry
- * names the slot and the (possibly coarser) resident mip; the offset inside the tile comes from
- * uv at that resident mip.
+ * Reads the sparse page table (src/core/vt/page-table.ts) for the page holding `uvc` at mip
+ * `mipF`: the indirection cell of its 16 x 16-page block (none for tail mips, whose blocks are
+ * fixed) points at the finest stored block covering it, at mip k >= mipF; one atlas fetch there
+ * gives the entry and its parent's. When k > mipF the page's block is not stored, so its entry and
+ * its parent's are both the entry at k.
  */
-function sampleAtMip(
+export function lookupPage(vt: SampledVirtualTexture, uvc: Expr, mipF: Expr): PageLookupPair {
+  const pages = pagesAt(vt, mipF);
+  const page: Expr = min(floor(uvc.mul(pages)), pages.sub(1));
+  const px: Expr = page.x.toUint();
+  const py: Expr = page.y.toUint();
+  const m: Expr = uint(mipF);
+  const tail = vt.pageTableTailMip;
+  let block: Expr;
+  let k: Expr;
+  if (tail === 0) {
+    block = m;
+    k = m;
+  } else {
+    const level: Expr = (min as Expr)(m, uint(tail - 1));
+    // A tail mip's page is < 16: cell (0, 0) of the last level, in range, and not used.
+    const cell: Expr = (ivec2 as Expr)(px.shiftRight(uint(4)), py.shiftRight(uint(4)));
+    const pointer: Expr = (textureLoad as Expr)(vt.pageTableIndirection, cell, int(level)).x.toUint();
+    const inTail: Expr = m.greaterThanEqual(uint(tail));
+    block = (select as Expr)(inTail, m.sub(uint(tail)), pointer.bitAnd(uint(0xfffff)));
+    k = (select as Expr)(inTail, m, pointer.shiftRight(uint(20)));
+  }
+  const shift: Expr = k.sub(m);
+  const lx: Expr = px.shiftRight(shift).bitAnd(uint(15));
+  const ly: Expr = py.shiftRight(shift).bitAnd(uint(15));
+  const ax: Expr = block.bitAnd(uint(15)).shiftLeft(uint(4)).add(lx);
+  const ay: Expr = block.shiftRight(uint(4)).shiftLeft(uint(4)).add(ly);
+  const pair: Expr = (textureLoad as Expr)(vt.pageTableAtlas, (ivec2 as Expr)(ax, ay), int(0));
+  const entry: Expr = pair.x.toUint();
+  const parent: Expr = (select as Expr)(k.equal(m), pair.y.toUint(), entry);
+  return { fine: decodeEntry(entry), coarse: decodeEntry(parent) };
+}
+
+/**
+ * One sample of layer `layer` through page-table entry `lookup`: the entry names the slot and the
+ * (possibly coarser than asked) resident mip; the offset inside the tile comes from uv at that
+ * resident mip.
+ */
+function sampleEntry(
   vt: SampledVirtualTexture,
   layer: number,
   fp: Footprint,
-  mipF: Expr,
+  lookup: PageLookup,
   taps: number,
 ): Expr {
   const ctx = vt.context;
   const payload = vt.tileSize - 2 * vt.border;
-  const { slot, residentF, empty } = lookupPage(vt, fp.uvc, mipF);
+  const { slot, residentF, empty } = lookup;
   const shape = ctx.poolShape;
   const perRow = uint(shape.slotsPerRow);
   // Array pools: slot -> (array layer, slot in that layer's grid) with integer division (exact),
@@ -250,14 +297,27 @@ function filteredSample(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv
   const maxMip = vt.mipCount - 1;
   const fp = footprint(vt, vuv, rule.anisotropy);
   const taps = anisotropicTaps(rule);
-  if (!rule.blends) return sampleAtMip(vt, layer, fp, requestedMipNode(rule, fp.lambdaIso, maxMip), 1);
+  if (!rule.blends) {
+    return sampleEntry(
+      vt,
+      layer,
+      fp,
+      lookupPage(vt, fp.uvc, requestedMipNode(rule, fp.lambdaIso, maxMip)).fine,
+      1,
+    );
+  }
   const lambda = clamp(ruleLambda(rule, fp), 0, maxMip);
   const fine = floor(lambda);
-  const coarse = min(fine.add(1), maxMip);
   // trilinearBlend: the fine mip weighs nothing within FINE_MIP_SLACK of the coarser one.
   const fraction = lambda.sub(fine);
   const blend = min(max(fraction, fraction.mul(2).sub(BLEND_KNEE)), 1);
-  return mix(sampleAtMip(vt, layer, fp, fine, taps), sampleAtMip(vt, layer, fp, coarse, taps), blend);
+  // One page-table fetch serves both mips: the entry carries its parent's (the coarser mip's).
+  const pair = lookupPage(vt, fp.uvc, fine);
+  return mix(
+    sampleEntry(vt, layer, fp, pair.fine, taps),
+    sampleEntry(vt, layer, fp, pair.coarse, taps),
+    blend,
+  );
 }
 
 /**

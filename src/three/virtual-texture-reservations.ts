@@ -54,7 +54,8 @@ export function reserveVirtualTextureBudget(
   let shape = plan.poolShape;
   const feedback = take('feedback', plan.feedbackBytes);
   const readback = feedback === NO_RESERVATION ? NO_RESERVATION : take('readback', plan.readbackBytes);
-  const pageTable = readback === NO_RESERVATION ? NO_RESERVATION : take('page-table', plan.pageTableBytes);
+  // Page tables reserve exactly what they allocate, growing within plan.pageTableBytes (their share).
+  const pageTable = readback === NO_RESERVATION ? NO_RESERVATION : take('page-table', 0);
   const staging = pageTable === NO_RESERVATION ? NO_RESERVATION : take('staging', plan.stagingBytes);
   let pool = staging === NO_RESERVATION ? NO_RESERVATION : take('vt-pool', plan.poolBytes);
   if (staging !== NO_RESERVATION && pool === NO_RESERVATION) {

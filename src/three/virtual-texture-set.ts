@@ -1,10 +1,14 @@
+import { BudgetPriority } from '../core/budget/budget-priority';
+import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError, TesseraError } from '../core/errors';
+import { FEEDBACK_JITTER_PERIOD } from '../core/vt/feedback-jitter';
+import type { PageTable } from '../core/vt/page-table';
 import type { TileData, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { BackendBridge } from './backend-bridge';
+import { PageTableTextures } from './page-table-textures';
 import type { PoolLayerChoice } from './pool-format-choice';
-import { PageTableTexture } from './pool-textures';
 import { RenderedTileSource } from './rendered/rendered-tile-source';
 import type { TileRenderStage } from './rendered/tile-render-stage';
 import type { SamplingContext } from './sampling-context';
@@ -13,14 +17,27 @@ import { mapSourceLayers, VirtualTexture, type VirtualTexturePoolLayer } from '.
 import type { ResolvedSystemOptions } from './virtual-texture-system-options';
 import type { VirtualTextureAddOptions } from './virtual-texture-system-types';
 
+/** The page-table reservation a {@link VirtualTextureSet} grows and shrinks. */
+export interface PageTableReservation {
+  budget: TextureBudget;
+  /** Handle of the `page-table` reservation: always exactly the bytes of every page table. */
+  handle: number;
+  /** Called when a page-table texture was replaced: the node graphs must rebuild. */
+  texturesChanged(): void;
+}
+
 /**
  * The virtual textures of one system, by index (0..15): adding one (layout checks, its page
- * table within the page-table reserve), removing one, and uploading their page tables.
+ * table within the page-table share), removing one, uploading their page tables, and sizing each
+ * sparse table's block atlas (ARCHITECTURE.md, "Sparse page tables"): before a frame's uploads
+ * each table gets room for that frame's new blocks if its share and the budget allow (the
+ * reservation grows exactly by the new atlas' bytes), else its maps are refused and the mip bias
+ * rises; every jitter cycle an atlas at most a quarter used is halved and the reservation shrunk.
  */
 export class VirtualTextureSet {
   /** Textures by index; null where none (never added, or removed). */
   readonly textures: (VirtualTexture | null)[] = [];
-  /** Bytes set aside for every page table, in bytes. */
+  /** The page-table share: most bytes every page table together may take, in bytes. */
   readonly reserveBytes: number;
   private readonly poolLayers: readonly VirtualTexturePoolLayer[];
   private readonly tileSize: number;
@@ -28,20 +45,28 @@ export class VirtualTextureSet {
   private used = 0;
   /** UASTC layers' transcoding (workers started on the first texture that has some). */
   private readonly stages: TranscodingStages;
+  private readonly rendering: TileRenderStage;
+  private readonly makeRoom: () => void;
 
   constructor(
     private bridge: BackendBridge,
     private readonly streamer: VirtualTextureStreamer,
     private readonly context: SamplingContext,
+    private readonly reservation: PageTableReservation,
     formats: readonly PoolLayerChoice[],
     options: Pick<
       ResolvedSystemOptions,
       'layers' | 'tileSize' | 'border' | 'pageTableBytes' | 'transcoder' | 'transcodeWorkers'
     >,
-    private readonly rendering: TileRenderStage,
-    /** Frees budget for `rendering`'s targets (the pool shrinks to its target). */
-    private readonly makeRoom: () => void,
+    rendered: {
+      /** Renders of `RenderedTileSource` pages. */
+      stage: TileRenderStage;
+      /** Frees budget for the stage's targets (the pool shrinks to its target). */
+      makeRoom: () => void;
+    },
   ) {
+    this.rendering = rendered.stage;
+    this.makeRoom = rendered.makeRoom;
     this.stages = new TranscodingStages(formats, options.transcoder, options.transcodeWorkers);
     this.poolLayers = options.layers;
     this.tileSize = options.tileSize;
@@ -49,7 +74,7 @@ export class VirtualTextureSet {
     this.reserveBytes = options.pageTableBytes;
   }
 
-  /** Bytes of the page tables allocated now, in bytes. */
+  /** Bytes of the page tables allocated now (= the page-table reservation), in bytes. */
   get usedBytes(): number {
     return this.used;
   }
@@ -66,30 +91,23 @@ export class VirtualTextureSet {
     }
     const name = options.name ?? `vt${this.textures.length}`;
     const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
-    const tableBytes = layout.pageTableBytes;
-    if (this.used + tableBytes > this.reserveBytes) {
-      throw new TesseraConfigError(
-        'budget-too-small',
-        `page table of '${name}' needs ${tableBytes} bytes; ${this.reserveBytes - this.used} left of pageTableBytes`,
-      );
-    }
     const loaded = this.stages.wrap(source, poolLayerSource);
     const id = this.streamer.registerTexture(loaded);
-    this.stages.bind(id, loaded);
     const pageTable = this.streamer.pageTable(id);
-    const table = new PageTableTexture(
-      this.bridge,
-      name,
-      layout.widthPages,
-      layout.heightPages,
-      layout.mipCount,
-    );
-    this.used += table.bytes;
+    // The atlas is sized here, within the budget, never by the core table itself.
+    pageTable.autoGrow = false;
+    const tableBytes = pageTable.gpuBytes;
+    if (!this.tryReserve(tableBytes)) {
+      this.streamer.unregisterTexture(id);
+      throw new TesseraConfigError(
+        'budget-too-small',
+        `page table of '${name}' needs ${tableBytes} bytes; ${this.reserveBytes - this.used} left of pageTableBytes (or the budget is full)`,
+      );
+    }
+    this.stages.bind(id, loaded);
+    const table = new PageTableTextures(this.bridge, name, pageTable);
     const vt = new VirtualTexture(id, name, source, layout, pageTable, table, this.context, poolLayerSource);
     this.textures[id] = vt;
-    // The GPU table starts as zeros; write every level once (all EMPTY_ENTRY).
-    pageTable.markAllDirty();
-    vt.flushPageTable();
     if (source instanceof RenderedTileSource) {
       try {
         this.rendering.attach(id, source, poolLayerSource, this.makeRoom);
@@ -99,6 +117,60 @@ export class VirtualTextureSet {
       }
     }
     return vt;
+  }
+
+  /**
+   * Gives every page table room for `newBlocks` more blocks (a frame's uploads each store at most
+   * one) where its share and the budget allow; shrinks atlases left mostly empty once per jitter
+   * cycle. Call before the frame's uploads.
+   */
+  sizeAtlases(newBlocks: number, frame: number): void {
+    let changed = false;
+    for (const vt of this.textures) {
+      if (!vt) continue;
+      const table = vt.pageTable;
+      const free = table.blockCapacity - table.usedBlocks;
+      if (free < newBlocks) {
+        // Double (few rebuilds); when refused, just this frame's room (what is left of the share).
+        const grown =
+          this.resize(vt, table, Math.max(table.blockCapacity * 2, table.usedBlocks + newBlocks)) ||
+          this.resize(vt, table, table.usedBlocks + newBlocks);
+        changed = grown || changed;
+      } else if (frame % FEEDBACK_JITTER_PERIOD === 0 && table.usedBlocks * 4 <= table.blockCapacity) {
+        const target = Math.max(table.usedBlocks * 2, table.usedBlocks + newBlocks);
+        if (target < table.blockCapacity) changed = this.resize(vt, table, target) || changed;
+      }
+    }
+    if (changed) this.reservation.texturesChanged();
+  }
+
+  /** Resizes `vt`'s atlas toward `blocks` within the share and budget; true when it changed. */
+  private resize(vt: VirtualTexture, table: PageTable, blocks: number): boolean {
+    const before = table.blockCapacity;
+    const maxBlocks = Math.floor(this.bridge.maxTextureSize / 16) * 16;
+    table.setBlockCapacity(Math.min(blocks, maxBlocks));
+    const after = table.blockCapacity;
+    if (after === before) return false;
+    const delta = table.geometry.bytesFor(after) - table.geometry.bytesFor(before);
+    if (delta > 0 && !this.tryReserve(delta)) {
+      table.setBlockCapacity(before);
+      return false;
+    }
+    if (delta < 0) {
+      this.used += delta;
+      this.reservation.budget.shrink(this.reservation.handle, this.used);
+    }
+    vt.resizePageTableAtlas();
+    return true;
+  }
+
+  /** Grows the reservation by `bytes` within the share; false (nothing changed) when refused. */
+  private tryReserve(bytes: number): boolean {
+    const { budget, handle } = this.reservation;
+    if (this.used + bytes > this.reserveBytes) return false;
+    if (!budget.tryGrow(handle, this.used + bytes, BudgetPriority.infrastructure)) return false;
+    this.used += bytes;
+    return true;
   }
 
   /** Index of `vt` (a texture or its id) here. @throws TesseraError('unknown-texture') */
@@ -118,6 +190,7 @@ export class VirtualTextureSet {
     this.rendering.detach(id);
     this.textures[id] = null;
     this.used -= vt.pageTableBytes;
+    this.reservation.budget.shrink(this.reservation.handle, this.used);
     vt.release();
     return id;
   }
@@ -133,7 +206,7 @@ export class VirtualTextureSet {
   flush(): void {
     for (let i = 0; i < this.textures.length; i++) {
       const vt = this.textures[i];
-      if (vt && vt.pageTable.dirty.entryCount() > 0) vt.flushPageTable();
+      if (vt?.pageTable.hasDirty) vt.flushPageTable();
     }
   }
 
@@ -143,10 +216,7 @@ export class VirtualTextureSet {
     this.rendering.recover(bridge);
     for (const vt of this.textures) {
       if (!vt) continue;
-      const l = vt.layout;
-      vt.replacePageTableTexture(
-        new PageTableTexture(bridge, vt.name, l.widthPages, l.heightPages, l.mipCount),
-      );
+      vt.replacePageTableTextures(new PageTableTextures(bridge, vt.name, vt.pageTable));
     }
   }
 
@@ -164,5 +234,6 @@ export class VirtualTextureSet {
       this.textures[i] = null;
     }
     this.used = 0;
+    this.reservation.budget.shrink(this.reservation.handle, 0);
   }
 }

@@ -97,16 +97,18 @@ export interface VirtualTextureSystemOptions {
   /** Transcode workers, 1..16. Default: hardware threads - 1, at most 4. Started on the first UASTC texture. */
   transcodeWorkers?: number;
   /**
-   * Bytes set aside for the page tables of every texture added, in bytes (a texture of w x h pages
-   * needs about 5.33 w h bytes). Reserved whole at construction. Default: budgetBytes / 16, clamped
-   * to 1..16 MiB.
+   * The page tables' share of the budget, in bytes: the pool is sized without it, and the page
+   * tables' reservation (exactly the bytes they hold: per texture its indirection, about w h / 192
+   * bytes for w x h pages, plus 2 KiB per stored 16 x 16-page block) grows and shrinks within it.
+   * A view needing more blocks than it allows raises the mip bias. Default: budgetBytes / 16,
+   * clamped to 1..16 MiB.
    */
   pageTableBytes?: number;
 }
 
-/** Smallest default page-table reserve, in bytes (a 256 x 256-page texture fits). */
+/** Smallest default page-table share, in bytes. */
 const MIN_PAGE_TABLE_BYTES = 1 << 20;
-/** Largest default page-table reserve, in bytes (a 1024 x 1024-page, 128K² texture needs 5.6 MB). */
+/** Largest default page-table share, in bytes (sparse tables of several 4096²-page textures fit well within it). */
 const MAX_PAGE_TABLE_BYTES = 16 << 20;
 /** Pinned pages of one texture with the default three pinned mips (1 + 4 + 16). */
 const DEFAULT_MIN_POOL_SLOTS = 21;

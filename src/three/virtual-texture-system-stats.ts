@@ -38,12 +38,13 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
     byCategory: i.live
       ? {
           'vt-pool': i.pool.reservedBytes,
-          'page-table': i.set.reserveBytes,
+          'page-table': i.set.usedBytes,
           feedback: i.feedback.reservedTargetBytes,
           readback: i.feedback.reservedReadbackBytes,
           staging: s.stagingBytes + rendering.reservedBytes,
         }
       : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0, staging: 0 },
+    pageTableShareBytes: i.set.reserveBytes,
     poolFormats: textures.formats.slice(),
     slotCount: pool.slotCount,
     residentPages: pool.residentCount,

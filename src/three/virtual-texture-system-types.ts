@@ -49,6 +49,11 @@ export interface VirtualTextureSystemStats {
   /** Bytes reserved in the budget by category (equal to the budget's figures when it is not shared). */
   byCategory: VirtualTextureReservedBytes;
   /**
+   * The page tables' share (`pageTableBytes`), in bytes: their reservation (`byCategory['page-table']`,
+   * exactly their GPU bytes) grows and shrinks within it, and the pool is sized without it.
+   */
+  pageTableShareBytes: number;
+  /**
    * Texel format of each pool layer's texture (WebGPU names: `bc7-rgba-unorm-srgb`, `rgba8unorm`,
    * ...), chosen once from the device.
    */

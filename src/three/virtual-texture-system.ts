@@ -136,14 +136,17 @@ export class VirtualTextureSystem {
       },
       invalidatePages: (vtId, rect) => rendering.invalidate(vtId, this.streamer, rect),
     };
-    const makeRoom = () => this.pool.setShare(this.pool.shareBytes);
-    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, formats, o, rendering, makeRoom);
+    const tables = { budget, handle: reserved.pageTable, texturesChanged: () => this.graphsChanged() };
+    const rendered = { stage: rendering, makeRoom: () => this.pool.setShare(this.pool.shareBytes) };
+    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, tables, formats, o, rendered);
     this.textures = this.set.textures;
     const poolContext = { bridge, budget, streamer: this.streamer, formats, slotBytes: plan.slotBytes };
     const allocation = { textures: poolTextures, reservation: reserved.pool };
     this.pool = new LivePool(poolContext, allocation, input, o.shareBytes, {
       otherBytes: () =>
-        this.ownReservations.reduce((sum, handle) => sum + this.budget.bytesOf(handle), 0) +
+        // The page tables' whole share: their reservation grows into it, never the pool.
+        this.budget.bytesOf(reserved.staging) +
+        this.set.reserveBytes +
         this.channel.loop.reservedBytes +
         rendering.budgetedBytes,
       minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
@@ -153,14 +156,12 @@ export class VirtualTextureSystem {
   }
 
   /**
-   * Adds a virtual texture served by `source`, its layers mapped onto the pool's by
-   * `options.layers` (default: by name, else by position). Throws a {@link TesseraConfigError}:
-   * 'invalid-tile' when its tile size or border differ from the system's, 'invalid-layers' when a
-   * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
-   * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
-   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist. A
-   * `RenderedTileSource` needs rgba8 pool layers; the first one reserves a tile-sized render target
-   * per pool layer (the pool shrinks to make room if needed, else 'budget-too-small').
+   * Adds a virtual texture served by `source`, its layers mapped onto the pool's by `options.layers`
+   * (default: by name, else by position). A `RenderedTileSource` needs rgba8 pool layers; the first
+   * reserves a tile-sized render target per pool layer (the pool shrinks to make room if needed).
+   * @throws TesseraConfigError 'invalid-tile' (tile size or border differ from the system's),
+   *   'invalid-layers' (a mapped layer missing or of another format), 'budget-too-small' (its page
+   *   table or render targets do not fit), 'pool-too-small' (pinned pages), 'invalid-option' (16 exist).
    */
   add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();
@@ -261,6 +262,7 @@ export class VirtualTextureSystem {
     this.streamer.update();
     this.context.mipBias.value = this.streamer.mipBias;
     this.evictable.release(frame);
+    this.set.sizeAtlases(this.maxUploadsPerFrame, frame);
     this.uploads.run(this.maxUploadsPerFrame);
     this.set.flush();
     if (this.settle.waiting > 0 && this.isSettled) this.settle.resolve();
@@ -273,12 +275,10 @@ export class VirtualTextureSystem {
   }
 
   /**
-   * Moves the system onto `renderer` (initialised; a new one after a device loss, since three r187
-   * does not recover a lost renderer itself): pool, page-table and feedback resources are recreated
-   * with the same budget reservations, every page but the pinned ones (written back from CPU copies)
-   * becomes non-resident and streams in again; textures, nodes and materials keep working (render
-   * the scene with the new renderer). @throws TesseraConfigError('invalid-option') for a renderer
-   * not initialised.
+   * Moves the system onto `renderer` (a new, initialised one after a device loss: three r187 does not
+   * recover a lost renderer): pool, page tables and feedback are recreated with the same reservations,
+   * the pinned pages written back from CPU copies, the rest streamed again;
+   * textures, nodes and materials keep working. @throws TesseraConfigError('invalid-option') if not initialised.
    */
   recover(renderer: WebGPURenderer): void {
     this.assertLive();

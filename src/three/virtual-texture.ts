@@ -5,7 +5,7 @@ import type { PageTable } from '../core/vt/page-table';
 import type { UastcTarget } from '../core/vt/pool-format';
 import type { TileEncoding, TileLayerInfo, TileLayerUsage, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
-import type { PageTableTexture } from './pool-textures';
+import type { PageTableTextures } from './page-table-textures';
 import { RenderedTileSource, type WorldRect } from './rendered/rendered-tile-source';
 import type { SamplingContext } from './sampling-context';
 import type { SampledVirtualTexture } from './virtual-texture-graph';
@@ -27,7 +27,7 @@ export class VirtualTexture implements SampledVirtualTexture {
   readonly source: TileSource;
   /** Validated geometry (pages per mip, tile and border sizes). */
   readonly layout: VirtualTextureLayout;
-  /** CPU page table (core), mirrored to {@link pageTableTexture}. */
+  /** CPU page table (core), mirrored to {@link pageTableIndirection} and {@link pageTableAtlas}. */
   readonly pageTable: PageTable;
   /** The system's sampling context. */
   readonly context: SamplingContext;
@@ -36,7 +36,7 @@ export class VirtualTexture implements SampledVirtualTexture {
    * `source.info.layers`, -1 when this texture leaves that pool layer unused).
    */
   readonly poolLayerSource: Int8Array;
-  private table: PageTableTexture;
+  private table: PageTableTextures;
   private released = false;
   private readonly layerNames: readonly string[];
 
@@ -46,7 +46,7 @@ export class VirtualTexture implements SampledVirtualTexture {
     source: TileSource,
     layout: VirtualTextureLayout,
     pageTable: PageTable,
-    table: PageTableTexture,
+    table: PageTableTextures,
     context: SamplingContext,
     poolLayerSource: Int8Array,
   ) {
@@ -70,7 +70,7 @@ export class VirtualTexture implements SampledVirtualTexture {
     return this.released;
   }
 
-  /** Marks the texture removed and frees its page-table texture (called by the system). */
+  /** Marks the texture removed and frees its page-table textures (called by the system). */
   release(): void {
     if (this.released) return;
     this.released = true;
@@ -106,14 +106,17 @@ export class VirtualTexture implements SampledVirtualTexture {
   }
 
   /**
-   * Swaps in `table` (a page-table texture recreated after a device loss), frees the old one and
-   * uploads every entry into the new one.
+   * Swaps in `table` (page-table textures recreated, and fully uploaded, after a device loss) and
+   * frees the old ones.
    */
-  replacePageTableTexture(table: PageTableTexture): void {
+  replacePageTableTextures(table: PageTableTextures): void {
     this.table.dispose();
     this.table = table;
-    this.pageTable.markAllDirty();
-    this.flushPageTable();
+  }
+
+  /** Recreates the block atlas at the page table's current capacity (the caller rebuilds graphs). */
+  resizePageTableAtlas(): void {
+    this.table.resizeAtlas();
   }
 
   /** Width of mip 0, in pages. */
@@ -154,11 +157,19 @@ export class VirtualTexture implements SampledVirtualTexture {
     return this.layout.contentWidth / this.layout.contentHeight;
   }
 
-  /** The r32uint page-table texture, one level per mip. */
-  get pageTableTexture(): DataTexture {
-    return this.table.texture;
+  /** The page table's indirection texture (r32uint, one level per mip below the tail). */
+  get pageTableIndirection(): DataTexture {
+    return this.table.indirection;
   }
-  /** GPU bytes of the page table. */
+  /** The page table's block atlas (rg32uint: each entry and its parent's). */
+  get pageTableAtlas(): DataTexture {
+    return this.table.atlas;
+  }
+  /** First mip of the page table's tail (mips stored in fixed blocks, without indirection). */
+  get pageTableTailMip(): number {
+    return this.pageTable.geometry.tailMip;
+  }
+  /** GPU bytes of the page table now (indirection plus atlas), in bytes. */
   get pageTableBytes(): number {
     return this.table.bytes;
   }
@@ -168,23 +179,11 @@ export class VirtualTexture implements SampledVirtualTexture {
   }
 
   /**
-   * Uploads the page table's dirty rectangles (only those) to the GPU texture and clears them.
-   * Called by the system after uploads; allocates nothing.
+   * Uploads the page table's dirty rectangles (only those) to the GPU and clears them. Called by
+   * the system after uploads; allocates nothing.
    */
   flushPageTable(): void {
-    const table = this.pageTable;
-    const dirty = table.dirty;
-    const rects = dirty.rects;
-    for (let mip = 0; mip < this.layout.mipCount; mip++) {
-      const base = mip * dirty.maxRectsPerMip * 4;
-      const entries = table.entries[mip];
-      const width = this.layout.mipWidths[mip];
-      for (let i = 0; i < dirty.counts[mip]; i++) {
-        const r = base + i * 4;
-        this.table.writeRect(mip, entries, width, rects[r], rects[r + 1], rects[r + 2], rects[r + 3]);
-      }
-    }
-    table.clearDirty();
+    this.table.upload();
   }
 
   /**

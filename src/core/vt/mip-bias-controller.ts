@@ -1,4 +1,5 @@
 import { TesseraConfigError } from '../errors';
+import { TablePressure } from './page-table-pressure';
 
 /** Options of a {@link MipBiasController}; every rate is per frame. */
 export interface MipBiasOptions {
@@ -19,7 +20,8 @@ export interface MipBiasOptions {
  * pool can hold, the bias rises (`bias += gain x (occupancy - raiseAbove)`, as Unreal's residency
  * bias does) so the feedback pass requests coarser pages and resolution drops instead of the pool
  * thrashing; it falls once occupancy is back under `lowerBelow`. Between the two nothing moves, so
- * the bias does not oscillate. Clamped to [0, maxBias] mips.
+ * the bias does not oscillate. Clamped to [0, maxBias] mips. A page table out of blocks within its
+ * budget pushes it up too (see `PageTablePressure`).
  */
 export class MipBiasController {
   /** Current bias in mips (>= 0): add it to the mip the feedback pass computes. */
@@ -48,14 +50,21 @@ export class MipBiasController {
 
   /**
    * Feeds one frame: `requestedPages` distinct pages the frame needs, `capacityPages` slots available
-   * to them (pool slots minus pinned ones). Returns the new bias in mips.
+   * to them (pool slots minus pinned ones), and the page tables' `pressure` (a refused map raises
+   * the bias by `maxStep`; a recent one keeps it from falling). Returns the new bias in mips.
    */
-  update(requestedPages: number, capacityPages: number): number {
+  update(
+    requestedPages: number,
+    capacityPages: number,
+    pressure: TablePressure = TablePressure.None,
+  ): number {
     const occupancy = capacityPages > 0 ? requestedPages / capacityPages : Number.POSITIVE_INFINITY;
     this.occupancy = occupancy;
     let step = 0;
     if (occupancy > this.raiseAbove) step = this.gain * (occupancy - this.raiseAbove);
     else if (occupancy < this.lowerBelow) step = -this.gain * (this.lowerBelow - occupancy);
+    if (pressure === TablePressure.Raise) step = this.maxStep;
+    else if (pressure === TablePressure.Hold && step < 0) step = 0;
     if (step > this.maxStep) step = this.maxStep;
     if (step < -this.maxStep) step = -this.maxStep;
     let bias = this.bias + step;

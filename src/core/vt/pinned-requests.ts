@@ -1,3 +1,4 @@
+import { TesseraConfigError } from '../errors';
 import { packPageId } from './page-id';
 import type { PageTable } from './page-table';
 import type { ResidencyScheduler } from './residency-scheduler';
@@ -23,5 +24,19 @@ export function requestPinnedPages(table: PageTable, vt: number, scheduler: Resi
         }
       }
     }
+  }
+}
+
+/** @throws TesseraConfigError('pool-too-small') unless `slotCount` holds every pinned page of `tables` plus `extra`. */
+export function assertPinnedFit(
+  tables: readonly (PageTable | null)[],
+  extra: number,
+  slotCount: number,
+): void {
+  let pinned = extra;
+  for (const t of tables) if (t) pinned += t.layout.pinnedPages;
+  if (pinned > slotCount) {
+    const what = `${pinned} pinned pages of the registered textures`;
+    throw new TesseraConfigError('pool-too-small', `a pool of ${slotCount} slots cannot hold the ${what}`);
   }
 }

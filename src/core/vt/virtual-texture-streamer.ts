@@ -6,9 +6,10 @@ import { MipBiasController } from './mip-bias-controller';
 import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from './page-id';
 import { PageTable } from './page-table';
 import { EMPTY_ENTRY } from './page-table-entry';
+import { PageTablePressure } from './page-table-pressure';
 import { PhysicalPool } from './physical-pool';
 import type { PhysicalPoolOptions } from './physical-pool-options';
-import { NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
+import { assertPinnedFit, NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
 import { compactPool } from './pool-compaction';
 import { UploadDemand } from './ready-tile-queue';
 import type { ReplacementPolicyName } from './replacement-policy';
@@ -35,7 +36,7 @@ import { workingSetPages } from './working-set';
  * streamer.submitFeedback(buffer);      // when a readback arrives
  * streamer.update();                    // schedules loads, aborts stale ones, updates the mip bias
  * streamer.drainUploads(writeTile);     // writes loaded tiles under the budget, maps page tables
- * // upload streamer.pageTable(vt).dirty rectangles, then pageTable(vt).clearDirty()
+ * // upload pageTable(vt)'s dirty atlas/indirection rectangles, then pageTable(vt).clearDirty()
  * ```
  *
  * Up to 16 textures share one {@link PhysicalPool}; each has its own {@link PageTable}. Pinned
@@ -66,6 +67,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly replacementPolicy: PhysicalPoolOptions['replacementPolicy'];
   private frame = 0;
   private readonly pageRelease = new TexturePageRelease();
+  /** Page-table refusals (uploads dropped for want of a block within budget), which raise the bias. */
+  readonly tablePressure = new PageTablePressure();
   /** Emits `page-evicted` for a page {@link releaseTexturePages} freed (made once, not per call). */
   private readonly releasedPage = (page: number, slot: number) =>
     this.emitPage('page-evicted', pageVt(page), page, slot);
@@ -110,7 +113,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     const layout = VirtualTextureLayout.fromSourceInfo(source.info, options.pinnedMipCount);
     const vt = this.tables.indexOf(null);
     if (vt < 0) throw new TesseraConfigError('invalid-option', `at most ${MAX_VIRTUAL_TEXTURES} textures`);
-    this.assertPinnedFit(layout.pinnedPages, this.pool.slotCount);
+    assertPinnedFit(this.tables, layout.pinnedPages, this.pool.slotCount);
     const tileBytes = sourceTileBytes(source.info);
     const scheduler = this.scheduler;
     if (this.defaultStaging) {
@@ -176,7 +179,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    */
   resizePool(slotCount: number, keep = slotCount): Int32Array {
     this.assertLive();
-    this.assertPinnedFit(0, slotCount);
+    assertPinnedFit(this.tables, 0, slotCount);
     const old = this.pool;
     const result = compactPool(old, this.tables, slotCount, keep, this.frame, this.replacementPolicy);
     this.pool = result.pool;
@@ -263,7 +266,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
         this.frame - this.workingSetFrames + 1,
         this.counters.requestedPages,
       );
-      this.mipBiasController.update(needed, this.pool.slotCount - this.pool.pinnedCount);
+      const pressure = this.tablePressure.pressure(this.frame);
+      this.mipBiasController.update(needed, this.pool.slotCount - this.pool.pinnedCount, pressure);
     }
   }
 
@@ -316,6 +320,12 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       }
       // The lowest class: every tile still waiting is unwanted too.
       if (pool.freeCount === 0 && scheduler.readyDemand(r) === UploadDemand.Unwanted) break;
+      if (!table.canMap(mip, x, y)) {
+        // No page-table block for it within the table's budget: drop the tile, raise the bias.
+        this.tablePressure.refused(frame);
+        scheduler.finishReady(r);
+        continue;
+      }
       if (admit !== undefined && !admit(vt)) break;
       const pinned = table.layout.isPinnedMip(mip);
       const slot = pool.allocate(pageId, frame, pinned);
@@ -380,16 +390,6 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     e.slot = slot;
     e.frame = this.frame;
     this.emit(type, e);
-  }
-
-  /** @throws TesseraConfigError('pool-too-small') unless `slotCount` holds every pinned page plus `extra`. */
-  private assertPinnedFit(extra: number, slotCount: number): void {
-    let pinned = extra;
-    for (const t of this.tables) if (t) pinned += t.layout.pinnedPages;
-    if (pinned > slotCount) {
-      const what = `${pinned} pinned pages of the registered textures`;
-      throw new TesseraConfigError('pool-too-small', `a pool of ${slotCount} slots cannot hold the ${what}`);
-    }
   }
 
   private assertLive(): void {

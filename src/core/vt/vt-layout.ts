@@ -191,7 +191,7 @@ export class VirtualTextureLayout {
     );
   }
 
-  /** Bytes of a full r32uint page table of this layout (one 4-byte entry per page of every mip). */
+  /** Bytes a dense r32uint page table of this layout would take (4 bytes per page of every mip): what the sparse one avoids. */
   get pageTableBytes(): number {
     return this.totalPages * 4;
   }

@@ -41,6 +41,7 @@ export interface VtSceneApi {
     uploadsLastFrame: number;
     feedbackSize: { width: number; height: number };
     byCategory: Record<'vt-pool' | 'page-table' | 'feedback' | 'readback' | 'staging', number>;
+    pageTableShareBytes: number;
     uploadsTotal: number;
     mipBias: number;
     readbacks: { started: number; delivered: number; dropped: number; skipped: number };

@@ -1,8 +1,12 @@
 import type { PageTable } from '../../../src/core/vt/page-table';
 import { EMPTY_ENTRY, packEntry } from '../../../src/core/vt/page-table-entry';
+import type { DensePageTable } from '../../../src/sim/dense-page-table';
 
 /** Brute force: recomputes every entry from `resident` (key `mip,x,y` -> slot) and compares. */
-export function checkFallbackInvariant(table: PageTable, resident: Map<string, number>): string | null {
+export function checkFallbackInvariant(
+  table: PageTable | DensePageTable,
+  resident: Map<string, number>,
+): string | null {
   const { layout } = table;
   for (let m = 0; m < layout.mipCount; m++) {
     for (let y = 0; y < layout.mipHeights[m]; y++) {

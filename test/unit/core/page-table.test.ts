@@ -1,135 +1,174 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TesseraError } from '../../../src/core/errors';
 import { PageTable } from '../../../src/core/vt/page-table';
+import { BLOCK_BYTES, pointerBlock, pointerMip } from '../../../src/core/vt/page-table-blocks';
 import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../src/core/vt/page-table-entry';
 import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
+import { DensePageTable } from '../../../src/sim/dense-page-table';
 import { checkFallbackInvariant } from './helpers';
 
-describe('PageTable', () => {
-  it('starts empty and falls back to the finest resident ancestor', () => {
-    const t = new PageTable(new VirtualTextureLayout({ widthPages: 8, heightPages: 8 }));
+/**
+ * What the GPU reads, emulated from the uploaded arrays only (indirection levels and atlas words,
+ * exactly the shader's arithmetic): the entry of page (mip, x, y) and the entry of its parent.
+ */
+function gpuLookup(t: PageTable, mip: number, x: number, y: number): [number, number] {
+  const g = t.geometry;
+  let pointer: number;
+  if (mip >= g.tailMip) pointer = (mip - g.tailMip) | (mip << 20);
+  else pointer = t.indirection[mip][(y >> 4) * g.cellWidths[mip] + (x >> 4)];
+  const block = pointerBlock(pointer);
+  const k = pointerMip(pointer);
+  const lx = (x >> (k - mip)) & 15;
+  const ly = (y >> (k - mip)) & 15;
+  const i = (((block >> 4) * 16 + ly) * 256 + (block & 15) * 16 + lx) * 2;
+  const r = t.atlas.words[i];
+  return [r, k === mip ? t.atlas.words[i + 1] : r];
+}
+
+/** Every page at every mip: the sparse table (CPU and GPU view) equals the dense reference. */
+function compare(sparse: PageTable, dense: DensePageTable): string | null {
+  const { layout } = dense;
+  for (let m = 0; m < layout.mipCount; m++) {
+    for (let y = 0; y < layout.mipHeights[m]; y++) {
+      for (let x = 0; x < layout.mipWidths[m]; x++) {
+        const expected = dense.entry(m, x, y);
+        // Trilinear's coarser mip, clamped to the coarsest.
+        const parent = m + 1 < layout.mipCount ? dense.entry(m + 1, x >> 1, y >> 1) : expected;
+        if (sparse.entry(m, x, y) !== expected) return `cpu mip ${m} (${x},${y})`;
+        const [r, coarse] = gpuLookup(sparse, m, x, y);
+        if (r !== expected) return `gpu mip ${m} (${x},${y}): ${r} != ${expected}`;
+        // The coarser mip's entry (what trilinear blends with), from the same fetch.
+        if (coarse !== parent) return `gpu parent mip ${m} (${x},${y})`;
+      }
+    }
+  }
+  return null;
+}
+
+const layouts = [
+  { widthPages: 64, heightPages: 64 },
+  { widthPages: 128, heightPages: 32 },
+  { widthPages: 8, heightPages: 8 },
+  { widthPages: 16, heightPages: 256 },
+];
+
+describe('PageTable (sparse)', () => {
+  it('starts empty, falls back to the finest resident ancestor and stores blocks only where pages are resident', () => {
+    const t = new PageTable(new VirtualTextureLayout({ widthPages: 256, heightPages: 256 }));
+    const tail = t.geometry.tailBlocks;
+    expect(t.geometry.tailMip).toBe(4);
+    expect(t.usedBlocks).toBe(tail);
     expect(t.entry(0, 3, 3)).toBe(EMPTY_ENTRY);
-    t.map(3, 0, 0, 7);
-    expect(entrySlot(t.entry(0, 5, 6))).toBe(7);
-    expect(entryMip(t.entry(0, 5, 6))).toBe(3);
-    t.map(1, 2, 3, 9);
-    expect(t.isResident(1, 2, 3)).toBe(true);
-    expect(t.slotOf(1, 2, 3)).toBe(9);
-    expect(t.slotOf(0, 5, 6)).toBe(-1);
-    expect(entrySlot(t.entry(0, 5, 6))).toBe(9);
-    expect(entrySlot(t.entry(0, 0, 0))).toBe(7);
-    t.unmap(1, 2, 3);
-    expect(entrySlot(t.entry(0, 5, 6))).toBe(7);
+    t.map(8, 0, 0, 7);
+    expect(entrySlot(t.entry(0, 200, 100))).toBe(7);
+    t.map(0, 200, 100, 9);
+    expect(t.usedBlocks).toBe(tail + 1);
+    expect(t.slotOf(0, 200, 100)).toBe(9);
+    expect(entrySlot(t.entry(0, 201, 100))).toBe(7);
+    t.map(1, 100, 50, 3);
+    expect(entryMip(t.entry(0, 201, 100))).toBe(1);
+    expect(t.slotOf(0, 200, 100)).toBe(9);
+    t.unmap(0, 200, 100);
+    t.unmap(1, 100, 50);
+    expect(t.usedBlocks).toBe(tail);
+    expect(entrySlot(t.entry(0, 200, 100))).toBe(7);
     expect(t.residentCount).toBe(1);
-    t.unmap(3, 0, 0);
-    expect(t.entry(0, 5, 6)).toBe(EMPTY_ENTRY);
   });
 
-  it('stops descending under a finer resident page', () => {
-    const t = new PageTable(new VirtualTextureLayout({ widthPages: 8, heightPages: 8 }));
-    t.map(1, 0, 0, 1);
-    t.clearDirty();
-    t.map(2, 0, 0, 2);
-    // mip 1 (0,0) overrides its sub-tree: its entry and its children at mip 0 are untouched.
-    expect(entrySlot(t.entry(0, 0, 0))).toBe(1);
-    expect(entrySlot(t.entry(0, 2, 0))).toBe(2);
-    // Changed: 1 at mip 2, 3 at mip 1, 12 at mip 0 (bounding boxes 1 + 4 + 16 entries).
-    expect(t.dirtyBytes).toBe((1 + 4 + 16) * 4);
+  it('property: lookups (CPU and the GPU arrays, entry and parent) equal the dense table under random map/unmap', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...layouts),
+        fc.array(fc.tuple(fc.nat(9), fc.nat(10), fc.nat(255), fc.nat(255), fc.nat(500)), { maxLength: 120 }),
+        fc.boolean(),
+        (size, ops, shrinkAtEnd) => {
+          const layout = new VirtualTextureLayout(size);
+          const sparse = new PageTable(layout);
+          const dense = new DensePageTable(layout);
+          for (const [kind, m0, x0, y0, slot] of ops) {
+            const m = m0 % layout.mipCount;
+            const x = x0 % layout.mipWidths[m];
+            const y = y0 % layout.mipHeights[m];
+            // Mostly fine mips (where blocks come and go), both maps and unmaps.
+            const mip = kind < 3 ? 0 : kind < 5 ? Math.min(1, layout.mipCount - 1) : m;
+            const mx = mip === m ? x : x0 % layout.mipWidths[mip];
+            const my = mip === m ? y : y0 % layout.mipHeights[mip];
+            if (kind % 3 === 2) {
+              sparse.unmap(mip, mx, my);
+              dense.unmap(mip, mx, my);
+            } else {
+              sparse.map(mip, mx, my, slot);
+              dense.map(mip, mx, my, slot);
+            }
+            expect(sparse.residentCount).toBe(dense.residentCount);
+          }
+          if (shrinkAtEnd) sparse.setBlockCapacity(sparse.usedBlocks);
+          const diff = compare(sparse, dense);
+          if (diff) throw new Error(diff);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('frees a block with its last resident page and reuses it', () => {
+    const t = new PageTable(new VirtualTextureLayout({ widthPages: 64, heightPages: 64 }));
+    const base = t.usedBlocks;
+    for (let i = 0; i < 40; i++) t.map(0, (i * 7) % 64, (i * 13) % 64, i);
+    const peak = t.usedBlocks;
+    expect(peak).toBeLessThanOrEqual(base + 16);
+    for (let i = 0; i < 40; i++) t.unmap(0, (i * 7) % 64, (i * 13) % 64);
+    expect(t.usedBlocks).toBe(base);
+    expect(t.residentCount).toBe(0);
+  });
+
+  it('refuses a block beyond a fixed capacity (canMap false, map throws) and keeps every other page', () => {
+    const layout = new VirtualTextureLayout({ widthPages: 512, heightPages: 512 });
+    const t = new PageTable(layout);
+    t.autoGrow = false;
+    t.map(layout.mipCount - 1, 0, 0, 0);
+    const free = t.blockCapacity - t.usedBlocks;
+    for (let i = 0; i < free; i++) t.map(0, i * 16, 0, i + 1);
+    expect(t.canMap(0, 0, 16)).toBe(false);
+    expect(t.canMap(0, 1, 0)).toBe(true); // its block is stored
+    expect(() => t.map(0, 0, 16, 99)).toThrow(TesseraError);
+    const resident = new Map<string, number>([[`${layout.mipCount - 1},0,0`, 0]]);
+    for (let i = 0; i < free; i++) resident.set(`0,${i * 16},0`, i + 1);
+    expect(t.residentCount).toBe(resident.size);
+    // The failed map changed nothing: every lookup still finds the finest resident ancestor.
+    expect(checkFallbackInvariant(t, resident)).toBeNull();
+  });
+
+  it('grows and shrinks its atlas: bytes follow the stored blocks, not the virtual size', () => {
+    const layout = new VirtualTextureLayout({ widthPages: 4096, heightPages: 4096 });
+    const t = new PageTable(layout);
+    const dense = new DensePageTable(layout);
+    const denseBytes = 4 * dense.entries.reduce((a, e) => a + e.length, 0);
+    expect(denseBytes).toBeGreaterThan(89_000_000);
+    t.map(layout.mipCount - 1, 0, 0, 0);
+    for (let i = 0; i < 500; i++) t.map(0, (i * 97) % 4096, (i * 389) % 4096, i + 1);
+    expect(t.usedBlocks).toBeLessThanOrEqual(t.geometry.tailBlocks + 500);
+    expect(t.gpuBytes).toBe(t.geometry.indirectionBytes + t.blockCapacity * BLOCK_BYTES);
+    expect(t.gpuBytes).toBeLessThan(4 << 20);
+    for (let i = 0; i < 500; i++) t.unmap(0, (i * 97) % 4096, (i * 389) % 4096);
+    t.setBlockCapacity(0);
+    expect(t.blockCapacity).toBe(t.geometry.minBlockCapacity);
+    expect(t.gpuBytes).toBeLessThan(400_000);
+    expect(entrySlot(t.entry(0, 4000, 4000))).toBe(0);
   });
 
   it('records dirty rectangles that grow with the changes, not the table', () => {
     const t = new PageTable(new VirtualTextureLayout({ widthPages: 1024, heightPages: 1024 }));
     t.map(10, 0, 0, 0);
     t.clearDirty();
-    for (let i = 0; i < 16; i++) t.map(0, i * 50, i * 37, i + 1);
-    expect(t.dirtyBytes).toBe(16 * 4);
-    expect(t.dirty.counts[0]).toBe(16);
-    const r = t.dirty.rects;
-    expect([r[0], r[1], r[2], r[3]]).toEqual([0, 0, 1, 1]);
+    t.map(0, 500, 300, 1);
+    // One new block (its 256 entries written once) and one indirection cell per level below it.
+    expect(t.dirtyBytes).toBeLessThanOrEqual(256 * 8 + 6 * 4 * 4);
     t.clearDirty();
-    expect(t.dirtyBytes).toBe(0);
-  });
-
-  it('merges rectangles past the per-mip bound into bounding boxes', () => {
-    const t = new PageTable(new VirtualTextureLayout({ widthPages: 64, heightPages: 64 }), 4);
-    for (let i = 0; i < 10; i++) t.map(0, i * 3, 0, i);
-    expect(t.dirty.counts[0]).toBe(4);
-    // Every changed entry is covered by some rectangle.
-    for (let i = 0; i < 10; i++) {
-      let covered = false;
-      for (let k = 0; k < 4; k++) {
-        const [x, y, w, h] = t.dirty.rects.subarray(k * 4, k * 4 + 4);
-        if (i * 3 >= x && i * 3 < x + w && y === 0 && h >= 1) covered = true;
-      }
-      expect(covered).toBe(true);
-    }
-  });
-
-  it('property: the fallback invariant holds after any map/unmap sequence (brute force)', () => {
-    const sizes = fc.constantFrom([8, 8], [16, 4], [2, 16], [1, 1], [4, 1]);
-    fc.assert(
-      fc.property(
-        sizes,
-        fc.array(fc.tuple(fc.boolean(), fc.nat(8), fc.nat(31), fc.nat(31), fc.nat(65535)), { maxLength: 60 }),
-        ([w, h], ops) => {
-          const layout = new VirtualTextureLayout({ widthPages: w, heightPages: h, pinnedMipCount: 1 });
-          const t = new PageTable(layout, 3);
-          const resident = new Map<string, number>();
-          for (const [isMap, m0, x0, y0, slot] of ops) {
-            const m = m0 % layout.mipCount;
-            const x = x0 % layout.mipWidths[m];
-            const y = y0 % layout.mipHeights[m];
-            if (isMap) {
-              t.map(m, x, y, slot);
-              resident.set(`${m},${x},${y}`, slot);
-            } else {
-              t.unmap(m, x, y);
-              resident.delete(`${m},${x},${y}`);
-            }
-            const err = checkFallbackInvariant(t, resident);
-            if (err) throw new Error(err);
-            expect(t.residentCount).toBe(resident.size);
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
-
-  it('property: every entry changed since clearDirty lies in a dirty rectangle', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.boolean(), fc.nat(4), fc.nat(15), fc.nat(15)), { maxLength: 30 }),
-        fc.integer({ min: 1, max: 6 }),
-        (ops, maxRects) => {
-          const layout = new VirtualTextureLayout({ widthPages: 16, heightPages: 16 });
-          const t = new PageTable(layout, maxRects);
-          const before = t.entries.map((e) => e.slice());
-          for (const [isMap, m, x0, y0] of ops) {
-            const x = x0 % layout.mipWidths[m];
-            const y = y0 % layout.mipHeights[m];
-            if (isMap) t.map(m, x, y, x + y * 16);
-            else t.unmap(m, x, y);
-          }
-          for (let m = 0; m < layout.mipCount; m++) {
-            const w = layout.mipWidths[m];
-            for (let i = 0; i < t.entries[m].length; i++) {
-              if (t.entries[m][i] === before[m][i]) continue;
-              const x = i % w;
-              const y = Math.floor(i / w);
-              let covered = false;
-              for (let k = 0; k < t.dirty.counts[m]; k++) {
-                const o = (m * maxRects + k) * 4;
-                const r = t.dirty.rects;
-                if (x >= r[o] && x < r[o] + r[o + 2] && y >= r[o + 1] && y < r[o + 1] + r[o + 3])
-                  covered = true;
-              }
-              if (!covered) throw new Error(`mip ${m} (${x},${y}) changed outside dirty rects`);
-            }
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
+    t.map(0, 501, 300, 2);
+    expect(t.dirtyBytes).toBe(8);
+    t.clearDirty();
+    expect(t.hasDirty).toBe(false);
   });
 });

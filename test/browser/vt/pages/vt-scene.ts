@@ -528,7 +528,7 @@ function visibleSlotLayers(): { byArrayLayer: number[]; fallback: number } {
   for (const id of new Set(lastFeedback.ids)) {
     if (id === NO_REQUEST || pageVt(id) !== vt.id) continue;
     const mip = pageMip(id);
-    const entry = vt.pageTable.entries[mip][pageY(id) * vt.layout.mipWidths[mip] + pageX(id)];
+    const entry = vt.pageTable.entry(mip, pageX(id), pageY(id));
     if (entry === EMPTY_ENTRY || entryMip(entry) !== mip) fallback++;
     else byArrayLayer[Math.floor(entrySlot(entry) / perGrid)]++;
   }
