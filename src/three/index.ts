@@ -2,6 +2,14 @@
  * `tessera/three`: the three.js WebGPURenderer binding: virtual textures with TSL sampling nodes,
  * and streamed ordinary textures, under one budget.
  */
+export {
+  GPU_BLOCK_FORMATS,
+  type GpuBlockFormat,
+  type TileBlockLayout,
+  tileBlockLayout,
+} from './gpu-compress/block-layout';
+export type { BlockSlotOrigin, SourceTileOrigin } from './gpu-compress/compress-arguments';
+export { GpuTileCompressor, type GpuTileCompressorOptions } from './gpu-compress/gpu-tile-compressor';
 export { type DecalChangeListener, DecalList, type DecalOptions } from './rendered/decal-list';
 export {
   type RenderedLayer,

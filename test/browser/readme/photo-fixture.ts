@@ -12,8 +12,16 @@ export const PHOTO_DIR = 'test-results/readme-photo';
  * A photograph-like image, `width x height` PNG: sky and ground gradients, soft and hard-edged
  * shapes, fine text and per-texel noise (detail at every scale, unlike the analytic test content),
  * made with sharp from an SVG plus seeded noise. Deterministic.
+ * @param grain `channel` (default): independent noise per channel and texel (the worst case for
+ *   block formats, whose blocks hold colours on a line); `luminance`: one noise value per texel
+ *   added to all channels, as a camera's luminance grain looks.
  */
-export async function makePhotograph(path: string, width: number, height: number): Promise<void> {
+export async function makePhotograph(
+  path: string,
+  width: number,
+  height: number,
+  grain: 'channel' | 'luminance' = 'channel',
+): Promise<void> {
   const { default: sharp } = await import('sharp');
   const shapes: string[] = [];
   let seed = 12345;
@@ -48,8 +56,9 @@ export async function makePhotograph(path: string, width: number, height: number
     .removeAlpha()
     .raw()
     .toBuffer({ resolveWithObject: true });
+  let noise = 0;
   for (let i = 0; i < data.length; i++) {
-    const noise = Math.floor((random() - 0.5) * 24);
+    if (grain === 'channel' || i % 3 === 0) noise = Math.floor((random() - 0.5) * 24);
     data[i] = Math.max(0, Math.min(255, data[i] + noise));
   }
   mkdirSync(dirname(path), { recursive: true });
