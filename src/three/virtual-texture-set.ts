@@ -5,6 +5,7 @@ import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { BackendBridge } from './backend-bridge';
 import type { PoolLayerChoice } from './pool-format-choice';
 import { PageTableTexture } from './pool-textures';
+import { checkNoRenderedLayer } from './rendered/rendered-pool-format';
 import { RenderedTileSource } from './rendered/rendered-tile-source';
 import type { TileRenderStage } from './rendered/tile-render-stage';
 import type { SamplingContext } from './sampling-context';
@@ -66,6 +67,7 @@ export class VirtualTextureSet {
     }
     const name = options.name ?? `vt${this.textures.length}`;
     const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
+    if (!(source instanceof RenderedTileSource)) checkNoRenderedLayer(name, poolLayerSource, this.poolLayers);
     const tableBytes = layout.pageTableBytes;
     if (this.used + tableBytes > this.reserveBytes) {
       throw new TesseraConfigError(

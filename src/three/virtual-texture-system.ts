@@ -105,7 +105,8 @@ export class VirtualTextureSystem {
     this.ownsBudget = o.budget === undefined;
     this.ownReservations = [reserved.pageTable, reserved.staging];
     const poolFormats = formats.map((choice) => choice.format);
-    const rendering = new TileRenderStage(bridge, budget, poolFormats, o.tileSize, o.maxRendersPerFrame);
+    const { tileSize, maxRendersPerFrame, layers } = o;
+    const rendering = new TileRenderStage(bridge, budget, poolFormats, tileSize, maxRendersPerFrame, layers);
     const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
@@ -159,8 +160,8 @@ export class VirtualTextureSystem {
    * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
    * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
    * hold every texture's pinned pages, 'invalid-option' when 16 textures exist. A
-   * `RenderedTileSource` needs rgba8 pool layers; the first one reserves a tile-sized render target
-   * per pool layer (the pool shrinks to make room if needed, else 'budget-too-small').
+   * `RenderedTileSource` needs rgba8 or `rendered` pool layers (only it may use those); the first
+   * reserves its render targets and compressors (the pool shrinks for them, else 'budget-too-small').
    */
   add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();
