@@ -33,6 +33,8 @@ export interface TileRenderCounters {
   rerenderedTotal: number;
   /** Resident pages waiting to be rendered again. */
   refreshQueued: number;
+  /** Tiles compressed on the GPU into block-compressed pool layers since creation (one per page and BC layer). */
+  compressedTotal: number;
 }
 
 /**
@@ -56,6 +58,7 @@ export class TileRenderStage {
     renderedTotal: 0,
     rerenderedTotal: 0,
     refreshQueued: 0,
+    compressedTotal: 0,
   };
   private readonly sources: (RenderedTileSource | null)[] = new Array(MAX_VIRTUAL_TEXTURES).fill(null);
   private readonly layerSources: (Int8Array | null)[] = new Array(MAX_VIRTUAL_TEXTURES).fill(null);
@@ -101,11 +104,6 @@ export class TileRenderStage {
   /** Bytes of the render targets and compressor buffers allocated now (created at the first render), in bytes. */
   get allocatedBytes(): number {
     return this.targets.length * this.tileSize * this.tileSize * 4 + this.compressing.allocatedBytes;
-  }
-
-  /** Tiles compressed into block-compressed pool layers since creation (one per page and layer). */
-  get compressedTiles(): number {
-    return this.compressing.compressedTiles;
   }
 
   /** Bytes the pool must leave to this stage: the reservation, or the targets while reserving them. */
@@ -183,6 +181,7 @@ export class TileRenderStage {
     this.thisFrame++;
     this.counters.renderedLastFrame++;
     this.counters.renderedTotal++;
+    this.counters.compressedTotal = this.compressing.compressedTiles;
     return written;
   }
 
