@@ -158,10 +158,9 @@ export class VirtualTextureSystem {
    * `options.layers` (default: by name, else by position). Throws a {@link TesseraConfigError}:
    * 'invalid-tile' when its tile size or border differ from the system's, 'invalid-layers' when a
    * mapped layer is missing or its format differs from the pool layer's, 'budget-too-small' when
-   * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot
-   * hold every texture's pinned pages, 'invalid-option' when 16 textures exist. A
-   * `RenderedTileSource` needs rgba8 or `rendered` pool layers (only it may use those); the first
-   * reserves its render targets and compressors (the pool shrinks for them, else 'budget-too-small').
+   * its page table does not fit the page-table reserve, 'pool-too-small' when the pool cannot hold
+   * every texture's pinned pages, 'invalid-option' when 16 textures exist. Only a `RenderedTileSource`
+   * may use `rendered` pool layers; the first reserves render targets and compressors (else 'budget-too-small').
    */
   add(source: TileSource, options: VirtualTextureAddOptions = {}): VirtualTexture {
     this.assertLive();

@@ -91,7 +91,7 @@ export class CompressingTileWriter {
     const format = this.formats[layer];
     if (isRgba8PoolFormat(format)) return;
     const block = gpuBlockFormatOf(format);
-    if (block === null || !GpuTileCompressor.isSupported(bridge.renderer, block)) {
+    if (block === null || bridge.device == null || !GpuTileCompressor.isSupported(bridge.renderer, block)) {
       throw new TesseraConfigError(
         'invalid-layers',
         `pool layer ${layer} is ${format}: rendered pages need an rgba8 pool layer, or BC7 / BC5 on a WebGPU device with texture-compression-bc`,
