@@ -116,7 +116,8 @@ export function footprint(vt: SampledVirtualTexture, vuv: VirtualUv, maxAnisotro
   // A LOD bias moves sampling and feedback together, so what is requested is what is read.
   const bias = vuv.lodBias ?? 0;
   const lambdaIso = bias === 0 ? log2(pMax) : log2(pMax).add(bias);
-  const lambdaAniso = log2(max(pMin, pMax.div(maxAnisotropy))).add(bias);
+  const aniso = log2(max(pMin, pMax.div(maxAnisotropy)));
+  const lambdaAniso = bias === 0 ? aniso : aniso.add(bias);
   return { uvc, dx, dy, lambdaIso, lambdaAniso };
 }
 
