@@ -54,6 +54,13 @@ export default {
         out[`rvt.cpu_procedural.tiles_per_s${suffix}`] = result.cpuProceduralTilesPerSecond;
         out[`rvt.render_only.vs_cpu_procedural${suffix}`] =
           result.renderOnlyTilesPerSecond / result.cpuProceduralTilesPerSecond;
+        if (result.renderCompressTilesPerSecond !== null) {
+          out['rvt.render_compress.tiles_per_s'] = result.renderCompressTilesPerSecond;
+          out['rvt.render_compress.vs_render_only'] =
+            result.renderCompressTilesPerSecond / result.renderOnlyTilesPerSecond;
+          out['rvt.render_compress.vs_cpu_procedural'] =
+            result.renderCompressTilesPerSecond / result.cpuProceduralTilesPerSecond;
+        }
       }
       return out;
     } finally {

@@ -14,6 +14,11 @@ export interface RenderRateResult {
   backend: 'webgpu' | 'webgl';
   /** Pages (albedo + normal) rendered and copied into their pool slots per second, GPU work finished. */
   renderOnlyTilesPerSecond: number;
+  /**
+   * Pages rendered and compressed on the GPU into BC7 pool slots (albedo sRGB + normal, mode 6, as
+   * the demo) per second, GPU work finished; null on WebGL2 (no compressor).
+   */
+  renderCompressTilesPerSecond: number | null;
   /** CPU procedural tiles (albedo + normal) generated per second on this page's thread (one core). */
   cpuProceduralTilesPerSecond: number;
   tiles: number;
@@ -23,9 +28,9 @@ export interface RenderRateResult {
  * Runtime virtual texture throughput, one backend per page (`?backend=`): the demo's terrain
  * material (splat-mapped detail textures, roads, labels) rendered page by page through the
  * system's own render stage (render into the tile-sized targets, `writeRenderedTile` into the
- * slot), against the CPU procedural generator's tiles on one core, in the same run. A GPU block
- * compressor (the `render_compress` rate) plugs in as a second `writeRenderedTile` and is timed
- * the same way, by the same loop.
+ * slot), against the CPU procedural generator's tiles on one core, in the same run; on WebGPU
+ * also the same pages rendered and compressed into BC7 slots (`render_compress`, the
+ * `CompressingTileWriter` path), timed the same way by the same loop.
  */
 const backend = new URLSearchParams(location.search).get('backend') === 'webgl' ? 'webgl' : 'webgpu';
 const TILES = 96;
@@ -80,6 +85,37 @@ try {
   for (let i = 0; i < TILES; i++) stage.render(0, pool, i % pool.slotCount, page(i + 8));
   await finish();
   const renderSeconds = (performance.now() - t0) / 1000;
+  let renderCompressTilesPerSecond: number | null = null;
+  if (backend === 'webgpu') {
+    // The same pages through a stage whose pool layers are BC7: rendered, then compressed into the slot.
+    const bcFormats = [
+      { target: 'bc7' as const, format: 'bc7-rgba-unorm-srgb' as const, fellBack: false },
+      { target: 'bc7' as const, format: 'bc7-rgba-unorm' as const, fellBack: false },
+    ];
+    const bcPool = new PoolTextures(
+      bridge,
+      { slotsPerRow: 16, slotRows: 8, arrayLayers: 1, tileSize: 128 },
+      bcFormats,
+    );
+    const bcStage = new TileRenderStage(
+      bridge,
+      budget,
+      bcFormats.map((f) => f.format),
+      128,
+      TILES,
+    );
+    bcStage.attach(0, terrain.source, new Int8Array([0, 1]), () => {});
+    bcStage.beginFrame({} as never, bcPool);
+    for (let i = 0; i < 8; i++) bcStage.render(0, bcPool, i, page(i)); // warm-up: kernels compiled
+    await finish();
+    const compressTiles = TILES / 2;
+    const t2 = performance.now();
+    for (let i = 0; i < compressTiles; i++) bcStage.render(0, bcPool, i % bcPool.slotCount, page(i + 8));
+    await finish();
+    renderCompressTilesPerSecond = compressTiles / ((performance.now() - t2) / 1000);
+    bcStage.dispose();
+    bcPool.dispose();
+  }
   const cpu = new ProceduralTileSource({ seed: 1 });
   const signal = new AbortController().signal;
   await cpu.load(0, 500, 500, signal);
@@ -90,6 +126,7 @@ try {
   const result: RenderRateResult = {
     backend,
     renderOnlyTilesPerSecond: TILES / renderSeconds,
+    renderCompressTilesPerSecond,
     cpuProceduralTilesPerSecond: cpuTiles / cpuSeconds,
     tiles: TILES,
   };

@@ -71,7 +71,9 @@ async function openArchive(kind: keyof typeof ARCHIVES): Promise<TerrainTileSour
 /**
  * The pool layers for `source`: its layers' names, encodings and usages (so a UASTC normal layer
  * gets a two-channel format, BC5 / EAC RG11), opaque colour (the terrain has no alpha, so BC7 and
- * ETC2 transcode without it).
+ * ETC2 transcode without it). A rendered source's layers are compressed on the GPU as they render
+ * (BC7 on WebGPU with BC, mode 6 alone to keep SwiftShader usable; rgba8 on WebGL2); its normal
+ * layer too (BC7, not BC5: the material's `normalMap` reads x, y and z as rendered).
  */
 export function terrainPoolLayers(source: TileSource): VirtualTexturePoolLayer[] {
   return source.info.layers.map((layer) => ({
@@ -79,5 +81,6 @@ export function terrainPoolLayers(source: TileSource): VirtualTexturePoolLayer[]
     format: layer.format,
     usage: layer.usage,
     alpha: false,
+    ...(source.info.rendered === true ? { rendered: 'compressed' as const } : {}),
   }));
 }

@@ -1,6 +1,7 @@
 import { choosePoolFormat, type PoolFormatChoice, type UastcTarget } from '../core/vt/pool-format';
 import type { BackendBridge } from './backend-bridge';
 import { compressionSupportOf } from './compression-support';
+import { renderedPoolFormat } from './rendered/rendered-pool-format';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
 
 /** One pool layer's format choice, and whether its UASTC tiles are transcoded with alpha. */
@@ -26,6 +27,8 @@ export function choosePoolFormats(
   const choices = layers.map((layer) => {
     const usage = layer.usage ?? 'color';
     const alpha = usage === 'color' && layer.alpha !== false;
+    const compressed = renderedPoolFormat(bridge, layer.rendered, layer.format, support);
+    if (compressed !== null) return { ...compressed, alpha };
     return { ...choosePoolFormat(layer.format, usage, support, layer.target), alpha };
   });
   const key = (bridge.device ?? bridge.gl) as object;

@@ -9,6 +9,7 @@ import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { BackendBridge } from './backend-bridge';
 import { PageTableTextures } from './page-table-textures';
 import type { PoolLayerChoice } from './pool-format-choice';
+import { checkNoRenderedLayer } from './rendered/rendered-pool-format';
 import { RenderedTileSource } from './rendered/rendered-tile-source';
 import type { TileRenderStage } from './rendered/tile-render-stage';
 import type { SamplingContext } from './sampling-context';
@@ -91,6 +92,7 @@ export class VirtualTextureSet {
     }
     const name = options.name ?? `vt${this.textures.length}`;
     const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
+    if (!(source instanceof RenderedTileSource)) checkNoRenderedLayer(name, poolLayerSource, this.poolLayers);
     const loaded = this.stages.wrap(source, poolLayerSource);
     const id = this.streamer.registerTexture(loaded);
     const pageTable = this.streamer.pageTable(id);

@@ -6,6 +6,7 @@ import { defaultStagingReserve } from '../core/vt/staging-reserve';
 import { tileBytes } from '../core/vt/tile-bytes';
 import type { TileEncoding } from '../core/vt/tile-source';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
+import { checkRenderedLayerOptions } from './rendered/rendered-pool-format';
 import type { VirtualTextureFiltering } from './sampling-context';
 import type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
@@ -205,6 +206,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     if (layer.usage !== undefined && layer.usage !== 'color' && layer.usage !== 'normal') {
       throw new TesseraConfigError('invalid-layers', `unknown layer usage '${layer.usage as string}'`);
     }
+    checkRenderedLayerOptions(layer, tileSize, border);
   }
   if (new Set(layers.map((layer) => layer.name)).size !== layers.length) {
     throw new TesseraConfigError('invalid-layers', 'pool layer names must be distinct');

@@ -34,7 +34,7 @@ export interface VirtualTextureGpuBytes {
   feedbackTargets: number;
   /** Readback buffers (WebGPU ring), in bytes. */
   readbackBuffers: number;
-  /** Tile-sized render targets of rendered textures (one per pool layer, once one rendered), in bytes. */
+  /** Render targets of rendered textures (one tile-sized per pool layer) and their GPU compressors' buffers, once one rendered, in bytes. */
   renderTargets: number;
   /** Sum of the above, in bytes. */
   total: number;

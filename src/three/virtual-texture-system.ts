@@ -105,7 +105,8 @@ export class VirtualTextureSystem {
     this.ownsBudget = o.budget === undefined;
     this.ownReservations = [reserved.pageTable, reserved.staging];
     const poolFormats = formats.map((choice) => choice.format);
-    const rendering = new TileRenderStage(bridge, budget, poolFormats, o.tileSize, o.maxRendersPerFrame);
+    const { tileSize, maxRendersPerFrame, layers } = o;
+    const rendering = new TileRenderStage(bridge, budget, poolFormats, tileSize, maxRendersPerFrame, layers);
     const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
@@ -157,8 +158,8 @@ export class VirtualTextureSystem {
 
   /**
    * Adds a virtual texture served by `source`, its layers mapped onto the pool's by `options.layers`
-   * (default: by name, else by position). A `RenderedTileSource` needs rgba8 pool layers; the first
-   * reserves a tile-sized render target per pool layer (the pool shrinks to make room if needed).
+   * (default: by name, else by position). Only a `RenderedTileSource` may use `rendered` pool layers;
+   * the first reserves render targets and compressors (the pool shrinks to make room if needed).
    * @throws TesseraConfigError 'invalid-tile' (tile size or border differ from the system's),
    *   'invalid-layers' (a mapped layer missing or of another format), 'budget-too-small' (its page
    *   table or render targets do not fit), 'pool-too-small' (pinned pages), 'invalid-option' (16 exist).

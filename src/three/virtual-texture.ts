@@ -6,6 +6,7 @@ import type { UastcTarget } from '../core/vt/pool-format';
 import type { TileEncoding, TileLayerInfo, TileLayerUsage, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { PageTableTextures } from './page-table-textures';
+import type { RenderedBc7Modes, RenderedLayerStorage } from './rendered/rendered-pool-format';
 import { RenderedTileSource, type WorldRect } from './rendered/rendered-tile-source';
 import type { SamplingContext } from './sampling-context';
 import type { SampledVirtualTexture } from './virtual-texture-graph';
@@ -226,6 +227,18 @@ export interface VirtualTexturePoolLayer {
    * best the device offers.
    */
   target?: UastcTarget;
+  /**
+   * Marks a layer written only by `RenderedTileSource`s (an rgba8 encoding): `'compressed'` keeps
+   * its pages in BC7 (sRGB for an sRGB layer), `'compressed-rg'` in BC5 (red and green only, for a
+   * normal whose z the app rebuilds), each page compressed on the GPU as it renders, where the
+   * device can (WebGPU with `texture-compression-bc`), else rgba8 (WebGL2, no BC: documented in
+   * ARCHITECTURE.md); `'rgba8'` keeps rgba8 everywhere. `stats().poolFormats` says which it got.
+   * Unset: an ordinary layer. Any other source mapped onto a layer with this set throws
+   * `TesseraConfigError('invalid-layers')` at `add`.
+   */
+  rendered?: RenderedLayerStorage;
+  /** BC7 modes of a `rendered: 'compressed'` layer (see `GpuTileCompressorOptions`). Default 'mode6'. */
+  renderedBc7Modes?: RenderedBc7Modes;
 }
 
 /**

@@ -18,6 +18,8 @@ import type { PoolTexelFormat } from '../../core/vt/pool-format';
 import type { VirtualTextureStreamer } from '../../core/vt/virtual-texture-streamer';
 import type { BackendBridge } from '../backend-bridge';
 import type { PoolTextures } from '../pool-textures';
+import { CompressingTileWriter } from './compressing-tile-writer';
+import type { RenderedBc7Modes } from './rendered-pool-format';
 import type { RenderedTileSource } from './rendered-tile-source';
 import { writeRenderedTile } from './write-rendered-tile';
 
@@ -31,12 +33,16 @@ export interface TileRenderCounters {
   rerenderedTotal: number;
   /** Resident pages waiting to be rendered again. */
   refreshQueued: number;
+  /** Tiles compressed on the GPU into block-compressed pool layers since creation (one per page and BC layer). */
+  compressedTotal: number;
 }
 
 /**
  * The GPU side of rendered textures (`RenderedTileSource`): one tile-sized rgba8 render target per
  * pool layer, reserved in the budget (category `staging`) when the first rendered texture is added,
- * into which a page is rendered before it is copied into its slot (`writeRenderedTile`). Renders
+ * into which a page is rendered before it is copied into its slot (`writeRenderedTile`), or, for a
+ * BC7 / BC5 pool layer, compressed into it on the GPU (`CompressingTileWriter`, whose buffers
+ * share the reservation). Renders
  * per frame are bounded by a page count, new pages (through the streamer's upload admission) and
  * re-renders of invalidated resident pages sharing it; with nothing else waiting either may take
  * it all. GPU time is not measured (no timestamp queries are used): the bound is pages only.
@@ -52,6 +58,7 @@ export class TileRenderStage {
     renderedTotal: 0,
     rerenderedTotal: 0,
     refreshQueued: 0,
+    compressedTotal: 0,
   };
   private readonly sources: (RenderedTileSource | null)[] = new Array(MAX_VIRTUAL_TEXTURES).fill(null);
   private readonly layerSources: (Int8Array | null)[] = new Array(MAX_VIRTUAL_TEXTURES).fill(null);
@@ -62,6 +69,8 @@ export class TileRenderStage {
   private readonly range: PageRange = { x0: 0, y0: 0, x1: -1, y1: -1 };
   private thisFrame = 0;
   private reserving = false;
+  /** Writes the tiles of block-compressed pool layers. */
+  private readonly compressing: CompressingTileWriter;
   /** The streamer's upload admission: a rendered texture's tile waits once the frame's bound is met. */
   readonly admit = (vt: number): boolean => this.sources[vt] === null || this.thisFrame < this.maxPerFrame;
 
@@ -71,13 +80,20 @@ export class TileRenderStage {
     private readonly formats: readonly PoolTexelFormat[],
     private readonly tileSize: number,
     maxPerFrame: number,
+    /** Each pool layer's BC7 modes for rendered pages (BC7 layers only; default `DEFAULT_RENDERED_BC7_MODES`). */
+    layers: readonly { renderedBc7Modes?: RenderedBc7Modes }[] = [],
   ) {
     this.maxPerFrame = maxPerFrame;
+    this.compressing = new CompressingTileWriter(
+      formats,
+      layers.map((layer) => layer.renderedBc7Modes),
+      tileSize,
+    );
   }
 
-  /** Bytes the render targets take (reserved once a rendered texture exists), in bytes. */
+  /** Bytes the render targets and compressor buffers take (reserved once a rendered texture exists), in bytes. */
   get targetBytes(): number {
-    return this.formats.length * this.tileSize * this.tileSize * 4;
+    return this.formats.length * this.tileSize * this.tileSize * 4 + this.compressing.plannedBytes;
   }
 
   /** Bytes reserved now, in bytes. */
@@ -85,9 +101,9 @@ export class TileRenderStage {
     return this.reservation === NO_RESERVATION ? 0 : this.budget.bytesOf(this.reservation);
   }
 
-  /** Bytes of the render targets allocated now (created at the first render), in bytes. */
+  /** Bytes of the render targets and compressor buffers allocated now (created at the first render), in bytes. */
   get allocatedBytes(): number {
-    return this.targets.length * this.tileSize * this.tileSize * 4;
+    return this.targets.length * this.tileSize * this.tileSize * 4 + this.compressing.allocatedBytes;
   }
 
   /** Bytes the pool must leave to this stage: the reservation, or the targets while reserving them. */
@@ -104,7 +120,8 @@ export class TileRenderStage {
    * Starts rendering texture `vt` from `source`, its pool layer `l` from source layer
    * `layerSource[l]`. The first one reserves the render targets; `makeRoom(bytes)` is asked to
    * free budget (the pool shrinks) when the budget has none.
-   * @throws TesseraConfigError('invalid-layers') when a mapped pool layer is not rgba8;
+   * @throws TesseraConfigError('invalid-layers') when a mapped pool layer is neither rgba8 nor
+   *   BC7 / BC5 on a device the GPU compressor runs on;
    *   ('budget-too-small') when the targets cannot be reserved. Nothing changes then.
    */
   attach(
@@ -114,13 +131,7 @@ export class TileRenderStage {
     makeRoom: (bytes: number) => void,
   ): void {
     for (let l = 0; l < layerSource.length; l++) {
-      const f = this.formats[l];
-      if (layerSource[l] >= 0 && f !== 'rgba8unorm' && f !== 'rgba8unorm-srgb') {
-        throw new TesseraConfigError(
-          'invalid-layers',
-          `pool layer ${l} is ${f}: rendered pages need an rgba8 pool layer`,
-        );
-      }
+      if (layerSource[l] >= 0) this.compressing.checkLayer(this.bridge, l);
     }
     if (this.reservation === NO_RESERVATION) this.reserve(makeRoom);
     this.sources[vt] = source;
@@ -161,12 +172,16 @@ export class TileRenderStage {
     for (let l = 0; l < layerSource.length; l++) {
       if (layerSource[l] < 0) continue;
       source.renderPage(renderer, layerSource[l], mip, x, y, targets[l], this.bridge.isWebGPU);
+      const tile = targets[l].texture;
       written =
-        writeRenderedTile(this.bridge, targets[l].texture, pool, l, slot, this.framebuffer) && written;
+        (this.compressing.compresses(l)
+          ? this.compressing.write(this.bridge, tile, pool, l, slot)
+          : writeRenderedTile(this.bridge, tile, pool, l, slot, this.framebuffer)) && written;
     }
     this.thisFrame++;
     this.counters.renderedLastFrame++;
     this.counters.renderedTotal++;
+    this.counters.compressedTotal = this.compressing.compressedTiles;
     return written;
   }
 
@@ -270,7 +285,9 @@ export class TileRenderStage {
       const target = new RenderTarget(this.tileSize, this.tileSize, {
         format: RGBAFormat,
         type: UnsignedByteType,
-        colorSpace: format === 'rgba8unorm-srgb' ? SRGBColorSpace : NoColorSpace,
+        // The compressor reads an sRGB target as linear and re-encodes it for an sRGB block format.
+        colorSpace:
+          format === 'rgba8unorm-srgb' || format === 'bc7-rgba-unorm-srgb' ? SRGBColorSpace : NoColorSpace,
         depthBuffer: false,
         generateMipmaps: false,
         minFilter: NearestFilter,
@@ -287,6 +304,7 @@ export class TileRenderStage {
   private disposeTargets(): void {
     for (const target of this.targets) target.dispose();
     this.targets = [];
+    this.compressing.dispose();
     if (this.framebuffer !== null) this.bridge.gl?.deleteFramebuffer(this.framebuffer);
     this.framebuffer = null;
   }
