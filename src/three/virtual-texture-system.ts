@@ -211,9 +211,8 @@ export class VirtualTextureSystem {
   }
 
   /**
-   * Sets the screen pixels per feedback pixel (a power of two in spirit; any positive integer
-   * works): the feedback target is resized and re-reserved within the budget at the next
-   * {@link update}, as after a canvas resize.
+   * Sets the screen pixels per feedback pixel (any positive integer): the feedback target is resized
+   * and re-reserved within the budget at the next {@link update}, as after a canvas resize.
    * @throws TesseraConfigError('invalid-option')
    */
   setFeedbackScale(scale: number): void {
