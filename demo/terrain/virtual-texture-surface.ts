@@ -183,7 +183,6 @@ export class VirtualTextureSurface implements TerrainSurface {
       maxUploadsPerFrame: s.maxUploadsPerFrame,
       filtering: s.filtering,
       layers: terrainPoolLayers(this.source),
-      pageTableBytes: pageTableBytes(this.source.info.widthPages, this.source.info.heightPages),
     });
     this.texture = this.system.add(this.source, { name: 'terrain' });
     this.rendered?.bind(this.texture);
@@ -267,14 +266,5 @@ export class VirtualTextureSurface implements TerrainSurface {
     let sharp = 0;
     for (const id of this.requested) if (table.isResident(pageMip(id), pageX(id), pageY(id))) sharp++;
     return sharp;
-  }
-}
-
-/** Bytes of an r32uint page table with a full mip chain for a `width` x `height` page texture. */
-function pageTableBytes(width: number, height: number): number {
-  let bytes = 0;
-  for (let w = width, h = height; ; w = Math.max(1, w >> 1), h = Math.max(1, h >> 1)) {
-    bytes += w * h * 4;
-    if (w === 1 && h === 1) return bytes;
   }
 }

@@ -29,7 +29,10 @@ test('a 4096²-page texture settles at both ends within budget', async ({
       async ([cu, cv]) => {
         await vtScene.waitReady();
         vtScene.setOrthoView(cu, cv, 0.3);
-        const frames = await vtScene.settle(200);
+        let frames = await vtScene.settle(200);
+        // The system's own rule also wants 4 quiet jitter offsets: step until it holds (readbacks
+        // lag under load, so the scene's quiet test can pass first).
+        for (let i = 0; i < 200 && !vtScene.stats().streaming.settled; i++) frames += await vtScene.settle(1);
         return { frames, comparison: await vtScene.compare(0.3), stats: vtScene.stats() };
       },
       [u, v],
