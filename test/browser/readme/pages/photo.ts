@@ -76,8 +76,9 @@ const vts = new VirtualTextureSystem(renderer, {
     ? { layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', alpha: false } as const] }
     : {}),
 });
-if (shared) shared.tryReserve('other', shared.freeBytes);
 const photo = vts.add(await ArchiveTileSource.openUrl(params.get('archive') as string));
+// Filled after `add`: a sparse page table reserves its first blocks from the budget when added.
+if (shared) shared.tryReserve('other', shared.freeBytes);
 const scene = new Scene();
 const camera = new PerspectiveCamera(50, width / height, 0.1, 100);
 camera.position.z = 1.1;
