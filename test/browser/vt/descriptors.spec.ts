@@ -145,7 +145,9 @@ test('steady WebGL2 frames create no GL objects and read the feedback back every
       for (let i = 0; i < frames; i++) {
         vtScene.setOrthoView(0.1 + (i % 200) * 0.004, 0.1 + (i % 200) * 0.002, 0.5);
         vtScene.step();
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        // 8 ms between steps lets SwiftShader finish a frame that uploads several tiles before the
+        // next step polls its fence (2 ms was too short once frames upload ~3 tiles each).
+        await new Promise((resolve) => setTimeout(resolve, 8));
       }
     } finally {
       for (const name of counted) Object.assign(gl, { [name]: originals.get(name) });
