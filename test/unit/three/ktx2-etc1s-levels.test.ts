@@ -8,35 +8,11 @@ import {
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import { Etc1sPyramidSource } from '../../../src/three/transcode/etc1s-pyramid-source';
 import { etc1sBasisFormatOf } from '../../../src/three/transcode/etc1s-transcode';
-import { TranscodeJobRunner } from '../../../src/three/transcode/transcode-job-runner';
-import type { TranscodeRequest, TranscodeResponse } from '../../../src/three/transcode/transcode-messages';
 import type { BasisTranscoderModule } from '../../../src/three/transcode/uastc-transcode';
-import {
-  type TranscodeWorker,
-  UastcTranscoderPool,
-} from '../../../src/three/transcode/uastc-transcoder-pool';
+import { UastcTranscoderPool } from '../../../src/three/transcode/uastc-transcoder-pool';
 import { encodeEtc1sKtx2 } from '../../support/etc1s-encoder';
+import { InThreadTranscodeWorker, wholeFileTranscode } from '../../support/in-thread-transcoding';
 import { loadNodeBasisTranscoder } from '../../support/node-basis-transcoder';
-
-/** The slice of the transcoder's KTX2File (what three's KTX2Loader calls) used as the reference. */
-interface Ktx2File {
-  isValid(): boolean;
-  isETC1S(): boolean;
-  startTranscoding(): boolean;
-  getImageTranscodedSizeInBytes(level: number, layer: number, face: number, format: number): number;
-  transcodeImage(
-    dst: Uint8Array,
-    level: number,
-    layer: number,
-    face: number,
-    format: number,
-    flags: number,
-    channel0: number,
-    channel1: number,
-  ): number;
-  close(): void;
-  delete(): void;
-}
 
 let basis: BasisTranscoderModule;
 /** 200x72 (not square, not a power of two), opaque, sRGB, full chain. */
@@ -63,46 +39,14 @@ beforeAll(async () => {
   alphaFile = await encodeEtc1sKtx2(image(64, 64, true), 64, 64, { srgb: false });
 }, 60_000);
 
-/** The real transcoder behind the pool's message protocol (one runner: codebooks cached as in a worker). */
-class InThreadWorker implements TranscodeWorker {
-  onmessage: ((event: MessageEvent<TranscodeResponse>) => void) | null = null;
-  onerror: ((event: ErrorEvent) => void) | null = null;
-  jobs = 0;
-  readonly runner = new TranscodeJobRunner(basis);
-  postMessage(message: TranscodeRequest): void {
-    setTimeout(() => {
-      if (message.type === 'init') return;
-      this.jobs++;
-      const { id, input, output } = message;
-      const error = this.runner.run(message);
-      this.onmessage?.({
-        data: { type: 'result', id, ok: error === undefined, error, input, output },
-      } as MessageEvent<TranscodeResponse>);
-    }, 0);
-  }
-  terminate(): void {}
-}
-
-/** three's KTX2Loader path: the whole file through KTX2File, one level to `target`. */
+/** three's KTX2Loader path: the whole file, one level to `target`. */
 function threeTranscode(file: Uint8Array, level: number, target: Etc1sTarget): Uint8Array {
-  const ctor = (basis as unknown as { KTX2File: new (data: Uint8Array) => Ktx2File }).KTX2File;
-  const ktx2 = new ctor(file);
-  try {
-    expect(ktx2.isValid() && ktx2.isETC1S()).toBeTruthy();
-    expect(ktx2.startTranscoding()).toBeTruthy();
-    const format = etc1sBasisFormatOf(basis, target);
-    const dst = new Uint8Array(ktx2.getImageTranscodedSizeInBytes(level, 0, 0, format));
-    expect(ktx2.transcodeImage(dst, level, 0, 0, format, 0, -1, -1)).toBeTruthy();
-    return dst;
-  } finally {
-    ktx2.close();
-    ktx2.delete();
-  }
+  return wholeFileTranscode(basis, file, level, etc1sBasisFormatOf(basis, target), 'etc1s');
 }
 
 function etc1sSource(file: Uint8Array, target: Etc1sTarget) {
   const source = new Ktx2Source(file);
-  const worker = new InThreadWorker();
+  const worker = new InThreadTranscodeWorker(basis);
   const pool = new UastcTranscoderPool({
     assets: { scriptText: '', wasmUrl: '' },
     size: 1,

@@ -3,37 +3,12 @@ import { TileSourceError } from '../../../src/core/errors';
 import { uastcLevelByteLength } from '../../../src/core/streaming/mip-pyramid-source';
 import { choosePoolFormat, type UastcTarget } from '../../../src/core/vt/pool-format';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
-import { TranscodeJobRunner } from '../../../src/three/transcode/transcode-job-runner';
-import type { TranscodeRequest, TranscodeResponse } from '../../../src/three/transcode/transcode-messages';
 import { TranscodedPyramidSource } from '../../../src/three/transcode/transcoded-pyramid-source';
 import { type BasisTranscoderModule, basisFormatOf } from '../../../src/three/transcode/uastc-transcode';
-import {
-  type TranscodeWorker,
-  UastcTranscoderPool,
-} from '../../../src/three/transcode/uastc-transcoder-pool';
+import { UastcTranscoderPool } from '../../../src/three/transcode/uastc-transcoder-pool';
+import { InThreadTranscodeWorker, wholeFileTranscode } from '../../support/in-thread-transcoding';
 import { loadNodeBasisTranscoder } from '../../support/node-basis-transcoder';
 import { encodeUastcKtx2 } from '../../support/uastc-encoder';
-
-/** The slice of the transcoder's KTX2File (what three's KTX2Loader calls) used as the reference. */
-interface Ktx2File {
-  isValid(): boolean;
-  isUASTC(): boolean;
-  getLevels(): number;
-  startTranscoding(): boolean;
-  getImageTranscodedSizeInBytes(level: number, layer: number, face: number, format: number): number;
-  transcodeImage(
-    dst: Uint8Array,
-    level: number,
-    layer: number,
-    face: number,
-    format: number,
-    flags: number,
-    channel0: number,
-    channel1: number,
-  ): number;
-  close(): void;
-  delete(): void;
-}
 
 let basis: BasisTranscoderModule;
 /** 96x40 (not square, not a power of two below 8 blocks), full chain to 1x1, zstd. */
@@ -65,45 +40,14 @@ beforeAll(async () => {
   rawFile = await encodeUastcKtx2(image(64, 64), 64, 64, { srgb: false, quality: 0, mipmaps: true });
 }, 60_000);
 
-/** The real transcoder behind the pool's message protocol, answering on a later task. */
-class InThreadWorker implements TranscodeWorker {
-  onmessage: ((event: MessageEvent<TranscodeResponse>) => void) | null = null;
-  onerror: ((event: ErrorEvent) => void) | null = null;
-  jobs = 0;
-  postMessage(message: TranscodeRequest): void {
-    setTimeout(() => {
-      if (message.type === 'init') return;
-      this.jobs++;
-      const { id, input, output } = message;
-      const ok = new TranscodeJobRunner(basis).run(message) === undefined;
-      this.onmessage?.({
-        data: { type: 'result', id, ok, input, output },
-      } as MessageEvent<TranscodeResponse>);
-    }, 0);
-  }
-  terminate(): void {}
-}
-
-/** three's KTX2Loader path: the whole file through KTX2File, one level to `target`. */
+/** three's KTX2Loader path: the whole file, one level to `target`. */
 function threeTranscode(file: Uint8Array, level: number, target: UastcTarget): Uint8Array {
-  const ctor = (basis as unknown as { KTX2File: new (data: Uint8Array) => Ktx2File }).KTX2File;
-  const ktx2 = new ctor(file);
-  try {
-    expect(ktx2.isValid() && ktx2.isUASTC()).toBeTruthy();
-    expect(ktx2.startTranscoding()).toBeTruthy();
-    const format = basisFormatOf(basis, target);
-    const dst = new Uint8Array(ktx2.getImageTranscodedSizeInBytes(level, 0, 0, format));
-    expect(ktx2.transcodeImage(dst, level, 0, 0, format, 0, -1, -1)).toBeTruthy();
-    return dst;
-  } finally {
-    ktx2.close();
-    ktx2.delete();
-  }
+  return wholeFileTranscode(basis, file, level, basisFormatOf(basis, target), 'uastc');
 }
 
 function transcodedSource(file: Uint8Array, target: UastcTarget) {
   const source = new Ktx2Source(file);
-  const worker = new InThreadWorker();
+  const worker = new InThreadTranscodeWorker(basis);
   const pool = new UastcTranscoderPool({
     assets: { scriptText: '', wasmUrl: '' },
     size: 1,
