@@ -73,6 +73,8 @@ export interface VtSceneApi {
   trackedBytes(): number;
   /** Bytes reserved in the system's budget. */
   budgetLiveBytes(): number;
+  /** Resolves once the GPU has run everything submitted so far. */
+  gpuIdle(): Promise<void>;
   /** Tile errors the system emitted so far. */
   tileErrors(): { code: string; cause: string | undefined; pageId: number }[];
 }

@@ -672,6 +672,15 @@ Object.assign(globalThis, {
     },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
     /**
+     * Resolves once the GPU has run everything submitted so far (WebGPU: `onSubmittedWorkDone`;
+     * WebGL2: `finish`), so a test can pace frames by GPU throughput rather than by wall time.
+     */
+    async gpuIdle() {
+      const device = gpuDevice(renderer);
+      if (device) await device.queue.onSubmittedWorkDone();
+      else (renderer.backend as unknown as { gl: WebGL2RenderingContext }).gl.finish();
+    },
+    /**
      * Runs `n` frames, each after a requestAnimationFrame: SwiftShader completes readbacks promptly
      * then (under setTimeout pacing they can stall for seconds).
      */
