@@ -150,7 +150,9 @@ test('every frame while streaming into a BC7 pool shows the wanted mip or a coar
       vtScene.step();
       const c = await vtScene.compare(lod, tolerance);
       out.push({ lod, garbage: c.garbagePixels, worst: c.worstError, histogram: c.mipHistogram });
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      // Two animation frames (~33 ms) between frames, so late tiles (15 ms plus transcoding) land
+      // while the view moves on.
+      for (let f = 0; f < 2; f++) await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     return out;
   }, COMPRESSED_TOLERANCE);

@@ -62,7 +62,7 @@ test('filtering, uploads per frame and feedback scale change without a rebuild',
     for (let i = 0; i < 12; i++) {
       vtScene.step();
       uploads.push(vtScene.stats().uploadsLastFrame);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     const before = system.stats().feedbackSize;
     system.setFeedbackScale(4);
@@ -166,7 +166,7 @@ test('a budget cut sheds pool slots within the budget at every frame; a raise sh
         garbage: i === 0 ? (await vtScene.compare(1.3)).garbagePixels : 0,
       };
       frames.push(frame);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     await vtScene.settle(200);
     const blurry = await vtScene.compare(1.3);
@@ -291,14 +291,14 @@ test('a shared budget cut sheds streamed mips then pool slots; a raise grows the
       vtScene.step();
       const b = budget.stats();
       frames.push({ tracked: vtScene.trackedBytes(), live: b.liveBytes, over: b.overBudgetBytes });
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     const slotsCut = vtScene.stats().slotCount;
     const perspective = await vtScene.comparePerspective(10);
     budget.setBudget(16 * 1024 * 1024);
     for (let i = 0; i < 40; i++) {
       vtScene.step();
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     return { slotsBefore, slotsCut, slotsRaised: vtScene.stats().slotCount, frames, perspective };
   });

@@ -25,7 +25,7 @@ test('tessera GPU bytes stay within budget, match stats, and dispose frees all',
       vtScene.setPose(0.2 + r * 0.2, 0.04, 0.2 + r * 0.1, 0.3 * r, -0.4);
       for (let i = 0; i < 8; i++) {
         vtScene.step();
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => requestAnimationFrame(resolve));
       }
       return vtScene.stats();
     }, round);

@@ -47,7 +47,7 @@ test('every frame while streaming shows the wanted mip or a coarser one', async 
       vtScene.step();
       const c = await vtScene.compare(lod, 10);
       out.push({ lod, garbage: c.garbagePixels, worst: c.worstError, histogram: c.mipHistogram });
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     return out;
   });

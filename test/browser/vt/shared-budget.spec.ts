@@ -45,7 +45,7 @@ test('a shared budget covers virtual and streamed textures at every frame, and d
       for (let i = 0; i < 10; i++) {
         vtScene.step();
         records.push(vtScene.shared());
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => requestAnimationFrame(resolve));
       }
     }
     return records;

@@ -105,7 +105,7 @@ export function flyAndComparePerspective(page: Page): Promise<{
       vtScene.setPose(0.3 + i * 0.01, 0.05, 0.2 + i * 0.01, 0.4 + i * 0.05, -0.5);
       vtScene.step();
       frames.push(await vtScene.comparePerspective(10));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     return { frames, residentPages: vtScene.stats().residentPages };
   });

@@ -158,12 +158,12 @@ function step(): void {
 async function run(frames: number): Promise<number[][]> {
   for (let i = 0; i < frames; i++) {
     step();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => requestAnimationFrame(resolve));
   }
   const frame = system.stats().frame;
   const deadline = performance.now() + 2000;
   while (performance.now() < deadline && (latest === null || latest.frame < frame)) {
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => requestAnimationFrame(resolve));
   }
   return grid();
 }

@@ -418,11 +418,20 @@ async function comparePerspective(
 }
 
 /** Runs frames until the coarsest mip is resident (at most `maxFrames`). */
+/**
+ * Waits for the next animation frame: pacing frames by the compositor, not by timers, keeps the
+ * GPU process from falling behind (SwiftShader on a loaded 2-core machine) and lets Chromium
+ * update WebGL2 fence status, which it does across animation frames.
+ */
+function nextFrame(): Promise<unknown> {
+  return new Promise((resolve) => requestAnimationFrame(resolve));
+}
+
 async function waitReady(maxFrames = 200): Promise<number> {
   for (let i = 0; i < maxFrames; i++) {
     if (system.isReady) return i;
     system.update(camera, scene);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextFrame();
   }
   throw new Error('virtual texture never became ready');
 }
@@ -436,7 +445,7 @@ async function settle(maxFrames = 150): Promise<number> {
   let mustSeeFrame = system.stats().frame + 2;
   for (let i = 0; i < maxFrames; i++) {
     step();
-    await new Promise((resolve) => setTimeout(resolve, 4));
+    await nextFrame();
     const s = system.stats();
     if (s.uploadsLastFrame > 0) mustSeeFrame = Math.max(mustSeeFrame, s.frame + 2);
     const c = system.streamer.stats();
@@ -468,7 +477,7 @@ async function stepAndCompareFeedback(): Promise<{
   const frame = system.stats().frame;
   const deadline = performance.now() + 2000;
   while (performance.now() < deadline && (lastFeedback === null || lastFeedback.frame < frame)) {
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => requestAnimationFrame(resolve));
   }
   if (lastFeedback === null || lastFeedback.frame !== frame) return null;
   const fw = Math.ceil(size / feedbackScale);
