@@ -27,7 +27,6 @@ scene.add(new Mesh(new PlaneGeometry(photo.aspect, 1), material));
 const camera = new OrthographicCamera();
 camera.position.z = 1;
 const view = { x: 0, y: 0, zoom: 0.95 };
-const maxZoom = (4 * photo.contentHeight) / innerHeight; // 4 screen pixels per texel
 /** World units per screen pixel at `zoom`. */
 const unitsPerPixel = (zoom: number) => (camera.top - camera.bottom) / innerHeight / zoom;
 function resize(): void {
@@ -38,13 +37,20 @@ function resize(): void {
   camera.right = camera.top * aspect;
   camera.left = -camera.right;
 }
+/** Keeps the view's centre on the photo, so it cannot be dragged out of sight. */
+function constrain(): void {
+  view.x = MathUtils.clamp(view.x, -photo.aspect / 2, photo.aspect / 2);
+  view.y = MathUtils.clamp(view.y, -0.5, 0.5);
+}
 /** Multiplies the zoom by `factor`, keeping the point under client pixel (px, py) in place. */
 function zoomAbout(px: number, py: number, factor: number): void {
   const before = unitsPerPixel(view.zoom);
+  const maxZoom = 4 * photo.contentHeight * unitsPerPixel(1); // 4 screen pixels per texel
   view.zoom = MathUtils.clamp(view.zoom * factor, 0.5, maxZoom);
   const shift = before - unitsPerPixel(view.zoom);
   view.x += (px - innerWidth / 2) * shift;
   view.y += (innerHeight / 2 - py) * shift;
+  constrain();
 }
 
 const canvas = renderer.domElement;
@@ -65,6 +71,7 @@ addEventListener('pointermove', (e) => {
   if (drag === null) return;
   view.x -= (e.clientX - drag.clientX) * unitsPerPixel(view.zoom);
   view.y += (e.clientY - drag.clientY) * unitsPerPixel(view.zoom);
+  constrain();
   drag = e;
 });
 addEventListener('resize', resize);

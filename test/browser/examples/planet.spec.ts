@@ -44,6 +44,10 @@ function meanDifference(a: Buffer, b: Buffer, channels: number): number {
 /** Below this the normal layer would not be visibly lighting the planet, in levels. */
 const MIN_NORMAL_LIGHTING_DIFFERENCE = 2; // 6.3 measured on both backends
 
+// One backend: the suite's time is short, both layers' sampling on WebGL2 is covered by the VT
+// specs, and this page adds nothing backend-specific (6.34 levels measured on WebGL2 too).
+test.skip(({ backend }) => backend === 'webgl', 'WebGPU only (see above)');
+
 test('examples/planet: settles with albedo and normal layers, the normal layer lights it', async ({
   page,
   backend,
