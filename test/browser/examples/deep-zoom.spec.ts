@@ -1,8 +1,8 @@
 /**
  * Smoke test of examples/deep-zoom: the first view (the pinned coarse mip) comes within a few
- * frames, then a wheel zoom at the cursor, a drag and a double-click each change the view, and the
- * page streams finer mips than the first view had (page, console and GPU errors fail the test
- * through the fixture).
+ * frames, then a wheel zoom at the cursor, a drag and a double-click (and shift + double-click)
+ * each change the view, and the page streams finer mips than the first view had (page, console
+ * and GPU errors fail the test through the fixture).
  */
 
 import type { Page } from '@playwright/test';
@@ -64,6 +64,12 @@ test('examples/deep-zoom: fast first view, then wheel, drag and double-click str
 
   await page.mouse.dblclick(240, 150);
   await expect.poll(async () => (await view(page)).zoom).toBeCloseTo(dragged.zoom * 2, 5);
+  // Shift + double-click zooms out about the cursor: at the centre the view stays where it is.
+  await page.keyboard.down('Shift');
+  await page.mouse.dblclick(240, 150);
+  await page.keyboard.up('Shift');
+  await expect.poll(async () => (await view(page)).zoom).toBeCloseTo(dragged.zoom, 5);
+  expect((await view(page)).x).toBeCloseTo(dragged.x, 9);
 
   // Settled at the new view: its pages are finer than the whole photo's.
   await expect.poll(async () => (await view(page)).settled, { timeout: 30_000 }).toBe(true);
