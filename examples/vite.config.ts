@@ -13,6 +13,8 @@ export default defineConfig({
     rollupOptions: {
       input: {
         index: resolve(import.meta.dirname, 'index.html'),
+        'deep-zoom': resolve(import.meta.dirname, 'deep-zoom/index.html'),
+        planet: resolve(import.meta.dirname, 'planet/index.html'),
         'streamed-textures': resolve(import.meta.dirname, 'streamed-textures/index.html'),
       },
     },
@@ -22,6 +24,7 @@ export default defineConfig({
     alias: [
       { find: /^tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
       { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, '../src/core/index.ts') },
+      { find: /^tessera\/three$/, replacement: resolve(import.meta.dirname, '../src/three/index.ts') },
     ],
   },
 });

@@ -1,22 +1,16 @@
 /**
- * Fifteen KTX2 textures (the demo's prop atlases, 176 MiB when fully resident) streamed by Tessera
- * under one budget that a slider sets: each texture keeps the mips its plane's screen size needs
- * and the budget allows. `window.example` is for the smoke test. (This page becomes a glTF scene
- * under a budget slider once the glTF streaming plugin lands.)
+ * A glTF scene (`assets/examples/village.glb`: three settlements whose fifteen materials use the
+ * demo's prop atlases, 176 MiB when fully resident) loaded by three's `GLTFLoader` with Tessera's
+ * glTF plugin: every texture is streamed from its KTX2 file by HTTP Range under one budget that a
+ * slider sets, each keeping the mips its meshes' screen size needs and the budget allows. Drag to
+ * orbit, wheel to come closer. `window.example` is for the smoke test.
  */
-import { Ktx2Source, TextureBudget, TextureStreamingSystem } from 'tessera';
-import {
-  Mesh,
-  MeshBasicNodeMaterial,
-  PerspectiveCamera,
-  PlaneGeometry,
-  Scene,
-  WebGPURenderer,
-} from 'three/webgpu';
+import { registerGltfTextureStreaming, TextureBudget, TextureStreamingSystem } from 'tessera';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { DirectionalLight, HemisphereLight, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
 
 const MIB = 1024 * 1024;
-const REGIONS = ['valley', 'desert', 'snowfield'];
-const SURFACES = ['leaves', 'bark', 'rock', 'wall', 'roof'];
 const query = new URLSearchParams(location.search);
 const slider = document.getElementById('budget') as HTMLInputElement;
 const figures = document.getElementById('figures')!;
@@ -24,11 +18,16 @@ const figures = document.getElementById('figures')!;
 const assetBase = location.pathname.startsWith('/examples/') ? '/assets/' : '/';
 
 const renderer = new WebGPURenderer({ forceWebGL: query.get('backend') === 'webgl' });
-renderer.setSize(innerWidth, innerHeight);
 document.body.appendChild(renderer.domElement);
 const scene = new Scene();
-const camera = new PerspectiveCamera(50, innerWidth / innerHeight, 0.1, 100);
-camera.position.set(0, 0, 5.5);
+const sun = new DirectionalLight(0xffffff, 2);
+sun.position.set(3, 6, 4);
+scene.add(sun, new HemisphereLight(0xbcd4ff, 0x5a4a3a, 1.2));
+const camera = new PerspectiveCamera(45, 1, 0.1, 100);
+camera.position.set(0, 2.4, 6.4);
+const controls = new OrbitControls(camera, renderer.domElement);
+controls.target.set(0, 0.8, 0);
+controls.enableDamping = true;
 const budget = new TextureBudget({ budgetBytes: Number(slider.value) * MIB });
 let streaming: TextureStreamingSystem | null = null;
 
@@ -36,28 +35,26 @@ async function start(): Promise<void> {
   await renderer.init();
   const system = new TextureStreamingSystem(renderer, { budget });
   streaming = system;
-  const geometry = new PlaneGeometry(1.8, 1.8);
-  const files = REGIONS.flatMap((r) => SURFACES.map((s) => `${assetBase}props/${r}-${s}.ktx2`));
-  const sources = await Promise.all(files.map((url) => Ktx2Source.fromUrl(url)));
-  sources.forEach((source, i) => {
-    const mesh = new Mesh(geometry, new MeshBasicNodeMaterial());
-    mesh.position.set((i % 5) * 2 - 4, 2 - Math.floor(i / 5) * 2, 0);
-    scene.add(mesh);
-    system.attach(mesh, system.createTexture(source, { name: files[i] }), 'map');
-  });
+  const loader = new GLTFLoader();
+  registerGltfTextureStreaming(loader, system, { tag: 'scene:village' });
+  const village = await loader.loadAsync(`${assetBase}examples/village.glb`);
+  scene.add(village.scene);
   renderer.setAnimationLoop(() => {
+    controls.update();
     system.update(camera, scene);
     renderer.render(scene, camera);
     figures.textContent = `${(budget.liveBytes / MIB).toFixed(1)} / ${budget.budgetBytes / MIB} MiB`;
   });
 }
 
-slider.addEventListener('input', () => budget.setBudget(Number(slider.value) * MIB));
-addEventListener('resize', () => {
+function resize(): void {
   renderer.setSize(innerWidth, innerHeight);
   camera.aspect = innerWidth / innerHeight;
   camera.updateProjectionMatrix();
-});
+}
+slider.addEventListener('input', () => budget.setBudget(Number(slider.value) * MIB));
+addEventListener('resize', resize);
+resize();
 
 const ready = start();
 (window as unknown as { example: object }).example = {

@@ -1,0 +1,126 @@
+/**
+ * Writes `assets/examples/village.glb`, the streamed-textures example's glTF scene: three small
+ * settlements (valley, desert, snowfield), each a hut (walls, roof), a tree (bark, leaves) and a
+ * rock, whose fifteen materials take the demo's prop atlases `assets/props/<region>-<surface>.ktx2`
+ * through `KHR_texture_basisu`, by URI (`../props/...`): the .glb holds only geometry, and the
+ * KTX2 files stream by HTTP Range. (The prop files are zstd-supercompressed rgba8 KTX2, not
+ * Basis: three's and Tessera's loaders read them, the glTF validator would object.)
+ * Run with `npm run bake:examples` (deterministic).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Accessor, Document, NodeIO } from '@gltf-transform/core';
+import { KHRTextureBasisu } from '@gltf-transform/extensions';
+import {
+  BoxGeometry,
+  type BufferGeometry,
+  ConeGeometry,
+  CylinderGeometry,
+  IcosahedronGeometry,
+  SphereGeometry,
+} from 'three';
+
+const REGIONS = ['valley', 'desert', 'snowfield'] as const;
+/** Each surface's shape and where it stands in a settlement (metres, y up). */
+const PARTS = [
+  { surface: 'wall', geometry: new BoxGeometry(1.6, 1.2, 1.6), at: [0, 0.6, 0] },
+  { surface: 'roof', geometry: new ConeGeometry(1.3, 0.9, 4).rotateY(Math.PI / 4), at: [0, 1.65, 0] },
+  { surface: 'bark', geometry: new CylinderGeometry(0.1, 0.14, 1.1, 12), at: [1.4, 0.55, 0.7] },
+  { surface: 'leaves', geometry: new SphereGeometry(0.6, 24, 16), at: [1.4, 1.45, 0.7] },
+  { surface: 'rock', geometry: new IcosahedronGeometry(0.45, 1), at: [-1.3, 0.3, 1.0] },
+] as const;
+/** Settlements' spacing along x, metres. */
+const SPACING = 3.6;
+
+const doc = new Document();
+doc.createExtension(KHRTextureBasisu).setRequired(true);
+const buffer = doc.createBuffer();
+
+/** glTF accessors of a three geometry: positions, normals, uvs (v flipped: glTF's origin is top-left), indices. */
+function accessors(
+  geometry: BufferGeometry,
+): Record<'position' | 'normal' | 'uv', Accessor> & { index: Accessor } {
+  const attribute = (name: string, type: 'VEC2' | 'VEC3', map?: (a: Float32Array) => Float32Array) => {
+    const array = Float32Array.from(geometry.getAttribute(name).array as Float32Array);
+    return doc
+      .createAccessor()
+      .setType(type)
+      .setArray(map ? map(array) : array)
+      .setBuffer(buffer);
+  };
+  const count = geometry.getAttribute('position').count;
+  const index = geometry.index
+    ? Uint16Array.from(geometry.index.array)
+    : Uint16Array.from({ length: count }, (_, i) => i);
+  return {
+    position: attribute('position', 'VEC3'),
+    normal: attribute('normal', 'VEC3'),
+    uv: attribute('uv', 'VEC2', (uv) => uv.map((value, i) => (i % 2 === 1 ? 1 - value : value))),
+    index: doc.createAccessor().setType('SCALAR').setArray(index).setBuffer(buffer),
+  };
+}
+
+const scene = doc.createScene('village');
+const shapes = PARTS.map((part) => accessors(part.geometry));
+REGIONS.forEach((region, r) => {
+  const settlement = doc.createNode(region).setTranslation([(r - 1) * SPACING, 0, 0]);
+  scene.addChild(settlement);
+  PARTS.forEach((part, p) => {
+    const name = `${region}-${part.surface}`;
+    const image = doc.createTexture(name).setMimeType('image/ktx2');
+    const material = doc
+      .createMaterial(name)
+      .setBaseColorTexture(image)
+      .setMetallicFactor(0)
+      .setRoughnessFactor(0.9);
+    const { position, normal, uv, index } = shapes[p];
+    const primitive = doc
+      .createPrimitive()
+      .setAttribute('POSITION', position)
+      .setAttribute('NORMAL', normal)
+      .setAttribute('TEXCOORD_0', uv)
+      .setIndices(index)
+      .setMaterial(material);
+    const mesh = doc.createMesh(name).addPrimitive(primitive);
+    settlement.addChild(
+      doc
+        .createNode(name)
+        .setMesh(mesh)
+        .setTranslation([...part.at]),
+    );
+  });
+});
+
+// glTF Transform writes no URI for an image it holds no bytes of (and its GLB writer embeds every
+// image), so the scene is written as JSON + buffer, each image given its prop file's URI, and
+// packed here.
+const io = new NodeIO().registerExtensions([KHRTextureBasisu]);
+const { json, resources } = await io.writeJSON(doc);
+const bins = Object.values(resources);
+if (bins.length !== 1 || json.buffers?.length !== 1) throw new Error('expected one geometry buffer');
+delete json.buffers[0].uri; // a GLB's first buffer is its binary chunk
+for (const image of json.images ?? []) image.uri = `../props/${image.name}.ktx2`;
+const out = resolve(import.meta.dirname, '../../assets/examples/village.glb');
+mkdirSync(resolve(out, '..'), { recursive: true });
+writeFileSync(out, glb(json, bins[0]));
+console.log(`wrote ${out}`);
+
+/** A GLB of a JSON chunk and one binary chunk (glTF 2.0, "GLB File Format"), each padded to 4 bytes. */
+function glb(document: object, bin: Uint8Array): Uint8Array {
+  const text = new TextEncoder().encode(JSON.stringify(document));
+  const jsonLength = Math.ceil(text.length / 4) * 4;
+  const binLength = Math.ceil(bin.length / 4) * 4;
+  const bytes = new Uint8Array(12 + 8 + jsonLength + 8 + binLength);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, 0x46546c67, true); // 'glTF'
+  view.setUint32(4, 2, true);
+  view.setUint32(8, bytes.length, true);
+  view.setUint32(12, jsonLength, true);
+  view.setUint32(16, 0x4e4f534a, true); // 'JSON'
+  bytes.fill(0x20, 20, 20 + jsonLength); // JSON padding is spaces
+  bytes.set(text, 20);
+  view.setUint32(20 + jsonLength, binLength, true);
+  view.setUint32(24 + jsonLength, 0x004e4942, true); // 'BIN\0'
+  bytes.set(bin, 28 + jsonLength);
+  return bytes;
+}
