@@ -1,4 +1,5 @@
 import { TesseraConfigError } from '../errors';
+import { AdaptivePolicy } from './adaptive-policy';
 import { ArcPolicy } from './arc-policy';
 import { LhdPolicy } from './lhd-policy';
 import { LirsPolicy } from './lirs-policy';
@@ -14,6 +15,7 @@ import type {
 /** Every built-in policy name, the default first. */
 export const REPLACEMENT_POLICIES: readonly ReplacementPolicyName[] = [
   'lhd',
+  'adaptive',
   'predictive',
   'lirs',
   'arc',
@@ -33,6 +35,8 @@ export function createReplacementPolicy(
 ): ReplacementPolicy {
   if (typeof choice === 'function') return choice(table);
   switch (choice) {
+    case 'adaptive':
+      return new AdaptivePolicy(table);
     case 'arc':
       return new ArcPolicy(table);
     case 'lhd':
