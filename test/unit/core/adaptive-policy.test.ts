@@ -92,11 +92,11 @@ describe('ShadowPool', () => {
 
 describe('AdaptivePolicy', () => {
   it("follows LRU, and evicts LRU's victim, on a stream where LRU needs fewer loads", () => {
-    const frames = returnOnceFrames(600);
+    const frames = returnOnceFrames(1200);
     const trace = RequestTrace.fromFrames(frames);
     const lru = replayLoads(trace, 128, 'lru');
     const lhd = replayLoads(trace, 128, 'lhd');
-    expect(lhd).toBeGreaterThan(lru + 100); // the stream does favour LRU
+    expect(lhd).toBeGreaterThan(lru + 200); // the stream does favour LRU
     const pool = new PhysicalPool({ slotCount: 128, replacementPolicy: 'adaptive' });
     const policy = pool.policy as AdaptivePolicy;
     let checked = 0;
@@ -112,7 +112,7 @@ describe('AdaptivePolicy', () => {
     expect(checked).toBeGreaterThan(100);
     expect(policy.following).toBe('lru');
     expect(policy.lruShadow.loads).toBeLessThan(policy.lhdShadow.loads);
-    // Within the hysteresis (2 loads at 128 slots) and the switch's transient of LRU's loads.
+    // Within the lead waited for (64 frames of it) and the switch's transient of LRU's loads.
     expect(loads).toBeLessThan(lru + (lhd - lru) / 4);
   });
 
@@ -154,6 +154,7 @@ describe('AdaptivePolicy', () => {
   it('rejects bad options with a typed error, and accepts good ones', () => {
     for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => adaptivePolicy({ hysteresisLoads: bad })).toThrow(TesseraConfigError);
+      expect(() => adaptivePolicy({ persistFrames: bad })).toThrow(TesseraConfigError);
       try {
         new PhysicalPool({
           slotCount: 8,
@@ -166,7 +167,7 @@ describe('AdaptivePolicy', () => {
     }
     const pool = new PhysicalPool({
       slotCount: 8,
-      replacementPolicy: adaptivePolicy({ hysteresisLoads: 0 }),
+      replacementPolicy: adaptivePolicy({ hysteresisLoads: 0, persistFrames: 16 }),
     });
     expect(pool.policy.name).toBe('adaptive');
   });
