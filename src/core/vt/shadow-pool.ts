@@ -58,6 +58,11 @@ export class ShadowPool implements SlotTableView {
     return loads;
   }
 
+  /** True when the shadow holds `pageId`. */
+  holds(pageId: number): boolean {
+    return this.pageToSlot.get(pageId) >= 0;
+  }
+
   /** Forgets `pageId` without counting an eviction (its owner released it). */
   forget(pageId: number): void {
     const s = this.pageToSlot.get(pageId);

@@ -131,6 +131,21 @@ describe('AdaptivePolicy', () => {
     expect(loads).toBe(lhd);
   });
 
+  it('replays each frame into both shadows once the next begins, and forgets released pages', () => {
+    const pool = new PhysicalPool({ slotCount: 4, replacementPolicy: 'adaptive' });
+    const policy = pool.policy as AdaptivePolicy;
+    const a = pool.allocate(page(1), 0);
+    pool.allocate(page(2), 0);
+    expect(policy.lruShadow.holds(page(1))).toBe(false); // frame 0 is still being recorded
+    pool.touch(a, 1);
+    expect(policy.lruShadow.holds(page(1))).toBe(true);
+    expect(policy.lhdShadow.holds(page(2))).toBe(true);
+    expect(policy.lruShadow.loads).toBe(2);
+    pool.release(a);
+    expect(policy.lruShadow.holds(page(1))).toBe(false);
+    expect(policy.lhdShadow.holds(page(1))).toBe(false);
+  });
+
   it('allocates nothing per frame in steady state', async () => {
     const frames = returnOnceFrames(3000);
     const pool = new PhysicalPool({ slotCount: 128, replacementPolicy: 'adaptive' });
