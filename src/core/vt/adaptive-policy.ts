@@ -64,8 +64,10 @@ function checkOptions(options: AdaptivePolicyOptions): void {
  * the price is two more pools of tags: about 3x lhd's work per request and per eviction, and
  * about 3x its memory per slot.
  *
- * Approximations in the streamer (not in replays): a page released by its owner is forgotten by
- * the shadows too; pinned pages take shadow slots as well (they are requested like others).
+ * Approximations in the streamer (not in replays): the shadows see the requests the pool serves
+ * (uses of resident pages and loads), not requests still waiting for an upload; a page released by
+ * its owner is forgotten by the shadows too, unless it was requested in the frame still being
+ * recorded (it then reaches both shadows, alike); pinned pages take shadow slots as well.
  */
 export class AdaptivePolicy implements ReplacementPolicy {
   readonly name = 'adaptive';
