@@ -5,6 +5,7 @@ import type { FilterMode } from '../core/vt/mip-rule';
 import { NO_REQUEST } from '../core/vt/page-id';
 import type { PageTable } from '../core/vt/page-table';
 import { EMPTY_ENTRY } from '../core/vt/page-table-entry';
+import type { PhysicalPoolOptions } from '../core/vt/physical-pool-options';
 import type { VirtualTextureStreamerOptions } from '../core/vt/streamer-options';
 import type { TileData } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
@@ -42,6 +43,8 @@ export interface FrameSimulatorOptions {
   path: CameraPath;
   /** Total pool slots, pinned pages included. */
   poolSlots: number;
+  /** The pool's replacement policy (`PhysicalPoolOptions.replacementPolicy`). Default `lhd`. */
+  replacementPolicy?: PhysicalPoolOptions['replacementPolicy'];
   /** Tiles uploaded per frame, in tiles. Default 32. */
   uploadsPerFrame?: number;
   /**
@@ -221,7 +224,7 @@ export class FrameSimulator {
       maxConcurrentLoads: 1024,
       maxTrackedPages: 16384,
       ...options.streamer,
-      pool: { slotCount: options.poolSlots, tileSize },
+      pool: { slotCount: options.poolSlots, tileSize, replacementPolicy: options.replacementPolicy },
       maxUploadsPerFrame: this.uploadsPerFrame,
       maxUploadBytesPerFrame: Number.MAX_SAFE_INTEGER,
       maxFeedbackPixels: pixels,

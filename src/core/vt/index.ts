@@ -1,5 +1,6 @@
 /** The virtual-texture pipeline: addressing, page table, pool, feedback, scheduling, streamer. */
 
+export * from './adaptive-policy';
 export * from './arc-policy';
 export * from './create-replacement-policy';
 export * from './debug/feedback-image';

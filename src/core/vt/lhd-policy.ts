@@ -172,6 +172,14 @@ export class LhdPolicy implements ReplacementPolicy {
     }
   }
 
+  /**
+   * Records that an eviction happens at `frame` (frames) though another policy chose the victim
+   * (see `AdaptivePolicy`), so the evicted page's ghost gets its true idle age.
+   */
+  evictingAt(frame: number): void {
+    this.evictionFrame = frame;
+  }
+
   victim(frame: number): number {
     this.evictionFrame = frame;
     const n = this.candidateCount;

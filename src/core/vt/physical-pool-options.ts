@@ -16,7 +16,8 @@ export interface PhysicalPoolOptions {
   layers?: number;
   /**
    * Which idle page is evicted: `lhd` (default: least hit density, learned online; best worst case
-   * on the held-out paths), `predictive` (the reuse-gap predictor tuned on the benchmark paths:
+   * on the held-out paths), `adaptive` (lhd or LRU, whichever shadow simulations of both found
+   * better so far; `adaptivePolicy(options)` builds one with options), `predictive` (the reuse-gap predictor tuned on the benchmark paths:
    * best on long loops, up to 6% worse than LRU elsewhere), `lirs` (LIRS adapted to frames), `arc`
    * (ARC adapted to frames), `lru` (the baseline), or a factory for a custom policy.
    */

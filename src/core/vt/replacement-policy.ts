@@ -26,7 +26,7 @@ export interface SlotTableView {
  * then `removed`. `evictable` and `protect` alternate (a slot starts protected).
  */
 export interface ReplacementPolicy {
-  /** Short name used in options and reports (`lhd`, `predictive`, `lirs`, `arc`, `lru`). */
+  /** Short name used in options and reports (`lhd`, `adaptive`, `predictive`, `lirs`, `arc`, `lru`). */
   readonly name: string;
   /** `pageId` was loaded into `slot` at `frame` (a miss). */
   inserted(slot: number, pageId: number, frame: number): void;
@@ -49,11 +49,12 @@ export interface ReplacementPolicy {
 }
 
 /**
- * Built-in policies: `lhd` (default: least hit density, learned online), `predictive` (the reuse
+ * Built-in policies: `lhd` (default: least hit density, learned online), `adaptive` (follows lhd
+ * or LRU, whichever a shadow simulation of each found better so far), `predictive` (the reuse
  * gap predictor tuned on the benchmark paths), `lirs` (LIRS adapted to frames), `arc` (ARC adapted
  * to frames), `lru` (the baseline).
  */
-export type ReplacementPolicyName = 'arc' | 'lhd' | 'lirs' | 'lru' | 'predictive';
+export type ReplacementPolicyName = 'adaptive' | 'arc' | 'lhd' | 'lirs' | 'lru' | 'predictive';
 
 /** A policy for a pool, built from the pool's slot table. */
 export type ReplacementPolicyFactory = (table: SlotTableView) => ReplacementPolicy;

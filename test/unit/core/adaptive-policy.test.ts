@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { TesseraConfigError } from '../../../src/core/errors';
+import { AdaptivePolicy, adaptivePolicy } from '../../../src/core/vt/adaptive-policy';
+import { LhdPolicy } from '../../../src/core/vt/lhd-policy';
+import { LruPolicy } from '../../../src/core/vt/lru-policy';
+import { packPageId } from '../../../src/core/vt/page-id';
+import { PhysicalPool } from '../../../src/core/vt/physical-pool';
+import { ShadowPool } from '../../../src/core/vt/shadow-pool';
+import { replayLoads } from '../../../src/sim/policy-replay';
+import { RequestTrace } from '../../../src/sim/request-trace';
+import { SeededRandom } from '../../../src/sim/seeded-random';
+import { probeAllocations } from '../support/allocation-probe';
+
+const page = (i: number) => packPageId(0, 0, i & 0xfff, (i >> 12) & 0xfff);
+
+/**
+ * Every page is requested twice, `gap` frames apart, `fresh` new pages a frame: the reuse distance
+ * is just under 128 slots, so LRU keeps every page until its return (only cold loads), where lhd's
+ * sampled victims lose some of them.
+ */
+function returnOnceFrames(frames: number, fresh = 8, gap = 8): number[][] {
+  const out: number[][] = [];
+  for (let f = 0; f < frames; f++) {
+    const ids: number[] = [];
+    for (let k = 0; k < fresh; k++) ids.push(page(f * fresh + k));
+    if (f >= gap) for (let k = 0; k < fresh; k++) ids.push(page((f - gap) * fresh + k));
+    out.push(ids);
+  }
+  return out;
+}
+
+/**
+ * 12 slots: pages 0..7 in view every frame, pages 8 and 9 in view one frame in four, one new page
+ * passing each frame. LRU evicts a flickering page (idle 3 frames) before the passing ones (idle
+ * 1-2); lhd learns that flickering pages return and passing ones do not.
+ */
+function flickerFrames(frames: number): number[][] {
+  const out: number[][] = [];
+  for (let f = 0; f < frames; f++) {
+    const ids: number[] = [];
+    for (let p = 0; p < 8; p++) ids.push(page(p));
+    if (f % 4 === 0) ids.push(page(8), page(9));
+    ids.push(page(100 + f));
+    out.push(ids);
+  }
+  return out;
+}
+
+/** Serves `frames` to `pool` as the replay does (hits first); calls `beforeLoad` before each load. */
+function serve(pool: PhysicalPool, frames: number[][], beforeLoad?: (f: number) => void): number {
+  let loads = 0;
+  for (let f = 0; f < frames.length; f++) {
+    for (const id of frames[f]) {
+      const s = pool.slotOf(id);
+      if (s >= 0) pool.touch(s, f);
+    }
+    for (const id of frames[f]) {
+      if (pool.slotOf(id) >= 0) continue;
+      beforeLoad?.(f);
+      expect(pool.allocate(id, f)).toBeGreaterThanOrEqual(0);
+      loads++;
+    }
+  }
+  return loads;
+}
+
+describe('ShadowPool', () => {
+  it('needs exactly the loads of a real pool with the same policy, frame by frame', () => {
+    const rng = new SeededRandom(7);
+    const frames: number[][] = [];
+    for (let f = 0; f < 400; f++) {
+      const ids = new Set<number>();
+      const base = Math.floor(f / 3);
+      for (let k = 0; k < 20; k++) ids.add(page(base + Math.floor(rng.next() * 60)));
+      frames.push([...ids]);
+    }
+    const trace = RequestTrace.fromFrames(frames);
+    for (const [name, create] of [
+      ['lru', (t: ConstructorParameters<typeof LruPolicy>[0]) => new LruPolicy(t)],
+      ['lhd', (t: ConstructorParameters<typeof LhdPolicy>[0]) => new LhdPolicy(t)],
+    ] as const) {
+      const shadow = new ShadowPool(40, create);
+      const buffer = new Uint32Array(40);
+      for (let f = 0; f < frames.length; f++) {
+        buffer.set(frames[f]);
+        shadow.serveFrame(buffer, frames[f].length, f);
+      }
+      expect([name, shadow.loads]).toEqual([name, replayLoads(trace, 40, name)]);
+    }
+  });
+});
+
+describe('AdaptivePolicy', () => {
+  it("follows LRU, and evicts LRU's victim, on a stream where LRU needs fewer loads", () => {
+    const frames = returnOnceFrames(1200);
+    const trace = RequestTrace.fromFrames(frames);
+    const lru = replayLoads(trace, 128, 'lru');
+    const lhd = replayLoads(trace, 128, 'lhd');
+    expect(lhd).toBeGreaterThan(lru + 200); // the stream does favour LRU
+    const pool = new PhysicalPool({ slotCount: 128, replacementPolicy: 'adaptive' });
+    const policy = pool.policy as AdaptivePolicy;
+    let checked = 0;
+    const loads = serve(pool, frames, (f) => {
+      if (f < 300 || policy.following !== 'lru' || pool.freeCount > 0) return;
+      pool.sweep(f);
+      const expected = pool.slotPages[policy.lru.victim()];
+      pool.allocate(page(1 << 20), f); // a probe page: its victim must be LRU's choice
+      expect(pool.lastEvictedPage).toBe(expected);
+      pool.release(pool.slotOf(page(1 << 20)));
+      checked++;
+    });
+    expect(checked).toBeGreaterThan(100);
+    expect(policy.following).toBe('lru');
+    expect(policy.lruShadow.loads).toBeLessThan(policy.lhdShadow.loads);
+    // Within the lead waited for (64 frames of it) and the switch's transient of LRU's loads.
+    expect(loads).toBeLessThan(lru + (lhd - lru) / 4);
+  });
+
+  it("follows lhd, and evicts lhd's victim, on a stream where lhd needs fewer loads", () => {
+    const frames = flickerFrames(4000);
+    const trace = RequestTrace.fromFrames(frames);
+    const lru = replayLoads(trace, 12, 'lru');
+    const lhd = replayLoads(trace, 12, 'lhd');
+    expect(lru).toBeGreaterThan(lhd + 100);
+    const pool = new PhysicalPool({ slotCount: 12, replacementPolicy: 'adaptive' });
+    const policy = pool.policy as AdaptivePolicy;
+    let checked = 0;
+    let lruDiffers = 0;
+    const loads = serve(pool, frames, (f) => {
+      if (f < 2000 || pool.freeCount > 0) return;
+      pool.sweep(f);
+      // 12 slots: lhd compares every candidate (no sampling), so asking it first changes nothing.
+      const expected = pool.slotPages[policy.lhd.victim(f)];
+      if (pool.slotPages[policy.lru.victim()] !== expected) lruDiffers++;
+      pool.allocate(page(1 << 20), f); // a probe page: its victim must be lhd's choice
+      expect(pool.lastEvictedPage).toBe(expected);
+      pool.release(pool.slotOf(page(1 << 20)));
+      checked++;
+    });
+    expect(checked).toBeGreaterThan(1000);
+    expect(lruDiffers).toBeGreaterThan(100); // the two policies disagree here, and lhd is followed
+    expect(policy.following).toBe('lhd');
+    expect(policy.switches).toBe(0);
+    // The probes cost lhd nothing here (each is released at once): lhd's loads, not LRU's.
+    expect(loads).toBeLessThan(lhd + (lru - lhd) / 4);
+  });
+
+  it('replays each frame into both shadows once the next begins, and forgets released pages', () => {
+    const pool = new PhysicalPool({ slotCount: 4, replacementPolicy: 'adaptive' });
+    const policy = pool.policy as AdaptivePolicy;
+    const a = pool.allocate(page(1), 0);
+    pool.allocate(page(2), 0);
+    expect(policy.lruShadow.holds(page(1))).toBe(false); // frame 0 is still being recorded
+    pool.touch(a, 1);
+    expect(policy.lruShadow.holds(page(1))).toBe(true);
+    expect(policy.lhdShadow.holds(page(2))).toBe(true);
+    expect(policy.lruShadow.loads).toBe(2);
+    pool.release(a);
+    expect(policy.lruShadow.holds(page(1))).toBe(false);
+    expect(policy.lhdShadow.holds(page(1))).toBe(false);
+  });
+
+  it('allocates nothing per frame in steady state', async () => {
+    const frames = returnOnceFrames(3000);
+    const pool = new PhysicalPool({ slotCount: 128, replacementPolicy: 'adaptive' });
+    serve(pool, frames.slice(0, 1000)); // past the switch to LRU
+    let f = 999;
+    const frame = () => {
+      f++;
+      const ids = frames[f];
+      for (let k = 0; k < ids.length; k++) {
+        const s = pool.slotOf(ids[k]);
+        if (s >= 0) pool.touch(s, f);
+      }
+      for (let k = 0; k < ids.length; k++) if (pool.slotOf(ids[k]) < 0) pool.allocate(ids[k], f);
+    };
+    await probeAllocations(500, frame); // warm the JIT: compiled code lives on the heap too
+    const probe = await probeAllocations(1500, frame);
+    expect(probe.collections).toBe(0);
+    expect(probe.heapGrowthBytes).toBeLessThan(64 * 1024);
+  });
+
+  it('rejects bad options with a typed error, and accepts good ones', () => {
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => adaptivePolicy({ hysteresisLoads: bad })).toThrow(TesseraConfigError);
+      expect(() => adaptivePolicy({ persistFrames: bad })).toThrow(TesseraConfigError);
+      try {
+        new PhysicalPool({
+          slotCount: 8,
+          replacementPolicy: (t) => new AdaptivePolicy(t, { hysteresisLoads: bad }),
+        });
+      } catch (error) {
+        expect(error).toBeInstanceOf(TesseraConfigError);
+        expect((error as TesseraConfigError).code).toBe('invalid-option');
+      }
+    }
+    const pool = new PhysicalPool({
+      slotCount: 8,
+      replacementPolicy: adaptivePolicy({ hysteresisLoads: 0, persistFrames: 16 }),
+    });
+    expect(pool.policy.name).toBe('adaptive');
+  });
+});
