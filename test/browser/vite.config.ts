@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { uastcEncodeService } from './uastc-encode-service.js';
 
 /**
  * Serves the repository root to the browser tests and benchmark pages, so a page anywhere under
@@ -10,6 +11,7 @@ import { defineConfig } from 'vite';
 // prefers configs without extensionless relative imports).
 export default defineConfig({
   root: resolve(import.meta.dirname, '../..'),
+  plugins: [uastcEncodeService()],
   logLevel: 'warn',
   // No live reload: an edit during a run must not reload a page under a running test.
   server: {

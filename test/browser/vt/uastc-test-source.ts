@@ -1,6 +1,6 @@
 import { TileSourceError } from '../../../src/core/errors';
 import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
-import { encodeUastcBlocks } from '../../support/uastc-encoder';
+import { encodeUastcBlocksOnServer } from '../support/uastc-encode-client';
 import { TestTileSource, type TestTileSourceOptions } from './test-content';
 
 /** How {@link UastcTestTileSource} spoils some tiles (bad-input tests). */
@@ -19,8 +19,8 @@ export interface UastcTestTileSourceOptions extends TestTileSourceOptions {
 
 /**
  * The analytic test content ({@link TestTileSource}) delivered as UASTC tiles, as an archive with
- * the `uastc` encoding would: each rgba8 tile is encoded by Basis's own encoder (ktx2-encoder) and
- * its level-0 blocks returned. Optionally spoils some tiles to test bad input.
+ * the `uastc` encoding would: each rgba8 tile is encoded by Basis's own encoder (ktx2-encoder, run
+ * and cached by the test server) and its level-0 blocks returned. Optionally spoils some tiles to test bad input.
  */
 export class UastcTestTileSource implements TileSource {
   readonly info: TileSourceInfo;
@@ -56,11 +56,13 @@ export class UastcTestTileSource implements TileSource {
   async load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     const tile = await this.rgba.load(mip, x, y, signal);
     const size = this.info.tileSize;
-    const blocks = await encodeUastcBlocks(tile.layers[0], size, size, {
-      srgb: !this.normal,
-      normal: this.normal,
-      quality: this.quality,
-    });
+    const blocks = await encodeUastcBlocksOnServer(
+      tile.layers[0],
+      size,
+      size,
+      { srgb: !this.normal, normal: this.normal, quality: this.quality },
+      signal,
+    );
     if (signal.aborted) throw new DOMException('aborted', 'AbortError');
     if (!this.isSpoiled(mip, x, y)) return { layers: [blocks] };
     this.spoiled++;

@@ -427,8 +427,16 @@ function nextFrame(): Promise<unknown> {
   return new Promise((resolve) => requestAnimationFrame(resolve));
 }
 
+/**
+ * Wall time per allowed frame that {@link waitReady} and {@link settle} wait at least, in ms: a
+ * frame bound alone ends too soon when frames are quick and tiles slow (UASTC tiles the test
+ * server encodes at ~100 ms each before its cache is warm).
+ */
+const MIN_FRAME_MS = 25;
+
 async function waitReady(maxFrames = 200): Promise<number> {
-  for (let i = 0; i < maxFrames; i++) {
+  const until = performance.now() + maxFrames * MIN_FRAME_MS;
+  for (let i = 0; i < maxFrames || performance.now() < until; i++) {
     if (system.isReady) return i;
     system.update(camera, scene);
     await nextFrame();
@@ -439,11 +447,14 @@ async function waitReady(maxFrames = 200): Promise<number> {
 /**
  * Steps frames until streaming is idle: nothing queued, loading or waiting for upload, and the
  * feedback of a frame rendered at least 2 frames after the last upload (and after the call began)
- * was analysed. Returns the frames it took (at most `maxFrames`).
+ * was analysed. Returns the frames it took: at most `maxFrames`, or more while less than
+ * `maxFrames` x {@link MIN_FRAME_MS} passed.
  */
 async function settle(maxFrames = 150): Promise<number> {
   let mustSeeFrame = system.stats().frame + 2;
-  for (let i = 0; i < maxFrames; i++) {
+  const until = performance.now() + maxFrames * MIN_FRAME_MS;
+  let i = 0;
+  for (; i < maxFrames || performance.now() < until; i++) {
     step();
     await nextFrame();
     const s = system.stats();
@@ -452,7 +463,7 @@ async function settle(maxFrames = 150): Promise<number> {
     const idle = c.queued === 0 && c.inFlight === 0 && c.pendingUploads === 0;
     if (idle && lastFeedback !== null && lastFeedback.frame >= mustSeeFrame) return i;
   }
-  return maxFrames;
+  return i;
 }
 
 let lastFeedback: { frame: number; ids: Uint32Array } | null = null;
