@@ -23,7 +23,7 @@ import { REGION_NAMES, REGIONS, type RegionName } from './regions';
 import type { ActiveBackend } from './renderer';
 import { RegionGates } from './scenes/region-gates';
 import { RegionScenes, type TransitionResult } from './scenes/region-scenes';
-import { loadRegionKtx2Textures } from './scenes/region-textures';
+import { createRegionGltfLoader } from './scenes/region-textures';
 import { createTerrainSurface } from './terrain/create-terrain-surface';
 import { TerrainQuadtree } from './terrain/terrain-quadtree';
 import {
@@ -127,8 +127,12 @@ export class DemoApp {
     this.streaming.events.on('error', (event) =>
       this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
     );
-    this.regions = new RegionScenes(this.scene, this.props, this.streaming, loadRegionKtx2Textures, () =>
-      this.waitFrame(),
+    this.regions = new RegionScenes(
+      this.scene,
+      this.props,
+      this.streaming,
+      createRegionGltfLoader(this.streaming),
+      () => this.waitFrame(),
     );
     this.gates = new RegionGates(REGIONS, heights);
     this.scene.add(this.gates.group);

@@ -10,3 +10,13 @@ export const PROP_TEXTURE_SEED = 1;
 export function propTextureFile(region: RegionName, surface: PropSurface): string {
   return `props/${region}-${surface}.ktx2`;
 }
+
+/** Name of `region`'s `surface` texture (its streamed texture's and glTF texture's name). */
+export function propTextureName(region: RegionName, surface: PropSurface): string {
+  return `demo:${region}:${surface}`;
+}
+
+/** Path of `region`'s prop scene (a .glb next to its textures) relative to assets/. */
+export function propSceneFile(region: RegionName): string {
+  return `props/${region}.glb`;
+}
