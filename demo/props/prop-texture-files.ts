@@ -1,4 +1,4 @@
-/** Where the baked prop textures live (written by ./bake-prop-textures.ts, read by the demo). */
+/** Where the baked prop textures and region scenes live (written by ./bake-prop-textures.ts and ./bake-region-scenes.ts, read by the demo). */
 
 import type { RegionName } from '../regions';
 import type { PropSurface } from './prop-textures';
