@@ -14,6 +14,7 @@ import {
   type PlainThreeEstimate,
   plainThreeEstimate,
 } from './comparison/plain-three-estimate';
+import { SharpnessInset } from './comparison/sharpness-inset';
 import { FrameClock, STEPPED_FRAME_SECONDS } from './frame-clock';
 import { GpuTimings } from './gpu-timings';
 import type { DemoParams } from './params';
@@ -22,7 +23,7 @@ import { REGION_NAMES, REGIONS, type RegionName } from './regions';
 import type { ActiveBackend } from './renderer';
 import { RegionGates } from './scenes/region-gates';
 import { RegionScenes, type TransitionResult } from './scenes/region-scenes';
-import { loadRegionKtx2Textures } from './scenes/region-textures';
+import { createRegionGltfLoader } from './scenes/region-textures';
 import { createTerrainSurface } from './terrain/create-terrain-surface';
 import { TerrainQuadtree } from './terrain/terrain-quadtree';
 import {
@@ -77,6 +78,11 @@ export class DemoApp {
   >;
   /** Comparison mode: the HUD shows Tessera beside plain three.js (`?compare=1`, the HUD, the tour). */
   compare: boolean;
+  /**
+   * The close-up pair of comparison mode (Tessera's terrain beside the stand-in texture plain
+   * three.js would use); null on the `?vt=0` stand-in terrain, where both would be the same.
+   */
+  readonly sharpnessInset: SharpnessInset | null;
   /** Edge of the device's largest 2D texture, texels (the plain three.js terrain). */
   readonly maxTextureDimension: number;
   /** GPU milliseconds per frame and of Tessera's passes, where timestamp queries exist. */
@@ -121,8 +127,12 @@ export class DemoApp {
     this.streaming.events.on('error', (event) =>
       this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
     );
-    this.regions = new RegionScenes(this.scene, this.props, this.streaming, loadRegionKtx2Textures, () =>
-      this.waitFrame(),
+    this.regions = new RegionScenes(
+      this.scene,
+      this.props,
+      this.streaming,
+      createRegionGltfLoader(this.streaming),
+      () => this.waitFrame(),
     );
     this.gates = new RegionGates(REGIONS, heights);
     this.scene.add(this.gates.group);
@@ -134,6 +144,17 @@ export class DemoApp {
         this.compare = on;
       },
     );
+    this.sharpnessInset =
+      surface.kind === 'virtual-texture'
+        ? new SharpnessInset(
+            renderer,
+            budget,
+            tiles.world,
+            this.terrain.group,
+            backend === 'webgl',
+            (error) => this.reportError(error),
+          )
+        : null;
     this.camera.teleport(START_POSE);
     this.previousEye.copy(this.camera.camera.position);
   }
@@ -206,6 +227,7 @@ export class DemoApp {
       this.surface.update(this.camera.camera, this.scene);
       this.gpuTimings.endTessera();
       this.renderer.render(this.scene, this.camera.camera);
+      this.sharpnessInset?.update(this.compare, this.camera.camera, this.scene);
       this.gpuTimings.update();
     } catch (error) {
       this.reportError(error);
@@ -315,7 +337,12 @@ export class DemoApp {
       },
       scene: this.regions.active?.name ?? null,
       gpu: { ...this.gpuTimings.stats },
-      comparison: { compare: this.compare, tesseraBytes: budget.liveBytes, plainThree: this.plainThree() },
+      comparison: {
+        compare: this.compare,
+        tesseraBytes: budget.liveBytes,
+        plainThree: this.plainThree(),
+        sharpness: this.sharpnessInset ? { ...this.sharpnessInset.figures } : null,
+      },
       implementation: {
         terrain: this.surface.kind,
         terrainSource: this.tiles.kind,

@@ -14,6 +14,7 @@
 
 import type { CameraPose } from './camera/camera-pose';
 import type { PlainThreeEstimate } from './comparison/plain-three-estimate';
+import type { SharpnessFigures } from './comparison/sharpness-inset';
 import type { GpuTimingStats } from './gpu-timings';
 import type { TransitionResult } from './scenes/region-scenes';
 import type { TerrainDebugView, TerrainSurfaceStats } from './terrain/terrain-surface';
@@ -68,9 +69,16 @@ export interface DemoStats {
   /**
    * Tessera beside plain three.js: whether comparison mode is on (`?compare=1`, the HUD, the tour's
    * end), Tessera's live bytes, and what plain three.js would need for the same scene (every texture
-   * fully resident, the terrain as the device's largest texture per layer), bytes.
+   * fully resident, the terrain as the device's largest texture per layer), bytes; and the close-up
+   * pair's measured sharpness (Tessera's terrain against the stand-in texture, captured while
+   * comparison mode is on; null on the `?vt=0` stand-in terrain).
    */
-  comparison: { compare: boolean; tesseraBytes: number; plainThree: PlainThreeEstimate };
+  comparison: {
+    compare: boolean;
+    tesseraBytes: number;
+    plainThree: PlainThreeEstimate;
+    sharpness: SharpnessFigures | null;
+  };
   /**
    * Which implementation each part runs on: the terrain's texturing (`stand-in` with `?vt=0`), its
    * tile source, the budget, and how the virtual texture sits in it (`shared`: the

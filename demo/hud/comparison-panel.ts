@@ -5,6 +5,7 @@
  */
 
 import type { PlainThreeEstimate } from '../comparison/plain-three-estimate';
+import type { SharpnessFigures } from '../comparison/sharpness-inset';
 
 const MIB = 1024 * 1024;
 
@@ -15,6 +16,7 @@ export class ComparisonPanel {
   private readonly plainBar = document.createElement('div');
   private readonly tesseraLabel = document.createElement('div');
   private readonly plainLabel = document.createElement('div');
+  private readonly sharpnessLabel = document.createElement('div');
 
   constructor() {
     this.element.dataset.hud = 'comparison';
@@ -29,7 +31,14 @@ export class ComparisonPanel {
     ] as const) {
       bar.style.cssText = `height:10px;background:${colour};margin:2px 0;min-width:1px`;
     }
-    this.element.append(title, this.tesseraLabel, this.tesseraBar, this.plainLabel, this.plainBar);
+    this.element.append(
+      title,
+      this.tesseraLabel,
+      this.tesseraBar,
+      this.plainLabel,
+      this.plainBar,
+      this.sharpnessLabel,
+    );
   }
 
   /** Shows or hides the panel. */
@@ -37,12 +46,26 @@ export class ComparisonPanel {
     this.element.style.display = on ? 'block' : 'none';
   }
 
-  /** Redraws for Tessera's `tesseraBytes` against `plain`. */
-  update(tesseraBytes: number, budgetBytes: number, plain: PlainThreeEstimate): void {
+  /** Redraws for Tessera's `tesseraBytes` against `plain`, and the close-up pair's `sharpness`. */
+  update(
+    tesseraBytes: number,
+    budgetBytes: number,
+    plain: PlainThreeEstimate,
+    sharpness: SharpnessFigures | null,
+  ): void {
     const scale = Math.max(tesseraBytes, plain.totalBytes);
     this.tesseraBar.style.width = `${(100 * tesseraBytes) / scale}%`;
     this.plainBar.style.width = `${(100 * plain.totalBytes) / scale}%`;
     this.tesseraLabel.textContent = `Tessera: ${(tesseraBytes / MIB).toFixed(1)} MiB (budget ${(budgetBytes / MIB).toFixed(0)})`;
     this.plainLabel.textContent = `plain three.js: ${(plain.totalBytes / MIB).toFixed(0)} MiB (terrain ${plain.terrainLayers} x ${plain.maxTextureDimension}² = ${(plain.terrainBytes / MIB).toFixed(0)}, props ${(plain.propBytes / MIB).toFixed(1)}) = ${(plain.totalBytes / Math.max(1, tesseraBytes)).toFixed(1)}x`;
+    this.sharpnessLabel.textContent = sharpnessText(sharpness);
   }
+}
+
+/** The close-up's figures: each side's high-frequency energy, and what the stand-in costs. */
+function sharpnessText(s: SharpnessFigures | null): string {
+  if (!s) return 'close-up: n/a (the terrain is the stand-in texture)';
+  if (s.tessera === null || s.plainThree === null) return 'close-up sharpness: capturing…';
+  const ratio = s.tessera / Math.max(1e-6, s.plainThree);
+  return `close-up sharpness (x${s.zoom}, mean luminance step): Tessera ${s.tessera.toFixed(1)} vs plain ${s.plainThree.toFixed(1)} (${ratio.toFixed(1)}x); stand-in ${s.standInEdge}² = ${(s.standInBytes / MIB).toFixed(1)} MiB outside the budget, inset ${(s.insetBytes / 1024).toFixed(0)} KiB in it`;
 }

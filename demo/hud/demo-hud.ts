@@ -112,7 +112,8 @@ export class DemoHud {
     r.chunks = app.terrain.visibleChunks;
     this.bar.update(s.budgetBytes, s.byCategory, s.byTag);
     this.comparison.visible = app.compare;
-    if (app.compare) this.comparison.update(s.usedBytes, s.budgetBytes, s.comparison.plainThree);
+    if (app.compare)
+      this.comparison.update(s.usedBytes, s.budgetBytes, s.comparison.plainThree, s.comparison.sharpness);
   }
 
   private build(app: DemoApp): void {

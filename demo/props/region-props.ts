@@ -1,52 +1,28 @@
 /**
- * The props of one region as instanced meshes (trunks, crowns, rocks, walls, roofs). Their
- * materials show a shared 1x1 placeholder until the region's streamed textures are attached; after
- * that Tessera's streaming system binds what is resident (its own placeholder once released).
+ * The props of one region as instanced meshes (trunks, crowns, rocks, walls, roofs). Their shapes
+ * and materials come from the region's glTF scene (`assets/props/<region>.glb`, loaded with
+ * Tessera's glTF plugin by `scenes/region-textures.ts`), adopted with {@link RegionProps.adopt};
+ * the placements are the demo's own (seeded, on the terrain), fixed at construction.
  *
  * The streaming system sizes a texture's mips from the screen size of the meshes it is attached
- * to, but an InstancedMesh's geometry bounds one instance at the origin. So each surface also has a
- * "need proxy": a plain mesh with the same geometry and material, moved onto the instance nearest
- * the camera ({@link RegionProps.updateNeedProxies}); textures are attached to the proxies.
+ * to, but an InstancedMesh's geometry bounds one instance at the origin. So the glTF scene's own
+ * mesh of each surface, to which the plugin attached its texture, becomes that surface's "need
+ * proxy": moved onto the instance nearest the camera ({@link RegionProps.updateNeedProxies}).
  */
 
-import {
-  type BufferGeometry,
-  DataTexture,
-  Group,
-  InstancedMesh,
-  Matrix4,
-  Mesh,
-  Quaternion,
-  SRGBColorSpace,
-  Vector3,
-} from 'three';
-import { MeshStandardNodeMaterial } from 'three/webgpu';
+import { Group, InstancedMesh, type Material, Matrix4, type Mesh, Quaternion, Vector3 } from 'three';
 import type { RegionDefinition } from '../regions';
 import type { HeightField } from '../world/height-field';
 import { seededRandom } from '../world/seeded-random';
-import { createPropGeometries } from './prop-geometries';
-import type { PropSurface } from './prop-textures';
-
-let placeholder: DataTexture | null = null;
-
-/** The shared 1x1 grey texture bound while a region's textures are not resident. */
-export function propPlaceholder(): DataTexture {
-  if (placeholder) return placeholder;
-  placeholder = new DataTexture(new Uint8Array([128, 128, 128, 255]), 1, 1);
-  placeholder.name = 'demo:placeholder';
-  placeholder.colorSpace = SRGBColorSpace;
-  placeholder.needsUpdate = true;
-  return placeholder;
-}
+import { PROP_SURFACES, type PropSurface } from './prop-textures';
 
 /** A region's prop meshes. Add {@link RegionProps.group} to the scene. */
 export class RegionProps {
   readonly group = new Group();
-  private readonly materials = new Map<PropSurface, MeshStandardNodeMaterial>();
-  private readonly geometries: BufferGeometry[] = [];
   private readonly proxies = new Map<PropSurface, Mesh>();
   /** Instance transforms per surface (column-major 4x4 each), to place the need proxy. */
   private readonly placements = new Map<PropSurface, Float32Array>();
+  private adopted: Mesh[] = [];
 
   constructor(
     readonly region: RegionDefinition,
@@ -54,27 +30,50 @@ export class RegionProps {
     seed: number,
   ) {
     this.group.name = `props:${region.name}`;
-    const parts = createPropGeometries(region, seed);
-    this.geometries.push(parts.trunk, parts.crown, parts.rock, parts.wall, parts.roof);
-    for (const surface of ['leaves', 'bark', 'rock', 'wall', 'roof'] as const) {
-      const material = new MeshStandardNodeMaterial({ map: propPlaceholder(), roughness: 0.9 });
-      material.name = `demo:${region.name}:${surface}`;
-      this.materials.set(surface, material);
-    }
     const random = seededRandom(seed ^ (region.centre.x * 7 + region.centre.z * 13));
     const trees = this.place(heights, random, region.trees, region.radius, 0.7, 1.4);
-    this.addInstances(parts.trunk, 'bark', trees);
-    this.addInstances(parts.crown, 'leaves', trees);
-    this.addInstances(parts.rock, 'rock', this.place(heights, random, region.rocks, region.radius, 0.5, 2.5));
+    this.placements.set('bark', placementArray(trees));
+    this.placements.set('leaves', placementArray(trees));
+    this.placements.set(
+      'rock',
+      placementArray(this.place(heights, random, region.rocks, region.radius, 0.5, 2.5)),
+    );
     // Buildings cluster into a village near the centre.
     const buildings = this.place(heights, random, region.buildings, region.radius * 0.25, 0.9, 1.3);
-    this.addInstances(parts.wall, 'wall', buildings);
-    this.addInstances(parts.roof, 'roof', buildings);
+    this.placements.set('wall', placementArray(buildings));
+    this.placements.set('roof', placementArray(buildings));
   }
 
-  /** The mesh whose screen size stands for `surface`'s need (attach the surface's texture to it). */
-  needProxy(surface: PropSurface): Mesh {
-    return this.proxies.get(surface)!;
+  /**
+   * Takes the region's glTF meshes, one per surface (their textures already attached to them), as
+   * the props' shapes, materials and need proxies, replacing (and freeing) any adopted before.
+   * @throws Error when a surface has no mesh (a scene that is not the region's).
+   */
+  adopt(meshes: ReadonlyMap<PropSurface, Mesh>): void {
+    for (const surface of PROP_SURFACES)
+      if (!meshes.has(surface)) throw new Error(`${this.group.name}: the scene has no '${surface}' mesh`);
+    this.dispose();
+    for (const surface of PROP_SURFACES) {
+      const proxy = meshes.get(surface)!;
+      const m = this.placements.get(surface)!;
+      const count = m.length / 16;
+      const mesh = new InstancedMesh(proxy.geometry, proxy.material, count);
+      mesh.name = `${this.group.name}:${surface}`;
+      mesh.instanceMatrix.array.set(m);
+      mesh.instanceMatrix.needsUpdate = true;
+      mesh.computeBoundingSphere();
+      this.group.add(mesh);
+      // Same geometry and material at the nearest instance: drawn exactly over it (same depth).
+      proxy.removeFromParent();
+      proxy.name = `${this.group.name}:${surface}:need-proxy`;
+      proxy.matrixAutoUpdate = false;
+      if (count > 0) proxy.matrix.fromArray(m, 0);
+      else proxy.visible = false;
+      proxy.matrixWorldNeedsUpdate = true;
+      this.proxies.set(surface, proxy);
+      this.group.add(proxy);
+      this.adopted.push(proxy);
+    }
   }
 
   /** Moves every need proxy onto its surface's instance nearest to `eye` (world metres). */
@@ -96,31 +95,15 @@ export class RegionProps {
     }
   }
 
-  /** Frees geometries and materials (textures belong to whoever loaded them). */
+  /** Frees the adopted geometries and materials (textures belong to the streaming system). */
   dispose(): void {
-    for (const geometry of this.geometries) geometry.dispose();
-    for (const material of this.materials.values()) material.dispose();
+    for (const mesh of this.adopted) {
+      mesh.geometry.dispose();
+      (mesh.material as Material).dispose();
+    }
+    this.adopted = [];
+    this.proxies.clear();
     this.group.clear();
-  }
-
-  private addInstances(geometry: BufferGeometry, surface: PropSurface, matrices: Matrix4[]): void {
-    const mesh = new InstancedMesh(geometry, this.materials.get(surface)!, matrices.length);
-    mesh.name = `${this.group.name}:${surface}`;
-    for (let i = 0; i < matrices.length; i++) mesh.setMatrixAt(i, matrices[i]);
-    mesh.instanceMatrix.needsUpdate = true;
-    mesh.computeBoundingSphere();
-    this.group.add(mesh);
-    // Same geometry and material at the nearest instance: drawn exactly over it (same depth).
-    const proxy = new Mesh(geometry, this.materials.get(surface)!);
-    proxy.name = `${this.group.name}:${surface}:need-proxy`;
-    proxy.matrixAutoUpdate = false;
-    if (matrices.length > 0) proxy.matrix.copy(matrices[0]);
-    else proxy.visible = false;
-    this.proxies.set(surface, proxy);
-    const placements = new Float32Array(matrices.length * 16);
-    for (let i = 0; i < matrices.length; i++) matrices[i].toArray(placements, i * 16);
-    this.placements.set(surface, placements);
-    this.group.add(proxy);
   }
 
   /** Random placements on dry ground within `radius` of the centre, with yaw and scale. */
@@ -155,4 +138,11 @@ export class RegionProps {
     }
     return out;
   }
+}
+
+/** Matrices as one column-major array, 16 floats each. */
+function placementArray(matrices: readonly Matrix4[]): Float32Array {
+  const out = new Float32Array(matrices.length * 16);
+  for (let i = 0; i < matrices.length; i++) matrices[i].toArray(out, i * 16);
+  return out;
 }

@@ -25,6 +25,8 @@ export class StandInTerrainSurface implements TerrainSurface {
   readonly debugViews: readonly TerrainDebugView[] = [];
   readonly isReady = true;
   readonly errors: readonly string[] = [];
+  /** Edge of the texture, texels (its width; the world is square). */
+  readonly edgeTexels: number;
   private readonly texture: DataTexture;
   private readonly statsView = emptySurfaceStats();
 
@@ -48,6 +50,7 @@ export class StandInTerrainSurface implements TerrainSurface {
         }
       }
     }
+    this.edgeTexels = width;
     this.texture = new DataTexture(texels, width, height);
     this.texture.name = 'demo:terrain-stand-in';
     this.texture.colorSpace = SRGBColorSpace;

@@ -29,6 +29,13 @@ export interface GltfTextureStreamingOptions {
   tag: string;
   /** The textures are their scene's core set (loaded first by transitions). Default true. */
   core?: boolean;
+  /**
+   * Per texture, by its glTF image name: whether it is in the core set, overriding {@link core}
+   * (a scene whose most visible surfaces should come first). Default: {@link core} for every one.
+   */
+  isCore?: (textureName: string) => boolean;
+  /** Anisotropic filtering of the streamed textures, samples (1..16). Default the system's. */
+  anisotropy?: number;
   /** Image decode-and-downsample workers (PNG/JPEG/WebP), 1..16. Default: threads - 1, at most 4. */
   imageWorkers?: number;
   /**
@@ -56,7 +63,8 @@ function wrappingOf(gl: number): Wrapping {
 export class GltfTextureStreaming {
   /** Lifetime tag given to the textures of the next loads. */
   tag: string;
-  private readonly core: boolean;
+  private readonly isCore: (textureName: string) => boolean;
+  private readonly anisotropy: number | undefined;
   private readonly images: ImagePyramidGenerator;
   private readonly onError: (error: unknown, textureName: string) => void;
   private readonly byRoot = new WeakMap<Object3D, StreamedTexture[]>();
@@ -68,7 +76,9 @@ export class GltfTextureStreaming {
     options: GltfTextureStreamingOptions,
   ) {
     this.tag = options.tag;
-    this.core = options.core ?? true;
+    const core = options.core ?? true;
+    this.isCore = options.isCore ?? (() => core);
+    this.anisotropy = options.anisotropy;
     this.images = new ImagePyramidGenerator({ size: options.imageWorkers });
     this.onError =
       options.onError ??
@@ -123,7 +133,8 @@ export class GltfTextureStreaming {
         this.streaming.createTexture(source, {
           name: image.name,
           tag,
-          core: this.core,
+          core: this.isCore(image.name),
+          ...(this.anisotropy === undefined ? {} : { anisotropy: this.anisotropy }),
           wrapS: wrappingOf(image.wrapS),
           wrapT: wrappingOf(image.wrapT),
         }),

@@ -81,6 +81,23 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async 
   expect(comparison.plainThree.propBytes).toBeGreaterThan(50 * 1024 * 1024);
   await expect(page.locator('[data-hud="comparison"]')).toContainText('plain three.js');
   await expect(page.locator('[data-hud="comparison"]')).toBeVisible();
+  // The close-up pair beside it: Tessera's terrain and the stand-in texture plain three.js would
+  // use, captured every 10 frames, measured, labelled; its render targets are in the budget.
+  await expect(page.locator('[data-compare="inset"]')).toBeVisible();
+  await expect(page.locator('[data-compare="tessera"]')).toContainText('Tessera');
+  await expect(page.locator('[data-compare="plain-three"]')).toContainText('plain three.js');
+  await expect
+    .poll(async () => (await demoStats(page)).comparison.sharpness?.captures ?? 0)
+    .toBeGreaterThan(0);
+  const closeUp = await demoStats(page);
+  const sharpness = closeUp.comparison.sharpness!;
+  console.log(`[${backend}] close-up sharpness: ${JSON.stringify(sharpness)}`);
+  expect(sharpness.insetBytes).toBeGreaterThan(0);
+  expect(closeUp.byCategory.other).toBeGreaterThanOrEqual(sharpness.insetBytes);
+  expect(closeUp.usedBytes).toBeLessThanOrEqual(closeUp.budgetBytes);
+  expect(sharpness.standInBytes).toBeGreaterThan(0);
+  expect(sharpness.tessera).toBeGreaterThan(sharpness.plainThree!);
+  await expect(page.locator('[data-hud="comparison"]')).toContainText('close-up sharpness');
   // GPU time from timestamp queries where the adapter has them (SwiftShader's WebGPU does), else
   // reported as unavailable rather than as a number.
   await expect

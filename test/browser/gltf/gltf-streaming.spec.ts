@@ -91,7 +91,15 @@ test.describe('glTF scenes streamed through the GLTFLoader plugin', () => {
         firstTexturedFrame: number;
         firstRenderable: Record<string, number>;
         mapsAreStreamed: boolean;
-        textures: { name: string; tag: string; format: string; mip: number; bytes: number }[];
+        textures: {
+          name: string;
+          tag: string;
+          core: boolean;
+          anisotropy: number;
+          format: string;
+          mip: number;
+          bytes: number;
+        }[];
         peakKtx2: number;
         budgetLive: number;
         tracked: number;
@@ -120,6 +128,9 @@ test.describe('glTF scenes streamed through the GLTFLoader plugin', () => {
     expect(s.mapsAreStreamed).toBe(true);
     expect(s.textures.map((t) => t.name).sort()).toEqual(a.map((t) => t.uri).sort());
     for (const t of s.textures) expect(t.tag).toBe('scene:a');
+    // The registration's per-texture core set and anisotropy reach each streamed texture.
+    for (const t of s.textures)
+      expect([t.name, t.core, t.anisotropy]).toEqual([t.name, t.name !== 'a-png.png', 2]);
     // SwiftShader: UASTC -> BC7, ETC1S -> ETC1 blocks (ETC2 RGB8), PNG -> rgba8 with generated mips.
     const byName = new Map(s.textures.map((t) => [t.name, t]));
     expect(byName.get('a-uastc0.ktx2')?.format).toBe('bc7-rgba-unorm-srgb');

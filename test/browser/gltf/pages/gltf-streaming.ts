@@ -63,6 +63,9 @@ async function run(ktx2Urls: string[]) {
   const loader = new GLTFLoader();
   const gltfStreaming = registerGltfTextureStreaming(loader, system, {
     tag: 'scene:a',
+    // Per-texture core set and filtering: A's PNG is outside the core set.
+    isCore: (name) => name !== 'a-png.png',
+    anisotropy: 2,
     onError: (error, name) => errors.push({ name, code: (error as { code?: string }).code ?? String(error) }),
   });
   let n = 0;
@@ -104,6 +107,8 @@ async function run(ktx2Urls: string[]) {
     textures: texturesA.map((t) => ({
       name: t.name,
       tag: t.tag,
+      core: t.core,
+      anisotropy: t.texture.anisotropy,
       format: t.source.format,
       mip: system.residentMipOf(t),
       bytes: system.planner.residentBytesOf(t.id),

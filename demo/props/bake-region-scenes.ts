@@ -1,0 +1,103 @@
+/**
+ * Writes each region's prop scene, `assets/props/<region>.glb`: one node per prop part (trunk,
+ * crown, rock, wall, roof, named after its surface), geometry only, each material taking its
+ * region's KTX2 atlas (`<region>-<surface>.ktx2`, beside the .glb, baked by ./bake-prop-textures.ts)
+ * through `KHR_texture_basisu` by URI, so the textures stream from their files by HTTP Range.
+ * The demo loads a region's .glb with three's GLTFLoader and Tessera's glTF plugin
+ * (`demo/scenes/region-textures.ts`) and instances its parts over the region. Geometry of
+ * {@link PROP_TEXTURE_SEED} (the rock's lumps; the demo's `?seed=` does not change it).
+ * Deterministic. Run `npm run bake:region-scenes` (an argument: write under that folder instead of
+ * assets/, for the test that checks a remake is byte-identical).
+ */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Accessor, Document, NodeIO } from '@gltf-transform/core';
+import { KHRTextureBasisu } from '@gltf-transform/extensions';
+import type { BufferGeometry } from 'three';
+import { REGIONS } from '../regions';
+import { packGlb } from './glb-container';
+import { createPropGeometries } from './prop-geometries';
+import { PROP_TEXTURE_SEED, propSceneFile, propTextureFile, propTextureName } from './prop-texture-files';
+import type { PropSurface } from './prop-textures';
+
+async function main(): Promise<void> {
+  const root = resolve(process.argv[2] ?? resolve(import.meta.dirname, '../../assets'));
+  for (const region of REGIONS) {
+    const parts = createPropGeometries(region, PROP_TEXTURE_SEED);
+    const bySurface: [PropSurface, BufferGeometry][] = [
+      ['leaves', parts.crown],
+      ['bark', parts.trunk],
+      ['rock', parts.rock],
+      ['wall', parts.wall],
+      ['roof', parts.roof],
+    ];
+    const doc = new Document();
+    doc.createExtension(KHRTextureBasisu).setRequired(true);
+    const buffer = doc.createBuffer();
+    const scene = doc.createScene(`props:${region.name}`);
+    for (const [surface, geometry] of bySurface) {
+      const name = propTextureName(region.name, surface);
+      const texture = doc.createTexture(name).setMimeType('image/ktx2');
+      const material = doc
+        .createMaterial(name)
+        .setBaseColorTexture(texture)
+        .setMetallicFactor(0)
+        .setRoughnessFactor(0.9);
+      const { position, normal, uv, index } = accessors(doc, buffer, geometry);
+      const primitive = doc
+        .createPrimitive()
+        .setAttribute('POSITION', position)
+        .setAttribute('NORMAL', normal)
+        .setAttribute('TEXCOORD_0', uv)
+        .setIndices(index)
+        .setMaterial(material);
+      scene.addChild(doc.createNode(surface).setMesh(doc.createMesh(surface).addPrimitive(primitive)));
+    }
+    // glTF Transform writes no URI for an image it holds no bytes of (and its GLB writer embeds
+    // every image), so the scene is written as JSON + buffer, each image given its file's URI
+    // (relative to the .glb), and packed here.
+    const io = new NodeIO().registerExtensions([KHRTextureBasisu]);
+    const { json, resources } = await io.writeJSON(doc);
+    const bins = Object.values(resources);
+    if (bins.length !== 1 || json.buffers?.length !== 1) throw new Error('expected one geometry buffer');
+    delete json.buffers[0].uri; // a GLB's first buffer is its binary chunk
+    for (const image of json.images ?? []) {
+      const surface = image.name?.split(':')[2] as PropSurface;
+      image.uri = propTextureFile(region.name, surface).replace(/^props\//, '');
+    }
+    const out = resolve(root, propSceneFile(region.name));
+    mkdirSync(resolve(out, '..'), { recursive: true });
+    const bytes = packGlb(json, bins[0]);
+    writeFileSync(out, bytes);
+    console.log(`wrote ${out} (${bytes.length} bytes)`);
+  }
+}
+
+/** glTF accessors of a three geometry: positions, normals, uvs (v flipped: glTF's origin is top-left), indices. */
+function accessors(
+  doc: Document,
+  buffer: ReturnType<Document['createBuffer']>,
+  geometry: BufferGeometry,
+): Record<'position' | 'normal' | 'uv' | 'index', Accessor> {
+  const attribute = (name: string, type: 'VEC2' | 'VEC3', map?: (a: Float32Array) => Float32Array) => {
+    const array = Float32Array.from(geometry.getAttribute(name).array as Float32Array);
+    return doc
+      .createAccessor()
+      .setType(type)
+      .setArray(map ? map(array) : array)
+      .setBuffer(buffer);
+  };
+  const count = geometry.getAttribute('position').count;
+  const index = geometry.index
+    ? Uint16Array.from(geometry.index.array)
+    : Uint16Array.from({ length: count }, (_, i) => i);
+  return {
+    position: attribute('position', 'VEC3'),
+    normal: attribute('normal', 'VEC3'),
+    uv: attribute('uv', 'VEC2', (uv) => uv.map((value, i) => (i % 2 === 1 ? 1 - value : value))),
+    index: doc.createAccessor().setType('SCALAR').setArray(index).setBuffer(buffer),
+  };
+}
+
+await main();
