@@ -1,4 +1,4 @@
-/** The binary glTF container (glTF 2.0, "GLB File Format"), for the demo's bake scripts. */
+/** The binary glTF container (glTF 2.0, "GLB File Format"), for the demo's and the examples' bake scripts. */
 
 /** A GLB of a JSON chunk and one binary chunk, each padded to 4 bytes (JSON with spaces). */
 export function packGlb(document: object, bin: Uint8Array): Uint8Array {

@@ -19,6 +19,7 @@ import {
   IcosahedronGeometry,
   SphereGeometry,
 } from 'three';
+import { packGlb } from '../../demo/props/glb-container';
 
 const REGIONS = ['valley', 'desert', 'snowfield'] as const;
 /** Each surface's shape and where it stands in a settlement (metres, y up). */
@@ -102,25 +103,5 @@ delete json.buffers[0].uri; // a GLB's first buffer is its binary chunk
 for (const image of json.images ?? []) image.uri = `../props/${image.name}.ktx2`;
 const out = resolve(import.meta.dirname, '../../assets/examples/village.glb');
 mkdirSync(resolve(out, '..'), { recursive: true });
-writeFileSync(out, glb(json, bins[0]));
+writeFileSync(out, packGlb(json, bins[0]));
 console.log(`wrote ${out}`);
-
-/** A GLB of a JSON chunk and one binary chunk (glTF 2.0, "GLB File Format"), each padded to 4 bytes. */
-function glb(document: object, bin: Uint8Array): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(document));
-  const jsonLength = Math.ceil(text.length / 4) * 4;
-  const binLength = Math.ceil(bin.length / 4) * 4;
-  const bytes = new Uint8Array(12 + 8 + jsonLength + 8 + binLength);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, 0x46546c67, true); // 'glTF'
-  view.setUint32(4, 2, true);
-  view.setUint32(8, bytes.length, true);
-  view.setUint32(12, jsonLength, true);
-  view.setUint32(16, 0x4e4f534a, true); // 'JSON'
-  bytes.fill(0x20, 20, 20 + jsonLength); // JSON padding is spaces
-  bytes.set(text, 20);
-  view.setUint32(20 + jsonLength, binLength, true);
-  view.setUint32(24 + jsonLength, 0x004e4942, true); // 'BIN\0'
-  bytes.set(bin, 28 + jsonLength);
-  return bytes;
-}
