@@ -12,11 +12,11 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Accessor, Document, NodeIO } from '@gltf-transform/core';
+import { Document, NodeIO } from '@gltf-transform/core';
 import { KHRTextureBasisu } from '@gltf-transform/extensions';
 import type { BufferGeometry } from 'three';
 import { REGIONS } from '../regions';
-import { packGlb } from './glb-container';
+import { geometryAccessors, packGlb } from './glb-container';
 import { createPropGeometries } from './prop-geometries';
 import { PROP_TEXTURE_SEED, propSceneFile, propTextureFile, propTextureName } from './prop-texture-files';
 import type { PropSurface } from './prop-textures';
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
         .setBaseColorTexture(texture)
         .setMetallicFactor(0)
         .setRoughnessFactor(0.9);
-      const { position, normal, uv, index } = accessors(doc, buffer, geometry);
+      const { position, normal, uv, index } = geometryAccessors(doc, buffer, geometry);
       const primitive = doc
         .createPrimitive()
         .setAttribute('POSITION', position)
@@ -72,32 +72,6 @@ async function main(): Promise<void> {
     writeFileSync(out, bytes);
     console.log(`wrote ${out} (${bytes.length} bytes)`);
   }
-}
-
-/** glTF accessors of a three geometry: positions, normals, uvs (v flipped: glTF's origin is top-left), indices. */
-function accessors(
-  doc: Document,
-  buffer: ReturnType<Document['createBuffer']>,
-  geometry: BufferGeometry,
-): Record<'position' | 'normal' | 'uv' | 'index', Accessor> {
-  const attribute = (name: string, type: 'VEC2' | 'VEC3', map?: (a: Float32Array) => Float32Array) => {
-    const array = Float32Array.from(geometry.getAttribute(name).array as Float32Array);
-    return doc
-      .createAccessor()
-      .setType(type)
-      .setArray(map ? map(array) : array)
-      .setBuffer(buffer);
-  };
-  const count = geometry.getAttribute('position').count;
-  const index = geometry.index
-    ? Uint16Array.from(geometry.index.array)
-    : Uint16Array.from({ length: count }, (_, i) => i);
-  return {
-    position: attribute('position', 'VEC3'),
-    normal: attribute('normal', 'VEC3'),
-    uv: attribute('uv', 'VEC2', (uv) => uv.map((value, i) => (i % 2 === 1 ? 1 - value : value))),
-    index: doc.createAccessor().setType('SCALAR').setArray(index).setBuffer(buffer),
-  };
 }
 
 await main();

@@ -9,17 +9,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Accessor, Document, NodeIO } from '@gltf-transform/core';
+import { Document, NodeIO } from '@gltf-transform/core';
 import { KHRTextureBasisu } from '@gltf-transform/extensions';
-import {
-  BoxGeometry,
-  type BufferGeometry,
-  ConeGeometry,
-  CylinderGeometry,
-  IcosahedronGeometry,
-  SphereGeometry,
-} from 'three';
-import { packGlb } from '../../demo/props/glb-container';
+import { BoxGeometry, ConeGeometry, CylinderGeometry, IcosahedronGeometry, SphereGeometry } from 'three';
+import { geometryAccessors, packGlb } from '../../demo/props/glb-container';
 
 const REGIONS = ['valley', 'desert', 'snowfield'] as const;
 /** Each surface's shape and where it stands in a settlement (metres, y up). */
@@ -37,32 +30,8 @@ const doc = new Document();
 doc.createExtension(KHRTextureBasisu).setRequired(true);
 const buffer = doc.createBuffer();
 
-/** glTF accessors of a three geometry: positions, normals, uvs (v flipped: glTF's origin is top-left), indices. */
-function accessors(
-  geometry: BufferGeometry,
-): Record<'position' | 'normal' | 'uv', Accessor> & { index: Accessor } {
-  const attribute = (name: string, type: 'VEC2' | 'VEC3', map?: (a: Float32Array) => Float32Array) => {
-    const array = Float32Array.from(geometry.getAttribute(name).array as Float32Array);
-    return doc
-      .createAccessor()
-      .setType(type)
-      .setArray(map ? map(array) : array)
-      .setBuffer(buffer);
-  };
-  const count = geometry.getAttribute('position').count;
-  const index = geometry.index
-    ? Uint16Array.from(geometry.index.array)
-    : Uint16Array.from({ length: count }, (_, i) => i);
-  return {
-    position: attribute('position', 'VEC3'),
-    normal: attribute('normal', 'VEC3'),
-    uv: attribute('uv', 'VEC2', (uv) => uv.map((value, i) => (i % 2 === 1 ? 1 - value : value))),
-    index: doc.createAccessor().setType('SCALAR').setArray(index).setBuffer(buffer),
-  };
-}
-
 const scene = doc.createScene('village');
-const shapes = PARTS.map((part) => accessors(part.geometry));
+const shapes = PARTS.map((part) => geometryAccessors(doc, buffer, part.geometry));
 REGIONS.forEach((region, r) => {
   const settlement = doc.createNode(region).setTranslation([(r - 1) * SPACING, 0, 0]);
   scene.addChild(settlement);
