@@ -105,10 +105,10 @@ test('steady frames reuse every WebGPU descriptor object', async ({ page, openPa
 /**
  * The WebGL2 counterpart: across 100 or more steady streaming frames Tessera creates no GL object
  * (its feedback readback reuses one framebuffer and a ring of pixel-pack buffers; only the fence is
- * per readback), every readback started is delivered, and most frames deliver one (fences are
- * polled each frame).
+ * per readback), every frame asks for a readback and starts one whenever the ring has room, and
+ * every readback started is delivered.
  */
-test('steady WebGL2 frames create no GL objects and read the feedback back on most frames', async ({
+test('steady WebGL2 frames create no GL objects and lose no feedback readback', async ({
   page,
   openPage,
   backend,
@@ -160,6 +160,8 @@ test('steady WebGL2 frames create no GL objects and read the feedback back on mo
       calls,
       frames,
       uploads: after.uploadsTotal - before.uploadsTotal,
+      started: after.readbacks.started - before.readbacks.started,
+      skipped: after.readbacks.skipped - before.readbacks.skipped,
       delivered: after.readbacks.delivered - before.readbacks.delivered,
     };
   });
@@ -169,9 +171,12 @@ test('steady WebGL2 frames create no GL objects and read the feedback back on mo
     expect(result.calls[name], `${name}: ${detail}`).toBe(0);
   }
   expect(result.calls.readPixels, detail).toBe(result.calls.fenceSync);
-  // Every readback started completes (at most the ring's 3 still in flight at the end), and
-  // most frames deliver one: SwiftShader's throughput caps the share (0.68 with both cores busy,
-  // 0.8 or more when idle), so the floor is 0.6.
-  expect(result.delivered, detail).toBeGreaterThanOrEqual(result.calls.readPixels - 3);
-  expect(result.delivered, detail).toBeGreaterThanOrEqual(result.frames * 0.6);
+  expect(result.started, detail).toBe(result.calls.readPixels);
+  // Each frame starts a readback or finds the ring's 3 slots busy.
+  expect(result.started + result.skipped, detail).toBe(result.frames);
+  // Every readback started completes (at most the ring's 3 still in flight at the end). How many
+  // frames find a free slot is SwiftShader's throughput, not Tessera's: 0.8 or more of them on an
+  // idle machine, 0.2 with two test workers on 2 cores; the floor only says readbacks keep flowing.
+  expect(result.delivered, detail).toBeGreaterThanOrEqual(result.started - 3);
+  expect(result.delivered, detail).toBeGreaterThanOrEqual(result.frames * 0.1);
 });
