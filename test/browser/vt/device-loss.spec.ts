@@ -67,7 +67,9 @@ test('device loss mid-stream: lost frames do nothing, recover() streams back to 
   expect(lost.loading.loading + lost.loading.queued + lost.loading.awaitingUpload).toBeGreaterThan(0);
   expect(lost.thrown).toBe('');
   expect(lost.deviceLost).toBe(true);
-  expect(lost.framesRun).toBeLessThanOrEqual(1);
+  // The loss is noticed when `device.lost` resolves or the context-lost event fires, a task or
+  // two later: under load that took 2 frames once (each did nothing on the GPU).
+  expect(lost.framesRun).toBeLessThanOrEqual(3);
   expect(lost.reservedWhileLost).toBe(lost.reserved);
   expect(warnings.filter((w) => w.includes('lost'))).toHaveLength(1);
   // The loss itself: three reports a lost WebGL context as an error; a destroyed WebGPU device it ignores.
