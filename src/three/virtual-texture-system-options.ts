@@ -57,6 +57,12 @@ export interface VirtualTextureSystemOptions {
    * two feedback readbacks arrived without it too (so slow readbacks abort nothing). Default 8.
    */
   abortAfterFrames?: number;
+  /**
+   * Frames a page that failed permanently (its error is in the `error` event) waits before a new
+   * request may load it again: a source that recovers heals the page, one that stays broken costs
+   * one failed load per page per period. Default 300.
+   */
+  failedCooldownFrames?: number;
   /** Most tiles written into the pool per frame. Default 16. */
   maxUploadsPerFrame?: number;
   /**
@@ -132,6 +138,7 @@ export interface ResolvedSystemOptions {
   /** Staging reserve, in bytes. */
   stagingBytes: number;
   abortAfterFrames: number | undefined;
+  failedCooldownFrames: number | undefined;
   filtering: VirtualTextureFiltering;
   maxAnisotropy: number;
   layers: VirtualTexturePoolLayer[];
@@ -244,6 +251,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     maxRendersPerFrame: positiveInteger('maxRendersPerFrame', options.maxRendersPerFrame ?? 4),
     stagingBytes,
     abortAfterFrames: options.abortAfterFrames,
+    failedCooldownFrames: options.failedCooldownFrames,
     filtering,
     maxAnisotropy,
     layers,

@@ -113,6 +113,7 @@ export class VirtualTextureSystem {
       maxUploadsPerFrame: this.maxUploadsPerFrame,
       stagingBytes: plan.stagingBytes,
       abortAfterFrames: o.abortAfterFrames,
+      failedCooldownFrames: o.failedCooldownFrames,
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
     this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);

@@ -102,16 +102,18 @@ for (const spoil of ['truncated', 'oversized', 'corrupt'] as const) {
     page,
     openPage,
   }) => {
-    await openPage(VT_SCENE, { target: 'auto', pages: 32, spoil, spoilMip: 1 });
+    // No retry of the failed pages while the test waits (a retry would be pending again).
+    await openPage(VT_SCENE, { target: 'auto', pages: 32, spoil, spoilMip: 1, cooldown: 100_000 });
     await waitForScene(page);
     const result = await page.evaluate(async (tolerance) => {
       vtScene.setOrthoView(0.31, 0.62, 1.3);
       await vtScene.waitReady();
-      await vtScene.settle(200);
+      // Failed pages count as done: the system settles with them.
+      const settleFrames = await vtScene.waitSettled(400);
       return {
         comparison: await vtScene.compare(1.3, tolerance),
         errors: vtScene.tileErrors(),
-        settled: vtScene.stats().streaming.settled,
+        settleFrames,
       };
     }, COMPRESSED_TOLERANCE);
     const expected = { truncated: 'truncated', oversized: 'wrong-size', corrupt: 'corrupt' }[spoil];
@@ -123,7 +125,7 @@ for (const spoil of ['truncated', 'oversized', 'corrupt'] as const) {
     // About half the visible mip-1 pages failed and show mip 2; the other half streamed in.
     expect(comparison.mipHistogram[1]).toBeGreaterThan(0.3 * 256 * 256);
     expect(comparison.mipHistogram[2]).toBeGreaterThan(0.2 * 256 * 256);
-    expect(result.settled).toBe(true);
+    expect(result.settleFrames).toBeGreaterThanOrEqual(0);
   });
 }
 

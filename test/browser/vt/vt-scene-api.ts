@@ -25,6 +25,8 @@ export interface VtSceneApi {
   ): Promise<{ checked: number; garbagePixels: number; worstError: number }>;
   waitReady(maxFrames?: number): Promise<number>;
   settle(maxFrames?: number): Promise<number>;
+  /** Frames until the system reports settled (stricter than settle), -1 if it never did. */
+  waitSettled(maxFrames?: number): Promise<number>;
   stats(): {
     frame: number;
     gpuBytes: {

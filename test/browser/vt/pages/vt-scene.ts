@@ -116,6 +116,8 @@ const system = new VirtualTextureSystem(renderer, {
   feedbackScale,
   maxUploadsPerFrame: 32,
   maxPoolTextureSize,
+  // ?cooldown=N: frames before a failed page is retried (the bad-input tests outwait the default).
+  failedCooldownFrames: params.has('cooldown') ? Number(params.get('cooldown')) : undefined,
 });
 const vt = system.add(source, { name: 'test' });
 system.events.on('error', ({ error, pageId }) =>
@@ -434,8 +436,15 @@ function nextFrame(): Promise<unknown> {
  */
 const MIN_FRAME_MS = 25;
 
+/**
+ * Wall time {@link waitReady} and {@link waitSettled} wait at least, in ms: readiness is not what the tests time (the
+ * bound only ends a hang), and on a loaded machine the server's first encodes of the mip tail's
+ * UASTC tiles took more than 5 s.
+ */
+const READY_WALL_MS = 20_000;
+
 async function waitReady(maxFrames = 200): Promise<number> {
-  const until = performance.now() + maxFrames * MIN_FRAME_MS;
+  const until = performance.now() + Math.max(maxFrames * MIN_FRAME_MS, READY_WALL_MS);
   for (let i = 0; i < maxFrames || performance.now() < until; i++) {
     if (system.isReady) return i;
     system.update(camera, scene);
@@ -464,6 +473,27 @@ async function settle(maxFrames = 150): Promise<number> {
     if (idle && lastFeedback !== null && lastFeedback.frame >= mustSeeFrame) return i;
   }
   return i;
+}
+
+/**
+ * Steps frames until the system itself reports settled ({@link VirtualTextureSystem.whenSettled}:
+ * idle, and feedback at 4 jitter offsets found no missing page), which is stricter than
+ * {@link settle}. Returns the frames it took, or -1 when `maxFrames` frames and at least
+ * {@link READY_WALL_MS} (more for many frames) passed: a loaded machine took over 5 s to encode a
+ * view's first UASTC tiles, and SwiftShader's readbacks stalled for 100 frames.
+ */
+async function waitSettled(maxFrames = 200): Promise<number> {
+  let settled = false;
+  system.whenSettled().then(() => {
+    settled = true;
+  });
+  const until = performance.now() + Math.max(maxFrames * MIN_FRAME_MS, READY_WALL_MS);
+  for (let i = 0; i < maxFrames || performance.now() < until; i++) {
+    step();
+    await nextFrame();
+    if (settled) return i + 1;
+  }
+  return -1;
 }
 
 let lastFeedback: { frame: number; ids: Uint32Array } | null = null;
@@ -571,6 +601,7 @@ Object.assign(globalThis, {
     comparePerspective,
     waitReady,
     settle,
+    waitSettled,
     stats: () => system.stats(),
     poolShape: () => ({ ...vt.context.poolShape }),
     visibleSlotLayers,
