@@ -59,14 +59,14 @@ interface Tracker {
 const tracker = (globalThis as unknown as { __tesseraGpuTracker: Tracker }).__tesseraGpuTracker;
 /** WebGL2 has no labels: GL texture bytes allocated before Tessera's, subtracted from the count. */
 let glBaseline = 0;
-if (sharedBytes > 0 || params.has('target')) {
+if (!isWebGPU) {
   const empty = new Scene();
   const probe = new OrthographicCamera();
   renderer.setRenderTarget(capture);
   renderer.render(empty, probe);
   renderer.setRenderTarget(null);
   renderer.render(empty, probe);
-  glBaseline = isWebGPU ? 0 : tracker.liveBytesWithPrefix('webgl:texture');
+  glBaseline = tracker.liveBytesWithPrefix('webgl:texture');
 }
 /** Bytes the independent tracker counts for Tessera (WebGPU: `tessera:` labels; WebGL2: GL textures over the baseline). */
 function trackedBytes(): number {
