@@ -42,6 +42,8 @@ export const PageLoadState = {
   Backoff: 4,
   /** Failed for good until the cool-down passes and it is requested again. */
   Failed: 5,
+  /** Loaded, but its page table had no block for it: tile discarded, waiting before a reload. */
+  Held: 6,
 } as const;
 /** One of the {@link PageLoadState} values. */
 export type PageLoadState = (typeof PageLoadState)[keyof typeof PageLoadState];

@@ -1,7 +1,8 @@
-import { isAbortError, TesseraConfigError, TesseraError, TileSourceError } from '../errors';
+import { isAbortError, TesseraConfigError, TileSourceError } from '../errors';
 import { IndexedMaxHeap } from '../structures/indexed-heap';
 import { IntrusiveList } from '../structures/intrusive-list';
 import { PageIndexMap } from '../structures/page-index-map';
+import { type PageFailureHandler, permanentFailure } from './page-failure';
 import { MAX_VIRTUAL_TEXTURES, pageMip, pageVt, pageX, pageY } from './page-id';
 import { ReadyTileQueue, type UploadDemand } from './ready-tile-queue';
 import { requestPriority } from './request-priority';
@@ -15,10 +16,8 @@ import {
 import { sourceTileBytes, tileMatchesInfo } from './tile-bytes';
 import type { TileData, TileSource } from './tile-source';
 
+export type { PageFailureHandler } from './page-failure';
 export * from './residency-scheduler-options';
-
-/** Called when a page is marked failed (its fallback stays). */
-export type PageFailureHandler = (pageId: number, error: TesseraError) => void;
 
 /** Feedback buffers that must arrive without a page's request before its load is dropped. */
 const FEEDBACKS_BEFORE_ABORT = 2;
@@ -108,20 +107,7 @@ export class ResidencyScheduler {
 
   /** Sets (or with `null` removes, aborting its loads) the tile source of texture `vt`. */
   setSource(vt: number, source: TileSource | null): void {
-    if (source === null) {
-      let r = this.byRequest.head;
-      while (r >= 0) {
-        const next = this.byRequest.next(r);
-        if (pageVt(this.pageOf[r]) === vt) this.drop(r);
-        r = next;
-      }
-      r = this.failedOrder.head;
-      while (r >= 0) {
-        const next = this.failedOrder.next(r);
-        if (pageVt(this.pageOf[r]) === vt) this.drop(r);
-        r = next;
-      }
-    }
+    if (source === null) for (const list of [this.byRequest, this.failedOrder]) this.dropTexture(list, vt);
     this.sources[vt] = source;
     this.tileBytesOf[vt] = source ? sourceTileBytes(source.info) : 0;
   }
@@ -156,16 +142,17 @@ export class ResidencyScheduler {
 
   /**
    * Asks for non-resident `pageId` this frame. `fallbackMips`: how many mips coarser the page
-   * currently shown instead is (16 when nothing is); `coverage`: pixels requesting it.
+   * currently shown instead is (16 when nothing is); `coverage`: pixels requesting it. True when
+   * the page is held after its page table refused it (the view still wants what cannot be mapped).
    */
-  request(pageId: number, fallbackMips: number, coverage: number): void {
+  request(pageId: number, fallbackMips: number, coverage: number): boolean {
     const frame = this.frame;
     let r = this.index.get(pageId);
     if (r < 0) {
       r = this.free.popFront();
       if (r < 0) {
         this.counters.requestsDropped++;
-        return;
+        return false;
       }
       this.index.set(pageId, r);
       this.pageOf[r] = pageId;
@@ -177,13 +164,13 @@ export class ResidencyScheduler {
     this.requestedAtFeedback[r] = this.feedbacks;
     const st = this.state[r];
     if (st === PageLoadState.Failed) {
-      if (frame - this.waitUntil[r] < this.cooldown) return;
+      if (frame - this.waitUntil[r] < this.cooldown) return false;
       this.failedOrder.remove(r);
       this.attempts[r] = 0;
       this.state[r] = PageLoadState.Queued;
-    } else if (st === PageLoadState.Backoff) {
+    } else if (st === PageLoadState.Backoff || st === PageLoadState.Held) {
       this.byRequest.pushBack(r);
-      if (frame < this.waitUntil[r]) return;
+      if (frame < this.waitUntil[r]) return st === PageLoadState.Held;
       this.state[r] = PageLoadState.Queued;
     }
     this.byRequest.pushBack(r);
@@ -191,6 +178,7 @@ export class ResidencyScheduler {
     this.priority[r] = priority;
     if (this.state[r] === PageLoadState.Queued) this.queue.set(r, priority);
     else if (this.state[r] === PageLoadState.Ready) this.readyQueue.rekey(r, priority, this.feedbacks);
+    return false;
   }
 
   /**
@@ -250,9 +238,23 @@ export class ResidencyScheduler {
     return this.data[r]!;
   }
 
-  /** Forgets ready record `r` once its tile was uploaded (or is no longer wanted). */
-  finishReady(r: number): void {
-    if (this.state[r] === PageLoadState.Ready) this.drop(r);
+  /**
+   * Forgets ready record `r` once its tile was uploaded or is unwanted. With `holdFrames` > 0 the
+   * tile is discarded but the page is held ({@link PageLoadState.Held}): no request loads it again
+   * for that long, and {@link request} says so.
+   */
+  finishReady(r: number, holdFrames = 0): void {
+    if (this.state[r] !== PageLoadState.Ready) return;
+    if (holdFrames <= 0) {
+      this.drop(r);
+      return;
+    }
+    this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
+    this.readyQueue.delete(r);
+    this.data[r] = null;
+    this.attempts[r] = 0;
+    this.state[r] = PageLoadState.Held;
+    this.waitUntil[r] = this.frame + holdFrames;
   }
 
   /** Current counters (one reused object). */
@@ -333,15 +335,7 @@ export class ResidencyScheduler {
       this.waitUntil[r] = this.frame;
       this.byRequest.remove(r);
       this.failedOrder.pushBack(r);
-      const pageId = this.pageOf[r];
-      this.onFailure?.(
-        pageId,
-        new TesseraError(
-          'tile-failed-permanently',
-          `page vt=${pageVt(pageId)} mip=${pageMip(pageId)} x=${pageX(pageId)} y=${pageY(pageId)} failed after ${n} attempt(s)`,
-          { cause: error },
-        ),
-      );
+      this.onFailure?.(this.pageOf[r], permanentFailure(this.pageOf[r], n, error));
       return;
     }
     this.state[r] = PageLoadState.Backoff;
@@ -369,6 +363,14 @@ export class ResidencyScheduler {
     this.index.delete(this.pageOf[r]);
     this.state[r] = PageLoadState.Untracked;
     this.free.pushBack(r);
+  }
+
+  /** Drops every record of texture `vt` in `list`. */
+  private dropTexture(list: IntrusiveList, vt: number): void {
+    for (let r = list.head, next = r; r >= 0; r = next) {
+      next = list.next(r);
+      if (pageVt(this.pageOf[r]) === vt) this.drop(r);
+    }
   }
 
   /** Adds `bytes` (negative: frees them) to the staged bytes. */

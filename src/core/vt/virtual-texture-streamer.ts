@@ -6,7 +6,7 @@ import { MipBiasController } from './mip-bias-controller';
 import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from './page-id';
 import { PageTable } from './page-table';
 import { EMPTY_ENTRY } from './page-table-entry';
-import { PageTablePressure } from './page-table-pressure';
+import { PageTablePressure, REFUSED_PAGE_HOLD_FRAMES } from './page-table-pressure';
 import { PhysicalPool } from './physical-pool';
 import type { PhysicalPoolOptions } from './physical-pool-options';
 import { assertPinnedFit, NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
@@ -67,7 +67,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly replacementPolicy: PhysicalPoolOptions['replacementPolicy'];
   private frame = 0;
   private readonly pageRelease = new TexturePageRelease();
-  /** Page-table refusals (uploads dropped for want of a block within budget), which raise the bias. */
+  /** Page-table refusals (uploads dropped for want of a block, requests of pages held since), which raise the bias. */
   readonly tablePressure = new PageTablePressure();
   /** Emits `page-evicted` for a page {@link releaseTexturePages} freed (made once, not per call). */
   private readonly releasedPage = (page: number, slot: number) =>
@@ -240,7 +240,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
         this.pool.touch(e & 0xffff, frame);
         residentPixels += cov;
       } else {
-        this.scheduler.request(id, e === EMPTY_ENTRY ? NOTHING_RESIDENT_MIPS : ((e >>> 16) & 0xf) - mip, cov);
+        const fallbackMips = e === EMPTY_ENTRY ? NOTHING_RESIDENT_MIPS : ((e >>> 16) & 0xf) - mip;
+        if (this.scheduler.request(id, fallbackMips, cov)) this.tablePressure.refused(frame);
       }
     }
     this.counters.requestedPages = n;
@@ -321,9 +322,9 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       // The lowest class: every tile still waiting is unwanted too.
       if (pool.freeCount === 0 && scheduler.readyDemand(r) === UploadDemand.Unwanted) break;
       if (!table.canMap(mip, x, y)) {
-        // No page-table block for it within the table's budget: drop the tile, raise the bias.
+        // No page-table block for it within the table's budget: drop the tile, hold the page, raise the bias.
         this.tablePressure.refused(frame);
-        scheduler.finishReady(r);
+        scheduler.finishReady(r, REFUSED_PAGE_HOLD_FRAMES);
         continue;
       }
       if (admit !== undefined && !admit(vt)) break;
