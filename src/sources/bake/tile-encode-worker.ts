@@ -1,28 +1,28 @@
 /**
- * Worker-thread entry of the {@link TileEncodePool}: encodes the tiles it is sent, one at a time,
+ * Child-process entry of the {@link TileEncodePool}: encodes the tiles it is sent, one at a time,
  * with its own encoders (sharp, the Basis and zstd wasm modules are loaded once per worker), and
- * answers each with its payload, transferred rather than copied.
+ * answers each with its payload. Exits when its parent goes (the IPC channel closes).
  */
 
-import { parentPort } from 'node:worker_threads';
 import { TesseraError } from '../../core/errors';
 import type { TileEncodeReply, TileEncodeRequest } from './tile-encode-messages';
 import { encodeTile } from './tile-encoder';
 
-const port = parentPort;
-if (port === null) throw new Error('tile-encode-worker must run in a worker thread');
+if (process.send === undefined) throw new Error('tile-encode-worker must run as a forked child process');
+const send = process.send.bind(process);
+process.on('disconnect', () => process.exit(0));
 
-port.on('message', async (request: TileEncodeRequest) => {
+// The pool sends the next tile ahead: encode strictly one after another, in the order sent.
+let encoding: Promise<void> = Promise.resolve();
+process.on('message', (request: TileEncodeRequest) => {
+  encoding = encoding.then(() => encodeAndReply(request));
+});
+
+async function encodeAndReply(request: TileEncodeRequest): Promise<void> {
   let reply: TileEncodeReply;
   try {
     const payload = await encodeTile(request.encoding, request.rgba, request.size, request.options);
-    // sharp and the wasm encoders may return views of larger buffers: send exactly the payload.
-    const owned =
-      payload.byteOffset === 0 && payload.byteLength === payload.buffer.byteLength
-        ? payload
-        : payload.slice();
-    reply = { id: request.id, payload: owned };
-    port.postMessage(reply, [owned.buffer as ArrayBuffer]);
+    reply = { id: request.id, payload };
   } catch (error) {
     reply = {
       id: request.id,
@@ -32,6 +32,6 @@ port.on('message', async (request: TileEncodeRequest) => {
         name: error instanceof Error ? error.name : undefined,
       },
     };
-    port.postMessage(reply);
   }
-});
+  send(reply);
+}

@@ -109,7 +109,7 @@ describe('baking on worker threads', { timeout: 120_000 }, () => {
           onProgress: () => {
             if (killed) return;
             killed = true;
-            void pool.threads[1].terminate();
+            pool.processes[1].kill();
           },
         },
         sink,
