@@ -17,7 +17,7 @@ export const BAKE_USAGE = `  tessera bake <image> -o <file> [--tile 128] [--bord
   --encoding uastc writes Basis UASTC 4x4 blocks (tile and border multiples of 4); --zstd <level>
   (1..22) compresses each tile with Zstandard, --rdo <lambda> (0..10) lets Basis trade quality for
   a smaller --zstd output; a layer named 'normal' is encoded as a normal map.
-  --workers <n> (1..64, default: the cores) encode on n threads; the output does not depend on n.
+  --workers <n> (1..64, default: the cores) encode on n processes; the output does not depend on n.
   --shard <i>/<n> (0 <= i < n) writes shard i of n (page rows of every mip) for tessera merge.
   A failed bake leaves no output file.`;
 

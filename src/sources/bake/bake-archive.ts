@@ -45,7 +45,7 @@ export interface BakeOptions {
   /** `uastc-zstd`: Zstandard level 1..22. Default 9. */
   zstdLevel?: number;
   /**
-   * Worker threads encoding tiles, 1..64; the archive's bytes do not depend on it. Default: the
+   * Worker processes encoding tiles, 1..64; the archive's bytes do not depend on it. Default: the
    * available cores. Ignored when {@link encodePool} is given.
    */
   workers?: number;
