@@ -67,7 +67,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly replacementPolicy: PhysicalPoolOptions['replacementPolicy'];
   private frame = 0;
   private readonly pageRelease = new TexturePageRelease();
-  /** Page-table refusals (uploads dropped for want of a block, requests of pages held since), which raise the bias. */
+  /** Page-table refusals (dropped uploads, requests of held pages): they raise the bias. */
   readonly tablePressure = new PageTablePressure();
   /** Emits `page-evicted` for a page {@link releaseTexturePages} freed (made once, not per call). */
   private readonly releasedPage = (page: number, slot: number) =>
@@ -322,7 +322,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       // The lowest class: every tile still waiting is unwanted too.
       if (pool.freeCount === 0 && scheduler.readyDemand(r) === UploadDemand.Unwanted) break;
       if (!table.canMap(mip, x, y)) {
-        // No page-table block for it within the table's budget: drop the tile, hold the page, raise the bias.
+        // No block for it within the table's budget: drop the tile, hold the page, raise the bias.
         this.tablePressure.refused(frame);
         scheduler.finishReady(r, REFUSED_PAGE_HOLD_FRAMES);
         continue;

@@ -1,13 +1,13 @@
 /**
  * Encodes tiles on a fixed set of child processes, so a bake uses every core: each worker loads
- * its own encoders and holds one tile at a time, so `workers` is exactly the number of tiles
+ * its own encoders and encodes one tile at a time, so `workers` is exactly the number of tiles
  * being encoded at once (sharp's own thread pool gets no more than that). Processes rather than
- * `worker_threads`: sharp (libvips) does not scale across the threads of one process (WebP tiles,
- * 2 workers against 1: 1.2-1.5x as threads, 1.86x as processes on this 2-core machine), while the
- * wasm encoders scale either way; a tile costs one copy each way over IPC (64 KiB, microseconds). The caller decides the
- * order payloads are written in, so the archive does not depend on which worker finished first.
- * A worker that exits or crashes fails every pending and later job with `worker-failed`: a bake
- * stops instead of hanging or writing an archive with holes.
+ * `worker_threads`: sharp (libvips) does not scale across the threads of one process (128² WebP
+ * tiles, 2 workers against 1 on this 2-core machine: 1.2-1.5x as threads, 1.67-1.96x as
+ * processes), while the wasm encoders scale either way; a tile costs one copy each way over IPC.
+ * The caller decides the order payloads are written in, so the archive does not depend on which
+ * worker finished first. A worker that exits or crashes fails every pending and later job with
+ * `worker-failed`: a bake stops instead of hanging or writing an archive with holes.
  */
 
 import { type ChildProcess, type ForkOptions, fork } from 'node:child_process';
@@ -103,8 +103,9 @@ export class TileEncodePool {
 
   /**
    * Encodes a `size x size` rgba8 tile on the next free worker. `rgba` is the pool's until the
-   * promise settles (it is copied to the worker when one is free). Rejects with `tile-encode-failed` (or the encoder's own config error) for this tile
-   * alone, or `worker-failed` once any worker has died.
+   * promise settles (it is copied to the worker when one is free). Rejects with
+   * `tile-encode-failed` (or the encoder's own config error) for this tile alone, or
+   * `worker-failed` once any worker has died.
    */
   encode(
     encoding: PayloadEncodingName,

@@ -123,7 +123,8 @@ test('the page-table atlas shrinks when its pages leave, and every lookup stays 
   });
   const { peak, shrunk, back } = result;
   console.log(
-    `[${backend}] atlas: peak ${peak.used}/${peak.capacity} blocks (${peak.bytes} B), shrunk ${shrunk.used}/${shrunk.capacity} (${shrunk.stats.gpuBytes.pageTables} B), back ${back.used} blocks`,
+    `[${backend}] atlas: peak ${peak.used}/${peak.capacity} blocks (${peak.bytes} B), ` +
+      `shrunk ${shrunk.used}/${shrunk.capacity} (${shrunk.stats.gpuBytes.pageTables} B), back ${back.used} blocks`,
   );
   for (const frames of result.settleFrames) expect(frames, JSON.stringify(result)).toBeGreaterThanOrEqual(0);
   expect(peak.used, 'the spots filled blocks').toBeGreaterThan(32);

@@ -437,9 +437,9 @@ function nextFrame(): Promise<unknown> {
 const MIN_FRAME_MS = 25;
 
 /**
- * Wall time {@link waitReady} and {@link waitSettled} wait at least, in ms: readiness is not what the tests time (the
- * bound only ends a hang), and on a loaded machine the server's first encodes of the mip tail's
- * UASTC tiles took more than 5 s.
+ * Wall time {@link waitReady} and {@link waitSettled} wait at least, in ms: readiness is not
+ * what the tests time (the bound only ends a hang), and on a loaded machine the server's first
+ * encodes of the mip tail's UASTC tiles took more than 5 s.
  */
 const READY_WALL_MS = 20_000;
 
