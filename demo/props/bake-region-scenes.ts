@@ -12,11 +12,11 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Document, NodeIO } from '@gltf-transform/core';
+import { Document } from '@gltf-transform/core';
 import { KHRTextureBasisu } from '@gltf-transform/extensions';
 import type { BufferGeometry } from 'three';
 import { REGIONS } from '../regions';
-import { geometryAccessors, packGlb } from './glb-container';
+import { geometryAccessors, ktx2TexturedPrimitive, packGlbWithImageUris } from './glb-container';
 import { createPropGeometries } from './prop-geometries';
 import { PROP_TEXTURE_SEED, propSceneFile, propTextureFile, propTextureName } from './prop-texture-files';
 import type { PropSurface } from './prop-textures';
@@ -38,37 +38,15 @@ async function main(): Promise<void> {
     const scene = doc.createScene(`props:${region.name}`);
     for (const [surface, geometry] of bySurface) {
       const name = propTextureName(region.name, surface);
-      const texture = doc.createTexture(name).setMimeType('image/ktx2');
-      const material = doc
-        .createMaterial(name)
-        .setBaseColorTexture(texture)
-        .setMetallicFactor(0)
-        .setRoughnessFactor(0.9);
-      const { position, normal, uv, index } = geometryAccessors(doc, buffer, geometry);
-      const primitive = doc
-        .createPrimitive()
-        .setAttribute('POSITION', position)
-        .setAttribute('NORMAL', normal)
-        .setAttribute('TEXCOORD_0', uv)
-        .setIndices(index)
-        .setMaterial(material);
+      const primitive = ktx2TexturedPrimitive(doc, name, geometryAccessors(doc, buffer, geometry));
       scene.addChild(doc.createNode(surface).setMesh(doc.createMesh(surface).addPrimitive(primitive)));
     }
-    // glTF Transform writes no URI for an image it holds no bytes of (and its GLB writer embeds
-    // every image), so the scene is written as JSON + buffer, each image given its file's URI
-    // (relative to the .glb), and packed here.
-    const io = new NodeIO().registerExtensions([KHRTextureBasisu]);
-    const { json, resources } = await io.writeJSON(doc);
-    const bins = Object.values(resources);
-    if (bins.length !== 1 || json.buffers?.length !== 1) throw new Error('expected one geometry buffer');
-    delete json.buffers[0].uri; // a GLB's first buffer is its binary chunk
-    for (const image of json.images ?? []) {
-      const surface = image.name?.split(':')[2] as PropSurface;
-      image.uri = propTextureFile(region.name, surface).replace(/^props\//, '');
-    }
+    const bytes = await packGlbWithImageUris(doc, (image) => {
+      const surface = image.split(':')[2] as PropSurface;
+      return propTextureFile(region.name, surface).replace(/^props\//, '');
+    });
     const out = resolve(root, propSceneFile(region.name));
     mkdirSync(resolve(out, '..'), { recursive: true });
-    const bytes = packGlb(json, bins[0]);
     writeFileSync(out, bytes);
     console.log(`wrote ${out} (${bytes.length} bytes)`);
   }

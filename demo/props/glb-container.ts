@@ -1,4 +1,5 @@
-import type { Accessor, Document } from '@gltf-transform/core';
+import { type Accessor, type Document, NodeIO, type Primitive } from '@gltf-transform/core';
+import { KHRTextureBasisu } from '@gltf-transform/extensions';
 import type { BufferGeometry } from 'three';
 
 /** glTF writing shared by the demo's and the examples' bake scripts. */
@@ -47,4 +48,43 @@ export function geometryAccessors(
     uv: attribute('uv', 'VEC2', (uv) => uv.map((value, i) => (i % 2 === 1 ? 1 - value : value))),
     index: doc.createAccessor().setType('SCALAR').setArray(index).setBuffer(buffer),
   };
+}
+
+/**
+ * A primitive of `shape` with a rough, non-metallic material `name` whose base colour is a KTX2
+ * texture `name` (its file is named at packing, by {@link packGlbWithImageUris}).
+ */
+export function ktx2TexturedPrimitive(
+  doc: Document,
+  name: string,
+  shape: Record<'position' | 'normal' | 'uv' | 'index', Accessor>,
+): Primitive {
+  const texture = doc.createTexture(name).setMimeType('image/ktx2');
+  const material = doc
+    .createMaterial(name)
+    .setBaseColorTexture(texture)
+    .setMetallicFactor(0)
+    .setRoughnessFactor(0.9);
+  return doc
+    .createPrimitive()
+    .setAttribute('POSITION', shape.position)
+    .setAttribute('NORMAL', shape.normal)
+    .setAttribute('TEXCOORD_0', shape.uv)
+    .setIndices(shape.index)
+    .setMaterial(material);
+}
+
+/**
+ * `doc` (one geometry buffer) as a GLB whose images point at `uriOf(image name)`. glTF Transform
+ * writes no URI for an image it holds no bytes of (and its GLB writer embeds every image), so the
+ * document is written as JSON + buffer and packed here.
+ */
+export async function packGlbWithImageUris(doc: Document, uriOf: (imageName: string) => string) {
+  const io = new NodeIO().registerExtensions([KHRTextureBasisu]);
+  const { json, resources } = await io.writeJSON(doc);
+  const bins = Object.values(resources);
+  if (bins.length !== 1 || json.buffers?.length !== 1) throw new Error('expected one geometry buffer');
+  delete json.buffers[0].uri; // a GLB's first buffer is its binary chunk
+  for (const image of json.images ?? []) image.uri = uriOf(image.name ?? '');
+  return packGlb(json, bins[0]);
 }

@@ -9,10 +9,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Document, NodeIO } from '@gltf-transform/core';
+import { Document } from '@gltf-transform/core';
 import { KHRTextureBasisu } from '@gltf-transform/extensions';
 import { BoxGeometry, ConeGeometry, CylinderGeometry, IcosahedronGeometry, SphereGeometry } from 'three';
-import { geometryAccessors, packGlb } from '../../demo/props/glb-container';
+import {
+  geometryAccessors,
+  ktx2TexturedPrimitive,
+  packGlbWithImageUris,
+} from '../../demo/props/glb-container';
 
 const REGIONS = ['valley', 'desert', 'snowfield'] as const;
 /** Each surface's shape and where it stands in a settlement (metres, y up). */
@@ -37,20 +41,7 @@ REGIONS.forEach((region, r) => {
   scene.addChild(settlement);
   PARTS.forEach((part, p) => {
     const name = `${region}-${part.surface}`;
-    const image = doc.createTexture(name).setMimeType('image/ktx2');
-    const material = doc
-      .createMaterial(name)
-      .setBaseColorTexture(image)
-      .setMetallicFactor(0)
-      .setRoughnessFactor(0.9);
-    const { position, normal, uv, index } = shapes[p];
-    const primitive = doc
-      .createPrimitive()
-      .setAttribute('POSITION', position)
-      .setAttribute('NORMAL', normal)
-      .setAttribute('TEXCOORD_0', uv)
-      .setIndices(index)
-      .setMaterial(material);
+    const primitive = ktx2TexturedPrimitive(doc, name, shapes[p]);
     const mesh = doc.createMesh(name).addPrimitive(primitive);
     settlement.addChild(
       doc
@@ -61,16 +52,7 @@ REGIONS.forEach((region, r) => {
   });
 });
 
-// glTF Transform writes no URI for an image it holds no bytes of (and its GLB writer embeds every
-// image), so the scene is written as JSON + buffer, each image given its prop file's URI, and
-// packed here.
-const io = new NodeIO().registerExtensions([KHRTextureBasisu]);
-const { json, resources } = await io.writeJSON(doc);
-const bins = Object.values(resources);
-if (bins.length !== 1 || json.buffers?.length !== 1) throw new Error('expected one geometry buffer');
-delete json.buffers[0].uri; // a GLB's first buffer is its binary chunk
-for (const image of json.images ?? []) image.uri = `../props/${image.name}.ktx2`;
 const out = resolve(import.meta.dirname, '../../assets/examples/village.glb');
 mkdirSync(resolve(out, '..'), { recursive: true });
-writeFileSync(out, packGlb(json, bins[0]));
+writeFileSync(out, await packGlbWithImageUris(doc, (image) => `../props/${image}.ktx2`));
 console.log(`wrote ${out}`);
