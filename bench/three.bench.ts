@@ -18,7 +18,7 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
 /**
  * three.js binding benchmarks in headless Chromium on WebGPU (SwiftShader on CPU-only machines):
  * frame time of a virtual-texture material over an ordinary texture material (bilinear and
- * trilinear), and Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run
+ * trilinear; `_sparse` keys with the page table forced sparse, two dependent fetches), and Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run
  * of interleaved batches (medians), since absolute times on SwiftShader say little.
  */
 export default {
@@ -34,11 +34,19 @@ export default {
     const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
     try {
       const out: Record<string, number> = {};
-      for (const filtering of ['bilinear', 'trilinear'] as const) {
+      const runs = [
+        { filtering: 'bilinear', storage: 'auto', suffix: '' },
+        { filtering: 'trilinear', storage: 'auto', suffix: '' },
+        { filtering: 'bilinear', storage: 'sparse', suffix: '_sparse' },
+        { filtering: 'trilinear', storage: 'sparse', suffix: '_sparse' },
+      ] as const;
+      for (const { filtering, storage, suffix } of runs) {
         const page = await browser.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
-        await page.goto(`http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}`);
+        await page.goto(
+          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&batches=20`,
+        );
         await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
           timeout: 300_000,
         });
@@ -47,10 +55,10 @@ export default {
           () => (globalThis as { benchResult?: unknown }).benchResult,
         )) as FrameRatioResult;
         await page.close();
-        out[`three.frame_ratio.${filtering}`] = result.frameRatio;
-        out[`three.frame_ms.vt_${filtering}`] = result.vtMs;
-        out[`three.frame_ms.plain_${filtering}_run`] = result.plainMs;
-        if (filtering === 'bilinear') {
+        out[`three.frame_ratio.${filtering}${suffix}`] = result.frameRatio;
+        out[`three.frame_ms.vt_${filtering}${suffix}`] = result.vtMs;
+        out[`three.frame_ms.plain_${filtering}${suffix}_run`] = result.plainMs;
+        if (filtering === 'bilinear' && storage === 'auto') {
           out['three.upload_ratio'] = result.uploadRatio;
           out['three.upload.tessera_tiles_per_s'] = result.tesseraTilesPerSecond;
           out['three.upload.bare_tiles_per_s'] = result.bareTilesPerSecond;

@@ -23,6 +23,7 @@ import {
   vec4,
 } from 'three/tsl';
 import { anisotropicTaps, BLEND_KNEE, type MipRule, mipRule } from '../core/vt/mip-rule';
+import type { PageTableGeometry } from '../core/vt/page-table-blocks';
 import type { SamplingContext, VirtualUv } from './sampling-context';
 
 // TSL's generic node types are not worth fighting here: every value below is a shader expression.
@@ -46,8 +47,8 @@ export interface SampledVirtualTexture {
   readonly pageTableIndirection: import('three').DataTexture;
   /** The page table's block atlas (rg32uint: each entry and its parent's entry). */
   readonly pageTableAtlas: import('three').DataTexture;
-  /** First mip of the page table's tail (fixed blocks `mip - tailMip`, no indirection). */
-  readonly pageTableTailMip: number;
+  /** Block geometry of the page table (tail mip; dense tables' fixed block placement). */
+  readonly pageTableGeometry: PageTableGeometry;
   /** The system's sampling context. */
   readonly context: SamplingContext;
   /** True once `VirtualTextureSystem.remove` released it: nodes draw transparent black, request nothing. */
@@ -176,20 +177,41 @@ export function lookupPage(vt: SampledVirtualTexture, uvc: Expr, mipF: Expr): Pa
   const px: Expr = page.x.toUint();
   const py: Expr = page.y.toUint();
   const m: Expr = uint(mipF);
-  const tail = vt.pageTableTailMip;
+  const geometry = vt.pageTableGeometry;
+  const tail = geometry.tailMip;
   let block: Expr;
   let k: Expr;
   if (tail === 0) {
     block = m;
     k = m;
+  } else if (geometry.dense) {
+    // Every block stored at a fixed place: computed, no indirection fetch (one texture read).
+    let base: Expr = uint(geometry.denseBase[tail - 1]);
+    for (let j = tail - 2; j >= 0; j--)
+      base = (select as Expr)(m.equal(uint(j)), uint(geometry.denseBase[j]), base);
+    // A variable: three's GLSL writes nested selects as unparenthesised ternaries, `a ? b : c + d`.
+    base = base.toVar();
+    const cellsPerRow: Expr = (max as Expr)(uint(geometry.indirectionWidth).shiftRight(m), uint(1));
+    const own: Expr = base.add(py.shiftRight(uint(4)).mul(cellsPerRow)).add(px.shiftRight(uint(4)));
+    block = (select as Expr)(m.greaterThanEqual(uint(tail)), m.sub(uint(tail)), own)
+      .uniformFlow()
+      .toVar();
+    k = m;
   } else {
     const level: Expr = (min as Expr)(m, uint(tail - 1));
     // A tail mip's page is < 16: cell (0, 0) of the last level, in range, and not used.
     const cell: Expr = (ivec2 as Expr)(px.shiftRight(uint(4)), py.shiftRight(uint(4)));
-    const pointer: Expr = (textureLoad as Expr)(vt.pageTableIndirection, cell, int(level)).x.toUint();
+    // Fetched for every pixel (a tail mip reads a valid, unused cell) and chosen between with
+    // WGSL/GLSL select (uniformFlow), not if/else: branches made the backend fetch it once per
+    // branch, and a branch-free pixel costs less on every GPU.
+    const pointer: Expr = (textureLoad as Expr)(vt.pageTableIndirection, cell, level).x.toUint().toVar();
     const inTail: Expr = m.greaterThanEqual(uint(tail));
-    block = (select as Expr)(inTail, m.sub(uint(tail)), pointer.bitAnd(uint(0xfffff)));
-    k = (select as Expr)(inTail, m, pointer.shiftRight(uint(20)));
+    block = (select as Expr)(inTail, m.sub(uint(tail)), pointer.bitAnd(uint(0xfffff)))
+      .uniformFlow()
+      .toVar();
+    k = (select as Expr)(inTail, m, pointer.shiftRight(uint(20)))
+      .uniformFlow()
+      .toVar();
   }
   const shift: Expr = k.sub(m);
   const lx: Expr = px.shiftRight(shift).bitAnd(uint(15));
@@ -198,7 +220,7 @@ export function lookupPage(vt: SampledVirtualTexture, uvc: Expr, mipF: Expr): Pa
   const ay: Expr = block.shiftRight(uint(4)).shiftLeft(uint(4)).add(ly);
   const pair: Expr = (textureLoad as Expr)(vt.pageTableAtlas, (ivec2 as Expr)(ax, ay), int(0));
   const entry: Expr = pair.x.toUint();
-  const parent: Expr = (select as Expr)(k.equal(m), pair.y.toUint(), entry);
+  const parent: Expr = (select as Expr)(k.equal(m), pair.y.toUint(), entry).uniformFlow().toVar();
   return { fine: decodeEntry(entry), coarse: decodeEntry(parent) };
 }
 

@@ -94,7 +94,7 @@ export class VirtualTextureSet {
     const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
     if (!(source instanceof RenderedTileSource)) checkNoRenderedLayer(name, poolLayerSource, this.poolLayers);
     const loaded = this.stages.wrap(source, poolLayerSource);
-    const id = this.streamer.registerTexture(loaded);
+    const id = this.streamer.registerTexture(loaded, { pageTableStorage: options.pageTableStorage });
     const pageTable = this.streamer.pageTable(id);
     // The atlas is sized here, within the budget, never by the core table itself.
     pageTable.autoGrow = false;

@@ -1,4 +1,5 @@
 import type { TesseraError } from '../core/errors';
+import type { PageTableStorage } from '../core/vt/page-table-blocks';
 import type { PoolTexelFormat } from '../core/vt/pool-format';
 import type { TileRenderCounters } from './rendered/tile-render-stage';
 import type { VirtualTextureLayerMapping } from './virtual-texture';
@@ -9,6 +10,12 @@ export interface VirtualTextureAddOptions {
   name?: string;
   /** Which pool layer each source layer goes to (default: by name, else by position). */
   layers?: VirtualTextureLayerMapping;
+  /**
+   * Page-table storage: `'auto'` (default) stores tables of at most 256 KiB (up to 128 x 128 pages)
+   * densely, one page-table fetch per sample; larger ones sparsely (memory follows the view, two
+   * dependent fetches). `'dense'` / `'sparse'` force one.
+   */
+  pageTableStorage?: PageTableStorage;
 }
 
 /** Budget reservations a {@link VirtualTextureSystem} holds, by budget category, in bytes. */

@@ -2,6 +2,7 @@ import type { DataTexture } from 'three';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import { checkUvRect, type UvRect } from '../core/vt/page-rect';
 import type { PageTable } from '../core/vt/page-table';
+import type { PageTableGeometry } from '../core/vt/page-table-blocks';
 import type { UastcTarget } from '../core/vt/pool-format';
 import type { TileEncoding, TileLayerInfo, TileLayerUsage, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
@@ -166,9 +167,9 @@ export class VirtualTexture implements SampledVirtualTexture {
   get pageTableAtlas(): DataTexture {
     return this.table.atlas;
   }
-  /** First mip of the page table's tail (mips stored in fixed blocks, without indirection). */
-  get pageTableTailMip(): number {
-    return this.pageTable.geometry.tailMip;
+  /** Block geometry of the page table (its tail mip; whether it is stored densely). */
+  get pageTableGeometry(): PageTableGeometry {
+    return this.pageTable.geometry;
   }
   /** GPU bytes of the page table now (indirection plus atlas), in bytes. */
   get pageTableBytes(): number {

@@ -42,6 +42,23 @@ export function pointerMip(pointer: number): number {
   return pointer >>> 20;
 }
 
+/**
+ * Largest page table stored densely by default, in GPU bytes of every block plus the indirection
+ * (256 KiB: up to 128 x 128 pages). Such a table costs less than one rgba8 tile row of a pool and
+ * lets the sampler skip the indirection fetch; beyond it, sparse storage keeps the table following
+ * the view (see ARCHITECTURE.md, "Sparse page tables").
+ */
+export const DENSE_PAGE_TABLE_MAX_BYTES = 256 * 1024;
+
+/** How a page table stores its blocks (see `PageTable`'s constructor). */
+export type PageTableStorage = 'sparse' | 'dense' | 'auto';
+
+/** True when `layout`'s fully stored page table fits {@link DENSE_PAGE_TABLE_MAX_BYTES}. */
+export function prefersDensePageTable(layout: VirtualTextureLayout): boolean {
+  const g = new PageTableGeometry(layout, true);
+  return g.bytesFor(g.minBlockCapacity) <= DENSE_PAGE_TABLE_MAX_BYTES;
+}
+
 /** Block geometry of one layout (pure numbers, computed once per texture). */
 export class PageTableGeometry {
   /**
@@ -63,8 +80,17 @@ export class PageTableGeometry {
   readonly indirectionLevels: number;
   /** GPU bytes of the indirection texture. */
   readonly indirectionBytes: number;
+  /**
+   * True when every block is stored for good: block `denseBase[m] + cy * cellWidths[m] + cx` holds
+   * cell (cx, cy) of mip m below the tail, so the sampler computes it without the indirection.
+   */
+  readonly dense: boolean;
+  /** First block of each mip below the tail in a {@link dense} table (after the tail's blocks). */
+  readonly denseBase: Int32Array;
+  /** Blocks of every mip below the tail and of the tail: all a table can ever store. */
+  readonly allBlocks: number;
 
-  constructor(layout: VirtualTextureLayout) {
+  constructor(layout: VirtualTextureLayout, dense = false) {
     let tail = 0;
     while (layout.mipWidths[tail] > BLOCK_PAGES || layout.mipHeights[tail] > BLOCK_PAGES) tail++;
     this.tailMip = tail;
@@ -87,11 +113,22 @@ export class PageTableGeometry {
       bytes += w * h * INDIRECTION_CELL_BYTES;
     }
     this.indirectionBytes = bytes;
+    this.dense = dense;
+    this.denseBase = new Int32Array(tail);
+    let blocks = this.tailBlocks;
+    for (let m = 0; m < tail; m++) {
+      this.denseBase[m] = blocks;
+      blocks += this.cellWidths[m] * this.cellHeights[m];
+    }
+    this.allBlocks = blocks;
   }
 
-  /** Smallest block capacity accepted: the tail's blocks, rounded up to whole atlas rows. */
+  /**
+   * Smallest block capacity accepted, rounded up to whole atlas rows: the tail's blocks, or every
+   * block when {@link dense}.
+   */
   get minBlockCapacity(): number {
-    return roundToAtlasRows(this.tailBlocks);
+    return roundToAtlasRows(this.dense ? this.allBlocks : this.tailBlocks);
   }
 
   /** GPU bytes of the indirection plus an atlas of `blockCapacity` blocks. */

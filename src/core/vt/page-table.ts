@@ -5,7 +5,9 @@ import {
   BLOCK_PAGES,
   BLOCK_SHIFT,
   PageTableGeometry,
+  type PageTableStorage,
   packPointer,
+  prefersDensePageTable,
   roundToAtlasRows,
 } from './page-table-blocks';
 import { EMPTY_ENTRY, packEntry } from './page-table-entry';
@@ -59,9 +61,19 @@ export class PageTable {
   // Block found by the latest locate().
   private lastBlock = 0;
 
-  constructor(layout: VirtualTextureLayout, maxDirtyRectsPerMip = DEFAULT_MAX_DIRTY_RECTS_PER_MIP) {
+  /**
+   * `storage`: `'sparse'` (default) stores blocks as pages need them; `'dense'` stores every block
+   * for good (see {@link PageTableGeometry.dense}), so the sampler skips the indirection fetch;
+   * `'auto'` is dense when {@link prefersDensePageTable} (small tables).
+   */
+  constructor(
+    layout: VirtualTextureLayout,
+    maxDirtyRectsPerMip = DEFAULT_MAX_DIRTY_RECTS_PER_MIP,
+    storage: PageTableStorage = 'sparse',
+  ) {
     this.layout = layout;
-    const g = new PageTableGeometry(layout);
+    const dense = storage === 'dense' || (storage === 'auto' && prefersDensePageTable(layout));
+    const g = new PageTableGeometry(layout, dense);
     this.geometry = g;
     const indirection: Uint32Array[] = [];
     const cellBlock: Int32Array[] = [];
@@ -80,6 +92,12 @@ export class PageTable {
     for (let m = g.tailMip; m < layout.mipCount; m++) this.atlas.allocate(m, 0, 0);
     // Every cell below the tail points at the tail's first block until blocks are stored.
     for (let m = 0; m < g.tailMip; m++) indirection[m].fill(packPointer(0, g.tailMip));
+    // Dense: every other block, in the order denseBase gives (the heap hands out the lowest first).
+    for (let m = 0; dense && m < g.tailMip; m++) {
+      for (let cell = 0; cell < g.cellWidths[m] * g.cellHeights[m]; cell++) {
+        this.storeBlock(m, cell % g.cellWidths[m], Math.floor(cell / g.cellWidths[m]), cell);
+      }
+    }
   }
 
   /** Entry of page (`mip`, `x`, `y`) (coordinates in pages at that mip). */
@@ -183,7 +201,8 @@ export class PageTable {
     this.residentCount--;
     const fallback = mip + 1 < this.layout.mipCount ? this.entry(mip + 1, x >> 1, y >> 1) : EMPTY_ENTRY;
     this.rewrite(mip, x, y, i, b, fallback);
-    if (--this.atlas.blockResident[b] === 0 && mip < this.geometry.tailMip) this.freeBlock(b);
+    const g = this.geometry;
+    if (--this.atlas.blockResident[b] === 0 && mip < g.tailMip && !g.dense) this.freeBlock(b);
   }
 
   /**

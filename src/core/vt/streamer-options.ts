@@ -1,5 +1,6 @@
 import { TesseraConfigError } from '../errors';
 import type { MipBiasOptions } from './mip-bias-controller';
+import type { PageTableStorage } from './page-table-blocks';
 import type { PhysicalPool } from './physical-pool';
 import type { PhysicalPoolOptions } from './physical-pool-options';
 import { RING_FRAMES } from './recent-use-counter';
@@ -12,6 +13,11 @@ export interface TextureRegistrationOptions {
   pinnedMipCount?: number;
   /** Dirty rectangles kept per mip before merging. Default 64. */
   maxDirtyRectsPerMip?: number;
+  /**
+   * Page-table storage: `'auto'` (default) is dense for tables of at most 256 KiB (up to 128 x 128
+   * pages; one page-table fetch per sample instead of two), sparse beyond.
+   */
+  pageTableStorage?: PageTableStorage;
 }
 
 /** A texture to register at construction. */

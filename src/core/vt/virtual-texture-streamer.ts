@@ -130,7 +130,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
         `a tile of ${tileBytes} bytes does not fit the staging bound of ${scheduler.stagingBytes} bytes`,
       );
     }
-    this.tables[vt] = new PageTable(layout, options.maxDirtyRectsPerMip);
+    this.tables[vt] = new PageTable(layout, options.maxDirtyRectsPerMip, options.pageTableStorage ?? 'auto');
     this.sources[vt] = source;
     this.pinnedMissing[vt] = layout.pinnedPages;
     this.analyzer.setLayout(vt, layout);

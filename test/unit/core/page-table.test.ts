@@ -16,7 +16,11 @@ function gpuLookup(t: PageTable, mip: number, x: number, y: number): [number, nu
   const g = t.geometry;
   let pointer: number;
   if (mip >= g.tailMip) pointer = (mip - g.tailMip) | (mip << 20);
-  else pointer = t.indirection[mip][(y >> 4) * g.cellWidths[mip] + (x >> 4)];
+  else if (g.dense) {
+    // The dense sampler computes the block: no indirection fetch.
+    const cellsPerRow = Math.max(g.indirectionWidth >> mip, 1);
+    pointer = (g.denseBase[mip] + (y >> 4) * cellsPerRow + (x >> 4)) | (mip << 20);
+  } else pointer = t.indirection[mip][(y >> 4) * g.cellWidths[mip] + (x >> 4)];
   const block = pointerBlock(pointer);
   const k = pointerMip(pointer);
   const lx = (x >> (k - mip)) & 15;
@@ -76,15 +80,16 @@ describe('PageTable (sparse)', () => {
     expect(t.residentCount).toBe(1);
   });
 
-  it('property: lookups (CPU and the GPU arrays, entry and parent) equal the dense table under random map/unmap', () => {
+  it('property: lookups (CPU and the GPU arrays, entry and parent) equal the dense reference under random map/unmap, sparse or dense storage', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...layouts),
         fc.array(fc.tuple(fc.nat(9), fc.nat(10), fc.nat(255), fc.nat(255), fc.nat(500)), { maxLength: 120 }),
         fc.boolean(),
-        (size, ops, shrinkAtEnd) => {
+        fc.constantFrom('sparse', 'dense') as fc.Arbitrary<'sparse' | 'dense'>,
+        (size, ops, shrinkAtEnd, storage) => {
           const layout = new VirtualTextureLayout(size);
-          const sparse = new PageTable(layout);
+          const sparse = new PageTable(layout, undefined, storage);
           const dense = new DensePageTable(layout);
           for (const [kind, m0, x0, y0, slot] of ops) {
             const m = m0 % layout.mipCount;
@@ -110,6 +115,33 @@ describe('PageTable (sparse)', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('dense storage keeps every block at its computed place for good; auto picks it for small tables only', () => {
+    const layout = new VirtualTextureLayout({ widthPages: 128, heightPages: 64 });
+    const t = new PageTable(layout, undefined, 'dense');
+    const g = t.geometry;
+    expect(g.dense).toBe(true);
+    // 8 x 4 + 4 x 2 + 2 x 1 cells below the tail (mips 0-2), 5 tail blocks (mips 3-7).
+    expect(g.allBlocks).toBe(5 + 32 + 8 + 2);
+    expect(t.usedBlocks).toBe(g.allBlocks);
+    expect(Array.from(g.denseBase)).toEqual([5, 37, 45]);
+    t.map(0, 100, 50, 3);
+    t.unmap(0, 100, 50);
+    expect(t.usedBlocks).toBe(g.allBlocks);
+    t.setBlockCapacity(1);
+    expect(t.blockCapacity).toBe(g.minBlockCapacity);
+    expect(t.gpuBytes).toBe(g.bytesFor(48));
+    expect(new PageTable(layout, undefined, 'auto').geometry.dense).toBe(true);
+    expect(
+      new PageTable(new VirtualTextureLayout({ widthPages: 128, heightPages: 128 }), undefined, 'auto')
+        .geometry.dense,
+    ).toBe(true);
+    expect(
+      new PageTable(new VirtualTextureLayout({ widthPages: 256, heightPages: 128 }), undefined, 'auto')
+        .geometry.dense,
+    ).toBe(false);
+    expect(new PageTable(layout).geometry.dense).toBe(false);
   });
 
   it('frees a block with its last resident page and reuses it', () => {

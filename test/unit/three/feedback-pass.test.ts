@@ -22,7 +22,7 @@ const vt = {
   border: 4,
   pageTableIndirection: new DataTexture(),
   pageTableAtlas: new DataTexture(),
-  pageTableTailMip: 0,
+  pageTableGeometry: { tailMip: 0, dense: false },
   contentWidth: 480,
   contentHeight: 480,
   context: { maxAnisotropy: 1, feedbackLodOffset: 3, mipBias: 0 },
