@@ -16,7 +16,7 @@ import {
 import { checkShardSpec, type ShardSpec, shardPageCount } from '../archive/archive-shard';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { ProceduralWorld } from '../procedural/procedural-world';
-import { downsample, extractTile, type MipImage, padToSize } from './mip-chain';
+import { downsampleRows, extractTile, type MipImage, padToSize } from './mip-chain';
 import { OrderedTileWriter } from './ordered-tile-writer';
 import {
   checkWorkerCount,
@@ -132,21 +132,50 @@ export async function bakeImages(layers: BakeLayer[], options: BakeOptions, sink
   const widthPages = nextPowerOfTwo(Math.ceil(width / payload));
   const heightPages = nextPowerOfTwo(Math.ceil(height / payload));
   const header = makeHeader(layers, widthPages, heightPages, width, height, tileSize, border, options);
-  const pyramids = layers.map((layer) => {
-    const levels = [padToSize(layer.image, widthPages * payload, heightPages * payload)];
-    for (let m = 1; m < header.mipCount; m++) {
-      const w = Math.max(1, widthPages >> m) * payload;
-      const h = Math.max(1, heightPages >> m) * payload;
-      levels.push(downsample(levels[m - 1], w, h, layer.colorSpace === 'srgb'));
-    }
-    return levels;
-  });
+  const pyramids = layers.map((layer) => [
+    padToSize(layer.image, widthPages * payload, heightPages * payload),
+  ]);
   const scratch = new Uint8Array(tileSize * tileSize * 4);
-  const length = await writeTiles(header, options, sink, (mip, x, y, layer) => {
+  const texels = (mip: number, x: number, y: number, layer: number) => {
     extractTile(pyramids[layer][mip], x, y, tileSize, border, scratch);
     return scratch;
-  });
+  };
+  // The coarser levels are built while the workers already encode mip 0's first tiles.
+  const coarser = async () => {
+    for (const [l, layer] of layers.entries()) {
+      for (let m = 1; m < header.mipCount; m++) {
+        const w = Math.max(1, widthPages >> m) * payload;
+        const h = Math.max(1, heightPages >> m) * payload;
+        pyramids[l].push(await downsampleYielding(pyramids[l][m - 1], w, h, layer.colorSpace === 'srgb'));
+      }
+    }
+  };
+  const length = await writeTiles(header, options, sink, texels, coarser);
   return { header, length };
+}
+
+/**
+ * Mip 0 tiles per worker encoded while the coarser levels are built (each holds its texels until
+ * sent, 64 KiB a layer at 128², and then its payload until written): at ~5 ms a WebP tile, 32
+ * cover the ~130 ms a 1920² image's levels take, and memory stays bounded whatever the size.
+ */
+const EARLY_TILES_PER_WORKER = 32;
+
+/** Output texels {@link downsampleYielding} computes between two turns of the event loop (~3 ms). */
+const DOWNSAMPLE_TEXELS_PER_TURN = 32768;
+
+/**
+ * {@link downsample} a band of rows at a time, letting the event loop run between bands so the
+ * encode pool's replies are taken and its workers fed meanwhile. Same bytes.
+ */
+async function downsampleYielding(src: MipImage, width: number, height: number, srgb: boolean) {
+  const out: MipImage = { data: new Uint8Array(width * height * 4), width, height };
+  const rows = Math.max(1, Math.floor(DOWNSAMPLE_TEXELS_PER_TURN / width));
+  for (let y = 0; y < height; y += rows) {
+    downsampleRows(src, out, y, Math.min(height, y + rows), srgb);
+    await new Promise(setImmediate);
+  }
+  return out;
 }
 
 /** Bakes the procedural world of `seed`, `widthPages` pages square, into `sink` (albedo + normal). */
@@ -206,13 +235,17 @@ function makeHeader(
 
 /**
  * Writes every tile, coarsest mip first, row-major. `texels(mip, x, y, layer)` returns the tile's
- * rgba8 (layers asked in order; the array may be reused after encoding starts).
+ * rgba8 (layers asked in order; the array may be reused after encoding starts). `prepare`, when
+ * given, makes every mip but 0 available to `texels`: meanwhile mip 0's first tiles (a bounded
+ * number, {@link EARLY_TILES_PER_WORKER} per worker) are already encoding, and their payloads wait
+ * for their turn, so no core idles while the coarser levels are built and the bytes do not change.
  */
 async function writeTiles(
   header: ArchiveHeader,
   options: BakeOptions,
   sink: ArchiveSink,
   texels: (mip: number, x: number, y: number, layer: number) => Uint8Array,
+  prepare?: () => Promise<void>,
 ): Promise<number> {
   const target = options.shard && { shard: options.shard, mipOrder: 'coarsest-first' as const };
   const writer = new ArchiveWriter(header, sink, target);
@@ -221,16 +254,34 @@ async function writeTiles(
   const encoding = options.encoding ?? 'png';
   const layerOptions = header.layers.map((_, layer) => tileEncoderOptions(header, layer, options));
   await withEncodePool(options.encodePool, options.workers, async (pool) => {
+    const encode = (mip: number, x: number, y: number) =>
+      layerOptions.map((layerOption, layer) =>
+        pool.encode(encoding, texels(mip, x, y, layer).slice(), header.tileSize, layerOption),
+      );
+    // Mip 0 tiles started early, by index y * pagesWide + x.
+    const early = new Map<number, Promise<Uint8Array>[]>();
+    if (prepare) {
+      const count = pool.size * EARLY_TILES_PER_WORKER;
+      for (let y = 0; y < layout.pagesHigh[0] && early.size < count; y++) {
+        for (let x = 0; x < layout.pagesWide[0] && writer.hasRow(0, y) && early.size < count; x++) {
+          const payloads = encode(0, x, y);
+          // A failure is reported at its tile's turn; until then it must not count as unhandled.
+          for (const p of payloads) p.catch(() => {});
+          early.set(y * layout.pagesWide[0] + x, payloads);
+        }
+      }
+      await prepare();
+    }
     const ordered = new OrderedTileWriter(writer, pool.size * TILES_IN_FLIGHT_PER_WORKER);
     let done = 0;
     for (let mip = header.mipCount - 1; mip >= 0; mip--) {
       for (let y = 0; y < layout.pagesHigh[mip]; y++) {
         if (!writer.hasRow(mip, y)) continue;
         for (let x = 0; x < layout.pagesWide[mip]; x++) {
-          const payloads = layerOptions.map((layerOption, layer) =>
-            pool.encode(encoding, texels(mip, x, y, layer).slice(), header.tileSize, layerOption),
-          );
-          await ordered.add(mip, x, y, payloads);
+          const key = y * layout.pagesWide[0] + x;
+          const started = mip === 0 ? early.get(key) : undefined;
+          if (started) early.delete(key);
+          await ordered.add(mip, x, y, started ?? encode(mip, x, y));
         }
         done += layout.pagesWide[mip];
         options.onProgress?.(done, total);

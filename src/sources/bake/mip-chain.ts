@@ -21,17 +21,26 @@ export interface MipImage {
  * is always linear. Deterministic: rounds to nearest through fixed tables.
  */
 export function downsample(src: MipImage, width: number, height: number, srgb: boolean): MipImage {
-  const out = new Uint8Array(width * height * 4);
+  const out: MipImage = { data: new Uint8Array(width * height * 4), width, height };
+  downsampleRows(src, out, 0, height, srgb);
+  return out;
+}
+
+/**
+ * Rows [`y0`, `y1`) of {@link downsample}`(src, out.width, out.height, srgb)`, written into `out`:
+ * a level built a band at a time is byte-identical to one built at once.
+ */
+export function downsampleRows(src: MipImage, out: MipImage, y0: number, y1: number, srgb: boolean): void {
+  const { width, height } = out;
   const rowBytes = src.width * 4;
   // A factor of 1 on an axis reads the same texel twice: the average is unchanged.
   const dx = src.width === width ? 0 : 4;
   const dy = src.height === height ? 0 : rowBytes;
   const average = srgb ? averageRowSrgb : averageRowLinear;
-  for (let y = 0; y < height; y++) {
+  for (let y = y0; y < y1; y++) {
     const row0 = (dy === 0 ? y : 2 * y) * rowBytes;
-    average(src.data, row0, row0 + dy, dx, out, y * width * 4, width);
+    average(src.data, row0, row0 + dy, dx, out.data, y * width * 4, width);
   }
-  return { data: out, width, height };
 }
 
 /**
@@ -99,8 +108,15 @@ export function extractTile(
   const payload = tileSize - 2 * border;
   const x0 = x * payload - border;
   const y0 = y * payload - border;
+  const inside = x0 >= 0 && x0 + tileSize <= level.width;
   for (let j = 0; j < tileSize; j++) {
     const sy = Math.min(Math.max(y0 + j + rowOffset, 0), level.height - 1);
+    if (inside) {
+      // No column clamps: the row is one copy (the bake's main process does this per tile).
+      const s = (sy * level.width + x0) * 4;
+      out.set(level.data.subarray(s, s + tileSize * 4), j * tileSize * 4);
+      continue;
+    }
     for (let i = 0; i < tileSize; i++) {
       const sx = Math.min(Math.max(x0 + i, 0), level.width - 1);
       const s = (sy * level.width + sx) * 4;
