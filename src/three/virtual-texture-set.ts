@@ -3,6 +3,7 @@ import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import { FEEDBACK_JITTER_PERIOD } from '../core/vt/feedback-jitter';
 import type { PageTable } from '../core/vt/page-table';
+import { DENSE_PAGE_TABLE_MAX_BYTES, densePageTableBytes } from '../core/vt/page-table-blocks';
 import type { TileData, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
@@ -94,7 +95,9 @@ export class VirtualTextureSet {
     const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
     if (!(source instanceof RenderedTileSource)) checkNoRenderedLayer(name, poolLayerSource, this.poolLayers);
     const loaded = this.stages.wrap(source, poolLayerSource);
-    const id = this.streamer.registerTexture(loaded, { pageTableStorage: options.pageTableStorage });
+    const id = this.streamer.registerTexture(loaded, {
+      pageTableStorage: options.pageTableStorage ?? this.autoStorage(layout),
+    });
     const pageTable = this.streamer.pageTable(id);
     // The atlas is sized here, within the budget, never by the core table itself.
     pageTable.autoGrow = false;
@@ -144,6 +147,17 @@ export class VirtualTextureSet {
       }
     }
     if (changed) this.reservation.texturesChanged();
+  }
+
+  /**
+   * Storage of a page table left to the system: dense when small (`prefersDensePageTable`) and
+   * taking at most a quarter of what is left of the page-table share, so many small textures still
+   * fit (sparse ones start at one atlas row); else sparse.
+   */
+  private autoStorage(layout: VirtualTextureLayout): 'dense' | 'sparse' {
+    const bytes = densePageTableBytes(layout);
+    const dense = bytes <= DENSE_PAGE_TABLE_MAX_BYTES && bytes * 4 <= this.reserveBytes - this.used;
+    return dense ? 'dense' : 'sparse';
   }
 
   /** Resizes `vt`'s atlas toward `blocks` within the share and budget; true when it changed. */

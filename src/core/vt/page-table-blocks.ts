@@ -53,10 +53,15 @@ export const DENSE_PAGE_TABLE_MAX_BYTES = 256 * 1024;
 /** How a page table stores its blocks (see `PageTable`'s constructor). */
 export type PageTableStorage = 'sparse' | 'dense' | 'auto';
 
+/** GPU bytes of `layout`'s page table stored densely (every block, and the indirection). */
+export function densePageTableBytes(layout: VirtualTextureLayout): number {
+  const g = new PageTableGeometry(layout, true);
+  return g.bytesFor(g.minBlockCapacity);
+}
+
 /** True when `layout`'s fully stored page table fits {@link DENSE_PAGE_TABLE_MAX_BYTES}. */
 export function prefersDensePageTable(layout: VirtualTextureLayout): boolean {
-  const g = new PageTableGeometry(layout, true);
-  return g.bytesFor(g.minBlockCapacity) <= DENSE_PAGE_TABLE_MAX_BYTES;
+  return densePageTableBytes(layout) <= DENSE_PAGE_TABLE_MAX_BYTES;
 }
 
 /** Block geometry of one layout (pure numbers, computed once per texture). */

@@ -23,6 +23,8 @@ export interface VtSceneApi {
   comparePerspective(
     tolerance?: number,
   ): Promise<{ checked: number; garbagePixels: number; worstError: number }>;
+  /** True when the texture's page table is stored densely (`?storage=dense|sparse` forces one). */
+  pageTableDense: boolean;
   waitReady(maxFrames?: number): Promise<number>;
   settle(maxFrames?: number): Promise<number>;
   /** Frames until the system reports settled (stricter than settle), -1 if it never did. */

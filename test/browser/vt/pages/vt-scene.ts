@@ -119,7 +119,8 @@ const system = new VirtualTextureSystem(renderer, {
   // ?cooldown=N: frames before a failed page is retried (the bad-input tests outwait the default).
   failedCooldownFrames: params.has('cooldown') ? Number(params.get('cooldown')) : undefined,
 });
-const vt = system.add(source, { name: 'test' });
+const pageTableStorage = (params.get('storage') ?? undefined) as 'dense' | 'sparse' | undefined;
+const vt = system.add(source, { name: 'test', pageTableStorage });
 system.events.on('error', ({ error, pageId }) =>
   tileErrors.push({ code: error.code, cause: (error.cause as { code?: string } | undefined)?.code, pageId }),
 );
@@ -591,6 +592,7 @@ Object.assign(globalThis, {
     pages,
     payload,
     mipCount: vt.mipCount,
+    pageTableDense: vt.pageTableGeometry.dense,
     isWebGPU,
     setOrthoView,
     setPose,
