@@ -24,15 +24,17 @@ const system = new VirtualTextureSystem(renderer, {
 });
 const pool = (
   system as unknown as {
-    poolTextures: {
-      writeTile(l: number, s: number, b: Uint8Array): void;
-      textures: object[];
-      formats: PoolTexelFormat[];
-      slotCount: number;
-      shape: { slotsPerRow: number; tileSize: number };
+    pool: {
+      textures: {
+        writeTile(l: number, s: number, b: Uint8Array): void;
+        textures: object[];
+        formats: PoolTexelFormat[];
+        slotCount: number;
+        shape: { slotsPerRow: number; tileSize: number };
+      };
     };
   }
-).poolTextures;
+).pool.textures;
 if (pool.formats[0] !== 'bc7-rgba-unorm-srgb') throw new Error(`pool is ${pool.formats[0]}, not BC7`);
 const gpuTexture = (renderer.backend as unknown as { get(o: object): { texture: GPUTexture } }).get(
   pool.textures[0],
