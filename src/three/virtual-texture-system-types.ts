@@ -12,8 +12,9 @@ export interface VirtualTextureAddOptions {
   layers?: VirtualTextureLayerMapping;
   /**
    * Page-table storage: `'auto'` (default) stores tables of at most 256 KiB (up to 128 x 128 pages)
-   * densely, one page-table fetch per sample; larger ones sparsely (memory follows the view, two
-   * dependent fetches). `'dense'` / `'sparse'` force one.
+   * densely, one page-table fetch per sample, when that takes at most a quarter of what is left of
+   * `pageTableBytes`; others sparsely (memory follows the view, two dependent fetches).
+   * `'dense'` / `'sparse'` force one.
    */
   pageTableStorage?: PageTableStorage;
 }

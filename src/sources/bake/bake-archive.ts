@@ -160,6 +160,8 @@ export async function bakeImages(layers: BakeLayer[], options: BakeOptions, sink
  * cover the ~130 ms a 1920² image's levels take, and memory stays bounded whatever the size.
  */
 const EARLY_TILES_PER_WORKER = 32;
+/** Most mip 0 tiles encoded early, whatever the worker count (16 MiB of texels a layer at 128²). */
+const MAX_EARLY_TILES = 256;
 
 /** Output texels {@link downsampleYielding} computes between two turns of the event loop (~3 ms). */
 const DOWNSAMPLE_TEXELS_PER_TURN = 32768;
@@ -261,7 +263,7 @@ async function writeTiles(
     // Mip 0 tiles started early, by index y * pagesWide + x.
     const early = new Map<number, Promise<Uint8Array>[]>();
     if (prepare) {
-      const count = pool.size * EARLY_TILES_PER_WORKER;
+      const count = Math.min(pool.size * EARLY_TILES_PER_WORKER, MAX_EARLY_TILES);
       for (let y = 0; y < layout.pagesHigh[0] && early.size < count; y++) {
         for (let x = 0; x < layout.pagesWide[0] && writer.hasRow(0, y) && early.size < count; x++) {
           const payloads = encode(0, x, y);
