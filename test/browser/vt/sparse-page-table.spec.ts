@@ -145,3 +145,23 @@ test('the page-table atlas shrinks when its pages leave, and every lookup stays 
     expect((await gpuTracker.snapshot()).byPrefix['tessera:']?.peak ?? 0).toBeLessThanOrEqual(BUDGET);
   }
 });
+
+/**
+ * Small tables are dense (one fetch per lookup) only while that leaves room: 16 textures of 128²
+ * pages (192 KiB each dense, 3 MiB for all) fit a 1 MiB page-table share, the first ones dense and
+ * the rest sparse, with the reservation exactly the tables' bytes and the tracker agreeing.
+ */
+test('many small textures fit a small page-table share: dense while room is left, then sparse', async ({
+  page,
+  openPage,
+  backend,
+}) => {
+  await openPage(VT_SCENE, { pages: 16 });
+  await waitForScene(page);
+  const r = await page.evaluate(() => vtScene.manySmallTextures());
+  expect(r.dense.slice(0, 2)).toEqual([true, true]);
+  expect(r.dense.slice(2)).toEqual(new Array(14).fill(false));
+  expect(r.reserved).toBe(r.pageTables);
+  expect(r.pageTables).toBeLessThanOrEqual(r.share);
+  expect(r.tracked).toBe(r.total - (backend === 'webgl' ? r.readback : 0));
+});

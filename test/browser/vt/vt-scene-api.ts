@@ -57,6 +57,16 @@ export interface VtSceneApi {
   dispose(): void;
   /** Format-choice probes (see pages/vt-scene.ts). */
   tryFormats(): { forced: string; fallbackFormats: string[][] };
+  /** 16 small textures in a 1 MiB page-table share (see pages/vt-scene.ts). */
+  manySmallTextures(): {
+    dense: boolean[];
+    pageTables: number;
+    reserved: number;
+    share: number;
+    total: number;
+    readback: number;
+    tracked: number;
+  };
   /** Two systems (BC7 and rgba8 pools) on one budget (see pages/vt-scene.ts). */
   twoPools(): {
     slots: number[];

@@ -723,6 +723,37 @@ Object.assign(globalThis, {
       result.liveAfter = budget.liveBytes;
       return result;
     },
+    /**
+     * A second system with a 1 MiB page-table share and 16 textures of 128² pages (each 192 KiB
+     * if dense): which storage each got, the page-table reservation against the share, and the
+     * tracker's bytes against the system's own, after one frame; then disposed.
+     */
+    manySmallTextures() {
+      const before = trackedBytes();
+      const many = new VirtualTextureSystem(renderer, {
+        budgetBytes: 64 << 20,
+        pageTableBytes: 1 << 20,
+        feedbackScale,
+      });
+      const dense: boolean[] = [];
+      for (let i = 0; i < 16; i++) {
+        const vt = many.add(new TestTileSource({ widthPages: 128, heightPages: 128 }), { name: `small${i}` });
+        dense.push(vt.pageTableGeometry.dense);
+      }
+      many.update(camera, new Scene());
+      const stats = many.stats();
+      const result = {
+        dense,
+        pageTables: stats.gpuBytes.pageTables,
+        reserved: stats.byCategory['page-table'],
+        share: stats.pageTableShareBytes,
+        total: stats.gpuBytes.total,
+        readback: stats.gpuBytes.readbackBuffers,
+        tracked: trackedBytes() - before,
+      };
+      many.dispose();
+      return result;
+    },
     budgetLiveBytes: () => sharedBudget?.liveBytes ?? system.budget.liveBytes,
     /**
      * Resolves once the GPU has run everything submitted so far (WebGPU: `onSubmittedWorkDone`;
