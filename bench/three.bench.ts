@@ -18,8 +18,9 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
 /**
  * three.js binding benchmarks in headless Chromium on WebGPU (SwiftShader on CPU-only machines):
  * frame time of a virtual-texture material over an ordinary texture material (bilinear and
- * trilinear; `_sparse` keys with the page table forced sparse, two dependent fetches), and Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run
- * of interleaved batches (medians), since absolute times on SwiftShader say little.
+ * trilinear; `_sparse` keys with the page table forced sparse, two dependent fetches), and
+ * Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run of interleaved
+ * batches (the median of per-pair ratios), since absolute times on SwiftShader say little.
  */
 export default {
   name: 'three',
