@@ -3,8 +3,10 @@ import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/
 import { encodeUastcBlocksOnServer } from '../support/uastc-encode-client';
 import { TestTileSource, type TestTileSourceOptions } from './test-content';
 
-/** How {@link UastcTestTileSource} spoils some tiles (bad-input tests). */
-export type UastcSpoil = 'none' | 'truncated' | 'oversized' | 'corrupt';
+/** How {@link UastcTestTileSource} spoils some tiles (bad-input tests); `mixed` cycles the three. */
+export type UastcSpoil = 'none' | 'truncated' | 'oversized' | 'corrupt' | 'mixed';
+
+const MIXED_SPOILS = ['truncated', 'oversized', 'corrupt'] as const;
 
 /** Options of {@link UastcTestTileSource}. */
 export interface UastcTestTileSourceOptions extends TestTileSourceOptions {
@@ -65,9 +67,10 @@ export class UastcTestTileSource implements TileSource {
     );
     if (signal.aborted) throw new DOMException('aborted', 'AbortError');
     if (!this.isSpoiled(mip, x, y)) return { layers: [blocks] };
+    const spoil = this.spoil === 'mixed' ? MIXED_SPOILS[this.spoiled % 3] : this.spoil;
     this.spoiled++;
-    if (this.spoil === 'truncated') return { layers: [blocks.subarray(0, blocks.length - 100)] };
-    if (this.spoil === 'oversized') {
+    if (spoil === 'truncated') return { layers: [blocks.subarray(0, blocks.length - 100)] };
+    if (spoil === 'oversized') {
       const longer = new Uint8Array(blocks.length + 16);
       longer.set(blocks);
       return { layers: [longer] };

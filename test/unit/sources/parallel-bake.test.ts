@@ -15,7 +15,17 @@ import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { TileEncodePool } from '../../../src/sources/bake/tile-encode-pool';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-parallel-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** One pool per worker count, shared by every case: starting worker processes is most of a bake's time here. */
+const pools = new Map<number, TileEncodePool>();
+function poolOf(workers: number): TileEncodePool {
+  let pool = pools.get(workers);
+  if (pool === undefined) pools.set(workers, (pool = new TileEncodePool({ workers })));
+  return pool;
+}
+afterAll(async () => {
+  for (const pool of pools.values()) await pool.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** A photograph-like test image: smooth gradients plus per-texel noise (so lossy codecs work). */
 function noisyImage(width: number, height: number, seed: number) {
@@ -85,9 +95,9 @@ const CASES: {
 
 describe('baking on worker threads', { timeout: 120_000 }, () => {
   it.each(CASES)('$input as $encoding: the same bytes on 1, 2 and 3 workers', async ({ bake, encoding }) => {
-    const one = await bake({ encoding, workers: 1 });
-    const two = await bake({ encoding, workers: 2 });
-    const three = await bake({ encoding, workers: 3 });
+    const one = await bake({ encoding, encodePool: poolOf(1) });
+    const two = await bake({ encoding, encodePool: poolOf(2) });
+    const three = await bake({ encoding, encodePool: poolOf(3) });
     expect(one.length).toBeGreaterThan(1000);
     expect(Buffer.from(two).equals(Buffer.from(one))).toBe(true);
     expect(Buffer.from(three).equals(Buffer.from(one))).toBe(true);

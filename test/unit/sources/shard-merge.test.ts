@@ -18,16 +18,22 @@ import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { type BakeOptions, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { mergeShards } from '../../../src/sources/bake/merge-shards';
+import { TileEncodePool } from '../../../src/sources/bake/tile-encode-pool';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-shards-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** Two workers shared by every in-process bake: starting worker processes is most of a bake's time. */
+const encodePool = new TileEncodePool({ workers: 2 });
+afterAll(async () => {
+  await encodePool.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 const run = (...args: string[]) =>
   spawnSync(process.execPath, ['bin/tessera.mjs', ...args], { encoding: 'utf8' });
 
 type Bake = (options: BakeOptions, sink: FileArchiveSink | MemoryArchiveSink) => Promise<unknown>;
 
 const procedural: Bake = (options, sink) =>
-  bakeProcedural(8, 8, { tileSize: 32, border: 4, encoding: 'webp', workers: 2, ...options }, sink);
+  bakeProcedural(8, 8, { tileSize: 32, border: 4, encoding: 'webp', encodePool, ...options }, sink);
 
 let imagePath = '';
 const imageFiles: Bake = async (options, sink) => {
@@ -48,7 +54,7 @@ const imageFiles: Bake = async (options, sink) => {
   }
   return bakeImageFiles(
     [{ name: 'albedo', colorSpace: 'srgb', path: imagePath }],
-    { tileSize: 32, border: 4, encoding: 'png', workers: 2, ...options },
+    { tileSize: 32, border: 4, encoding: 'png', encodePool, ...options },
     sink,
   );
 };

@@ -76,7 +76,7 @@ function trackedBytes(): number {
 }
 
 // ?target=bc7|astc|etc2|rgba8|auto: the content arrives as UASTC tiles, transcoded to that
-// target (auto: the device's best); ?spoil=truncated|oversized|corrupt spoils tiles of ?spoilMip.
+// target (auto: the device's best); ?spoil=truncated|oversized|corrupt|mixed spoils tiles of ?spoilMip.
 const target = params.get('target');
 // ?normal=1 (with ?target): a linear normal-map layer; compare() checks red and green (x, y) as
 // unorm data, and that blue is the z the sampler rebuilds from them.
