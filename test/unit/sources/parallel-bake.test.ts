@@ -18,8 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), 'tessera-parallel-'));
 /** One pool per worker count, shared by every case: starting worker processes is most of a bake's time here. */
 const pools = new Map<number, TileEncodePool>();
 function poolOf(workers: number): TileEncodePool {
-  let pool = pools.get(workers);
-  if (pool === undefined) pools.set(workers, (pool = new TileEncodePool({ workers })));
+  const pool = pools.get(workers) ?? new TileEncodePool({ workers });
+  pools.set(workers, pool);
   return pool;
 }
 afterAll(async () => {
