@@ -10,7 +10,7 @@ import {
 import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
 import { contentByte } from '../test/browser/vt/test-content';
 import { loadNodeBasisTranscoder } from '../test/support/node-basis-transcoder';
-import { encodeUastcKtx2, uastcBlocksOf } from '../test/support/uastc-encoder';
+import { encodeUastcBlocks, encodeUastcKtx2, uastcBlocksOf } from '../test/support/uastc-encoder';
 
 /** Port of this benchmark's own Vite server (apart from the test server's and three.bench's). */
 const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187) + 1;
@@ -90,7 +90,8 @@ function median(values: number[]): number {
 /**
  * Worker time per 128² tile of each target: the transcode call the worker makes, on the same
  * wasm, over 8 distinct tiles of the analytic content (encoded with Basis's UASTC encoder),
- * medians of 10 rounds; opaque (`alpha: false`) and with alpha.
+ * medians of 15 rounds; opaque (`alpha: false`) and with alpha. Two-channel targets run on the
+ * same tiles as normal maps (red and green as x and y), stored both ways.
  */
 async function transcodeTimes(): Promise<Record<string, number>> {
   const basis = await loadNodeBasisTranscoder();
@@ -98,6 +99,16 @@ async function transcodeTimes(): Promise<Record<string, number>> {
   for (let t = 0; t < 8; t++)
     files.push(await encodeUastcKtx2(contentTile(t % 3, t, 7 - t), 128, 128, { srgb: true }));
   const tiles = files.map(uastcBlocksOf);
+  // The same content as normal maps: x, y in red and green, and as the baker stores them for
+  // UASTC, x in red (green, blue) and y in alpha.
+  const normalsRedGreen: Uint8Array[] = [];
+  const normalsRedAlpha: Uint8Array[] = [];
+  for (let t = 0; t < 8; t++) {
+    const rgba = contentTile(t % 3, t, 7 - t);
+    normalsRedGreen.push(await encodeUastcBlocks(rgba, 128, 128, { srgb: false, normal: true }));
+    for (let i = 0; i < rgba.length; i += 4) rgba.set([rgba[i], rgba[i], rgba[i], rgba[i + 1]], i);
+    normalsRedAlpha.push(await encodeUastcBlocks(rgba, 128, 128, { srgb: false, normal: true }));
+  }
   const out: Record<string, number> = {};
   // The baseline: what three's KTX2Loader runs per level (KTX2File.transcodeImage), on the same
   // tiles as one-level files. The machine is shared and noisy: every round times each variant
@@ -118,8 +129,14 @@ async function transcodeTimes(): Promise<Record<string, number>> {
     const output = new Uint8Array(transcodedTileBytes(target, 128));
     const twoChannel = target === 'bc5' || target === 'eac-rg11';
     // The content is opaque: as a layer with `alpha: false`; `_alpha` is the default `alpha: true`.
+    // Two-channel targets: a normal map as the baker stores it (y in alpha: straight from the
+    // transcoder); `_red_green` one stored in red and green (decoded, then re-encoded here).
     const opaque = () => {
-      for (const tile of tiles) transcodeUastcTile(basis, format, target, tile, output, 128, false);
+      for (const tile of twoChannel ? normalsRedAlpha : tiles)
+        transcodeUastcTile(basis, format, target, tile, output, 128, twoChannel, twoChannel);
+    };
+    const redGreen = () => {
+      for (const tile of normalsRedGreen) transcodeUastcTile(basis, format, target, tile, output, 128, false);
     };
     const alpha = () => {
       for (const tile of tiles) transcodeUastcTile(basis, format, target, tile, output, 128, true);
@@ -128,16 +145,23 @@ async function transcodeTimes(): Promise<Record<string, number>> {
       for (const handle of opened) handle.transcodeImage(output, 0, 0, 0, format, 0, -1, -1);
     };
     opaque();
-    const rounds = { opaque: [] as number[], alpha: [] as number[], loader: [] as number[] };
+    const rounds = {
+      opaque: [] as number[],
+      alpha: [] as number[],
+      loader: [] as number[],
+      rg: [] as number[],
+    };
     for (let r = 0; r < 15; r++) {
       rounds.opaque.push(perTile(opaque));
-      if (!twoChannel) {
+      if (twoChannel) rounds.rg.push(perTile(redGreen));
+      else {
         rounds.alpha.push(perTile(alpha));
         rounds.loader.push(perTile(loader));
       }
     }
     out[`transcode.uastc.${target}.us_per_tile`] = median(rounds.opaque);
-    if (!twoChannel) {
+    if (twoChannel) out[`transcode.uastc.${target}_red_green.us_per_tile`] = median(rounds.rg);
+    else {
       out[`transcode.uastc.${target}_alpha.us_per_tile`] = median(rounds.alpha);
       out[`transcode.uastc.${target}.ktx2loader_us_per_tile`] = median(rounds.loader);
     }

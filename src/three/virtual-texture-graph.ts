@@ -55,6 +55,8 @@ export interface SampledVirtualTexture {
   readonly removed: boolean;
   /** Layer index of `name`; throws a TesseraError for an unknown name. */
   layerIndex(name: string): number;
+  /** True when pool layer `layer` holds a normal map with y in alpha (`NormalChannels` 'red-alpha'). */
+  normalYInAlpha(layer: number): boolean;
 }
 
 /**
@@ -301,17 +303,21 @@ export function requestedMipNode(rule: MipRule, lambda: Expr, maxMip: number): E
 }
 
 /**
- * Shader expression of the filtered colour of one layer of `vt` at `uvNode`. A two-channel pool
- * layer (BC5, EAC RG11: a normal map's x and y) gets its z rebuilt, `sqrt(1 - x² - y²)` in the
- * [-1, 1] encoding, so it reads as the rgb normal map `normalMap()` expects; alpha reads 1.
+ * Shader expression of the filtered colour of one layer of `vt` at `uvNode`. A normal map stored
+ * as two channels gets its z rebuilt, `sqrt(1 - x² - y²)` in the [-1, 1] encoding, so it reads as
+ * the rgb normal map `normalMap()` expects, alpha 1: a two-channel pool layer (BC5, EAC RG11) holds
+ * x and y in red and green; a four-channel one holding a normal map with y in alpha (BC7, ASTC,
+ * rgba8 of a 'red-alpha' layer) in red and alpha.
  */
 export function buildSampleGraph(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv): Expr {
   const filtered = filteredSample(vt, layer, vuv);
   const format = (vt.context.poolTextures[layer] as { format: number }).format;
-  if (format !== RED_GREEN_RGTC2_Format && format !== RG11_EAC_Format) return filtered;
-  const xy: Expr = filtered.xy.mul(2).sub(1);
+  const twoChannel = format === RED_GREEN_RGTC2_Format || format === RG11_EAC_Format;
+  if (!twoChannel && !vt.normalYInAlpha(layer)) return filtered;
+  const stored: Expr = twoChannel ? filtered.xy : vec2(filtered.x, filtered.w);
+  const xy: Expr = stored.mul(2).sub(1);
   const z: Expr = sqrt(max(float(1).sub(xy.dot(xy)), 0));
-  return vec4(filtered.x, filtered.y, z.mul(0.5).add(0.5), 1);
+  return vec4(stored.x, stored.y, z.mul(0.5).add(0.5), 1);
 }
 
 function filteredSample(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv): Expr {

@@ -188,6 +188,12 @@ export class VirtualTexture implements SampledVirtualTexture {
     this.table.upload();
   }
 
+  /** True when pool layer `layer` holds a normal map with y in alpha (`NormalChannels` 'red-alpha'). */
+  normalYInAlpha(layer: number): boolean {
+    const from = this.poolLayerSource[layer] ?? -1;
+    return from >= 0 && this.source.info.layers[from].normalChannels === 'red-alpha';
+  }
+
   /**
    * Pool layer holding the source layer called `name` (what sampling nodes read); throws
    * `unknown-texture` for a name the source lacks or a layer not mapped into the pool.

@@ -20,6 +20,14 @@ export type TileEncoding = 'rgba8unorm' | 'rgba8unorm-srgb' | 'uastc-4x4' | 'uas
  */
 export type TileLayerUsage = 'color' | 'normal';
 
+/**
+ * Where a normal map's x and y are in its texels: `'red-green'` (red and green, the usual rgb
+ * normal map), or `'red-alpha'` (x in red, green and blue, y in alpha: Basis Universal's normal-map
+ * convention, `-swizzle rrrg`, which its UASTC transcoder turns straight into BC5 and EAC RG11 at
+ * a third and a ninth of the time of decoding and re-encoding red and green).
+ */
+export type NormalChannels = 'red-green' | 'red-alpha';
+
 /** Describes one layer of a virtual texture (albedo, normal, ...). */
 export interface TileLayerInfo {
   /** Layer name, used by `virtualTexture(tex, uv).layer(name)`. */
@@ -28,6 +36,8 @@ export interface TileLayerInfo {
   format: TileEncoding;
   /** What the texels mean. Default 'color'. */
   usage?: TileLayerUsage;
+  /** A normal map's channels (usage 'normal' only). Default 'red-green'. */
+  normalChannels?: NormalChannels;
 }
 
 /** What a source tells the core about the virtual texture it serves. */

@@ -6,6 +6,7 @@
  */
 
 import { tileLayerBytes } from '../../core/vt/tile-bytes';
+import type { NormalChannels } from '../../core/vt/tile-source';
 
 /** "TSVA" read as bytes. */
 export const ARCHIVE_MAGIC = [0x54, 0x53, 0x56, 0x41] as const;
@@ -73,8 +74,10 @@ export interface ArchiveLayer {
   name: string;
   encoding: PayloadEncodingName;
   colorSpace: LayerColorSpace;
-  /** Default 'color'. 'normal': a tangent-space normal map whose x and y (red, green) are read. */
+  /** Default 'color'. 'normal': a tangent-space normal map whose x and y are read. */
   usage?: ArchiveLayerUsage;
+  /** Where a normal map's x and y are (usage 'normal' only). Default 'red-green'. */
+  normalChannels?: NormalChannels;
 }
 
 /** The version an archive with `layers` is written as: 2 only when it needs version 2. */

@@ -59,6 +59,12 @@ const encodingNames = new Map<number, PayloadEncodingName>(
   SUPPORTED_ENCODINGS.map((name) => [PayloadEncoding[name], name]),
 );
 
+/** The version-2 usage byte: 0 colour, 1 normal map (x, y in red, green), 2 normal map (x, y in red, alpha). */
+function usageByte(layer: ArchiveLayer): number {
+  if (layer.usage !== 'normal') return 0;
+  return layer.normalChannels === 'red-alpha' ? 2 : 1;
+}
+
 /** Returns why `header` breaks the format's bounds, or `null` when it is valid. */
 export function headerProblem(header: ArchiveHeader): string | null {
   const { widthPages, heightPages, tileSize, border, mipCount, contentWidth, contentHeight, layers } = header;
@@ -92,6 +98,9 @@ export function headerProblem(header: ArchiveHeader): string | null {
       return `bad colour space ${layer.colorSpace}`;
     const usage = layer.usage ?? 'color';
     if (usage !== 'color' && usage !== 'normal') return `bad usage ${usage}`;
+    const channels = layer.normalChannels ?? 'red-green';
+    if (channels !== 'red-green' && (channels !== 'red-alpha' || usage !== 'normal'))
+      return `bad normal channels ${channels} for usage ${usage}`;
     // UASTC blocks are 4x4 texels: a tile is whole blocks, and so is its payload, so a page's
     // blocks never straddle the border and the pool can take them as block-aligned rectangles.
     if (isUastcEncoding(layer.encoding) && (tileSize % 4 !== 0 || border % 4 !== 0)) {
@@ -138,7 +147,7 @@ export function encodeArchivePrefix(
     bytes.set(textEncoder.encode(layer.name), at);
     bytes[at + ENCODING_BYTE] = PayloadEncoding[layer.encoding];
     bytes[at + COLOR_SPACE_BYTE] = layer.colorSpace === 'srgb' ? 1 : 0;
-    if (version === 2) bytes[at + USAGE_BYTE] = layer.usage === 'normal' ? 1 : 0;
+    if (version === 2) bytes[at + USAGE_BYTE] = usageByte(layer);
   });
   const indexStart = FIXED_HEADER_BYTES + layerCount * LAYER_RECORD_BYTES;
   for (let i = 0; i < entryCount; i++) {
@@ -205,12 +214,13 @@ export function parseArchivePrefix(bytes: Uint8Array): ParsedArchivePrefix {
     const space = bytes[at + COLOR_SPACE_BYTE];
     if (space > 1) throw corrupt(`unknown colour space ${space}`);
     const usage = version === 2 ? bytes[at + USAGE_BYTE] : 0;
-    if (usage > 1) throw corrupt(`unknown usage ${usage}`);
+    if (usage > 2) throw corrupt(`unknown usage ${usage}`);
     layers.push({
       name,
       encoding,
       colorSpace: space === 1 ? 'srgb' : 'linear',
-      usage: usage === 1 ? 'normal' : 'color',
+      usage: usage === 0 ? 'color' : 'normal',
+      ...(usage === 2 ? { normalChannels: 'red-alpha' as const } : {}),
     });
   }
   const header: ArchiveHeader = {

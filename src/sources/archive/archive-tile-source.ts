@@ -96,6 +96,7 @@ export class ArchiveTileSource implements TileSource {
         name: l.name,
         format: tileFormatOf(l),
         usage: l.usage ?? 'color',
+        ...(l.normalChannels === undefined ? {} : { normalChannels: l.normalChannels }),
       })),
       contentWidth: header.contentWidth,
       contentHeight: header.contentHeight,

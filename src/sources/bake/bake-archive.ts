@@ -73,7 +73,9 @@ export interface BakeLayer {
 /**
  * The archive layers of a bake, after checking the options of its encoding. A layer's usage is
  * recorded only with a UASTC encoding, where it steers the encoder and the pool; the rgba8
- * encodings stay archive version 1, byte for byte what older bakers wrote.
+ * encodings stay archive version 1, byte for byte what older bakers wrote. A UASTC normal map is
+ * stored with x in red (and green, blue) and y in alpha, Basis's own normal-map layout: its
+ * transcoder reads red and alpha into BC5 and EAC RG11 directly.
  */
 export function bakeLayers(
   layers: readonly { name: string; colorSpace: 'srgb' | 'linear'; usage?: ArchiveLayerUsage }[],
@@ -93,6 +95,7 @@ export function bakeLayers(
     colorSpace: l.colorSpace,
     encoding,
     ...(uastc ? { usage: l.usage ?? 'color' } : {}),
+    ...(uastc && l.usage === 'normal' ? { normalChannels: 'red-alpha' as const } : {}),
   }));
 }
 
@@ -106,6 +109,7 @@ export function tileEncoderOptions(
     quality: options.quality,
     colorSpace: header.layers[layer].colorSpace,
     usage: header.layers[layer].usage,
+    normalChannels: header.layers[layer].normalChannels,
     rdoLambda: options.rdoLambda,
     uastcEffort: options.uastcEffort,
     zstdLevel: options.zstdLevel,

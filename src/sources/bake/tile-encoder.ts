@@ -5,6 +5,7 @@
  * first use). Same texels and options give the same bytes.
  */
 
+import type { NormalChannels } from '../../core/vt/tile-source';
 import type { PayloadEncodingName } from '../archive/archive-format';
 import { deflateRaw } from '../archive/png-codec';
 import { encodeUastcTile } from './uastc-encoder';
@@ -18,6 +19,8 @@ export interface TileEncoderOptions {
   colorSpace?: 'srgb' | 'linear';
   /** UASTC: what the texels mean ('normal' keeps x and y exact at the cost of perceptual weights). Default 'color'. */
   usage?: 'color' | 'normal';
+  /** UASTC normal maps: where x and y go (`'red-alpha'`: x in red, green and blue, y in alpha). Default 'red-green'. */
+  normalChannels?: NormalChannels;
   /** UASTC: Basis rate-distortion lambda, 0 (off, default)..10. */
   rdoLambda?: number;
   /** UASTC: Basis effort 0..4. Default 1. */
@@ -57,7 +60,8 @@ export async function encodeTile(
     }
     case 'uastc':
     case 'uastc-zstd': {
-      const blocks = await encodeUastcTile(rgba, size, {
+      const texels = options.normalChannels === 'red-alpha' ? normalToRedAlpha(rgba) : rgba;
+      const blocks = await encodeUastcTile(texels, size, {
         colorSpace: options.colorSpace ?? 'srgb',
         usage: options.usage ?? 'color',
         rdoLambda: options.rdoLambda,
@@ -68,4 +72,17 @@ export async function encodeTile(
     default:
       throw new Error(`cannot encode ${encoding}`);
   }
+}
+
+/** A copy of a normal map's rgba8 texels with x (red) in red, green and blue and y (green) in alpha. */
+function normalToRedAlpha(rgba: Uint8Array): Uint8Array {
+  const out = new Uint8Array(rgba.length);
+  for (let i = 0; i < rgba.length; i += 4) {
+    const x = rgba[i];
+    out[i] = x;
+    out[i + 1] = x;
+    out[i + 2] = x;
+    out[i + 3] = rgba[i + 1];
+  }
+  return out;
 }

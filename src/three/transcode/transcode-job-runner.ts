@@ -30,7 +30,7 @@ export class TranscodeJobRunner {
   /** Transcodes `job.input` into `job.output`. @returns undefined on success, else why it failed. */
   run(job: TranscodeJobMessage | TranscodeEtc1sJobMessage): string | undefined {
     if (job.type === 'etc1s') return this.runEtc1s(job);
-    const { target, tileSize, width, height, hasAlpha } = job;
+    const { target, tileSize, width, height, hasAlpha, yInAlpha } = job;
     let format = this.formats.get(target);
     if (format === undefined) {
       format = basisFormatOf(this.module, target);
@@ -40,7 +40,7 @@ export class TranscodeJobRunner {
     const out = new Uint8Array(job.output);
     const ok =
       tileSize > 0
-        ? transcodeUastcTile(this.module, format, target, blocks, out, tileSize, hasAlpha)
+        ? transcodeUastcTile(this.module, format, target, blocks, out, tileSize, hasAlpha, yInAlpha)
         : transcodeUastcImage(this.module, format, target, blocks, out, width, height, hasAlpha);
     return ok ? undefined : 'the transcoder rejected the UASTC blocks';
   }

@@ -23,6 +23,8 @@ export interface TranscodeJobMessage {
   /** Image height in texels (tileSize 0 only). */
   height: number;
   hasAlpha: boolean;
+  /** A normal map stored with y in alpha (`NormalChannels` 'red-alpha'): two-channel targets transcode directly. */
+  yInAlpha: boolean;
   /** Exactly the tile's (or image's) UASTC blocks. */
   input: ArrayBuffer;
   /** Exactly `transcodedTileBytes(target, tileSize)` (or `transcodedImageBytes`) bytes, overwritten. */

@@ -19,6 +19,8 @@ export class TranscodingTileSource implements TileSource {
   readonly source: TileSource;
   private readonly targets: readonly (UastcTarget | null)[];
   private readonly hasAlpha: readonly boolean[];
+  /** Per source layer: a normal map with y in alpha (two-channel targets transcode directly). */
+  private readonly yInAlpha: readonly boolean[];
   private readonly pool: UastcTranscoderPool;
   private readonly expectedBytes: number;
   /** The one transcoded layer (the common case: no per-tile job list), or -1. */
@@ -51,6 +53,7 @@ export class TranscodingTileSource implements TileSource {
     this.info = { ...source.info, layers };
     this.targets = targets;
     this.hasAlpha = hasAlpha;
+    this.yInAlpha = source.info.layers.map((layer) => layer.normalChannels === 'red-alpha');
     this.pool = pool;
     this.expectedBytes = tileLayerBytes('uastc-4x4', source.info.tileSize);
     const transcoded = targets.flatMap((target, i) => (target === null ? [] : [i]));
@@ -82,7 +85,14 @@ export class TranscodingTileSource implements TileSource {
     const layers = tile.layers;
     if (this.single >= 0) {
       const i = this.single;
-      layers[i] = await this.pool.transcode(layers[i], targets[i]!, tileSize, this.hasAlpha[i], signal);
+      layers[i] = await this.pool.transcode(
+        layers[i],
+        targets[i]!,
+        tileSize,
+        this.hasAlpha[i],
+        signal,
+        this.yInAlpha[i],
+      );
       return tile;
     }
     const jobs: Promise<void>[] = [];
@@ -90,7 +100,7 @@ export class TranscodingTileSource implements TileSource {
       const target = targets[i];
       if (target === null) continue;
       jobs.push(
-        this.pool.transcode(layers[i], target, tileSize, this.hasAlpha[i], signal).then((out) => {
+        this.pool.transcode(layers[i], target, tileSize, this.hasAlpha[i], signal, this.yInAlpha[i]).then((out) => {
           layers[i] = out;
         }),
       );
@@ -129,7 +139,8 @@ export function transcodingStageFor(
     const format = source.info.layers[from].format;
     if (format === 'uastc-4x4' || format === 'uastc-4x4-srgb') {
       targets[from] = targetOf[p];
-      alpha[from] = alphaOf[p];
+      // A normal map's y in alpha must survive whatever the pool layer's choice says.
+      alpha[from] = alphaOf[p] || source.info.layers[from].normalChannels === 'red-alpha';
       any = true;
     }
   }

@@ -72,9 +72,11 @@ let decoded = new Uint8Array(0);
 /**
  * Transcodes the UASTC blocks of one `tileSize²` tile (`input`, exactly `(tileSize / 4)²` blocks)
  * into `output` (exactly {@link transcodedTileBytes}), as three's KTX2Loader does for a whole level
- * (decode flags 0). Two-channel targets (BC5, EAC RG11) must keep red and green (a normal's x and
- * y), but the transcoder fills them from red and alpha whatever channels it is given, so those are
- * decoded to RGBA8 (`basisFormat` is then ignored) and encoded by `two-channel-encoder.ts`.
+ * (decode flags 0). Two-channel targets (BC5, EAC RG11) take what the transcoder fills them from,
+ * red and alpha (whatever channels it is given), when `yInAlpha` (a normal map stored as Basis
+ * lays them out, x in red, y in alpha); a normal map in red and green is decoded to RGBA8 instead
+ * (`basisFormat` is then ignored) and encoded by `two-channel-encoder.ts`, 3x (BC5) to 9x (EAC)
+ * slower.
  * @returns false when the transcoder rejects the blocks (corrupt data).
  */
 export function transcodeUastcTile(
@@ -85,7 +87,10 @@ export function transcodeUastcTile(
   output: Uint8Array,
   tileSize: number,
   hasAlpha: boolean,
+  yInAlpha = false,
 ): boolean {
+  if (yInAlpha && (target === 'bc5' || target === 'eac-rg11'))
+    return transcodeBlocks(module, basisFormat, target, input, output, tileSize, tileSize, true);
   if (target === 'bc5' || target === 'eac-rg11') {
     if (decoded.length !== tileSize * tileSize * 4) decoded = new Uint8Array(tileSize * tileSize * 4);
     const rgba = basisFormatOf(module, 'rgba8');
@@ -115,6 +120,20 @@ export function transcodeUastcImage(
   hasAlpha: boolean,
 ): boolean {
   if (target === 'bc5' || target === 'eac-rg11') return false;
+  return transcodeBlocks(module, basisFormat, target, input, output, width, height, hasAlpha);
+}
+
+/** {@link transcodeUastcImage} for any target (two-channel ones filled from red and alpha). */
+function transcodeBlocks(
+  module: BasisTranscoderModule,
+  basisFormat: number,
+  target: UastcTarget,
+  input: Uint8Array,
+  output: Uint8Array,
+  width: number,
+  height: number,
+  hasAlpha: boolean,
+): boolean {
   const blocksX = Math.ceil(width / 4);
   const blocksY = Math.ceil(height / 4);
   const outputSize = target === 'rgba8' ? width * height : blocksX * blocksY;

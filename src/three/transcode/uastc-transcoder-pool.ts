@@ -65,6 +65,7 @@ export class UastcTranscoderPool {
    * Transcodes one tile's UASTC blocks to `target`. `input` must be exactly the tile's blocks (the
    * caller checks the size); when it spans its whole buffer that buffer is transferred (detached
    * here), else it is copied into a reused staging buffer.
+   * @param yInAlpha a normal map stored with y in alpha: two-channel targets transcode directly.
    * @returns a buffer of `transcodedTileBytes(target, tileSize)` bytes, to {@link recycle} after use.
    * @throws (rejects) TileSourceError('decode-failed') when the transcoder rejects the blocks or
    *   cannot load; the signal's reason when aborted; 'source-disposed' after {@link dispose}.
@@ -75,8 +76,9 @@ export class UastcTranscoderPool {
     tileSize: number,
     hasAlpha: boolean,
     signal: AbortSignal,
+    yInAlpha = false,
   ): Promise<Uint8Array> {
-    return this.submit(input, target, tileSize, tileSize, tileSize, hasAlpha, signal);
+    return this.submit(input, target, tileSize, tileSize, tileSize, hasAlpha, signal, yInAlpha);
   }
 
   /**
@@ -145,6 +147,7 @@ export class UastcTranscoderPool {
     height: number,
     hasAlpha: boolean,
     signal: AbortSignal,
+    yInAlpha = false,
   ): Promise<Uint8Array> {
     const refused = this.refusal(signal);
     if (refused !== null) return refused;
@@ -163,6 +166,7 @@ export class UastcTranscoderPool {
         width,
         height,
         hasAlpha,
+        yInAlpha,
         input: staged,
         output,
       } as const;

@@ -173,20 +173,24 @@ test('every frame while streaming into a BC7 pool shows the wanted mip or a coar
 });
 
 /**
- * A normal-map layer (linear UASTC, usage 'normal') in the two-channel formats: x and y (red and
- * green) match the analytic content as unorm data within 35 dB, and blue is the z the sampler
- * rebuilds from them (BC5 and EAC RG11 store no z).
+ * A normal-map layer (linear UASTC, usage 'normal'): x and y match the analytic content as unorm
+ * data within 35 dB, and blue is the z the sampler rebuilds from them. Stored with y in alpha (the
+ * baker's layout), BC5 and EAC RG11 come straight from the transcoder and a BC7 pool (a device
+ * without BC5) reads x and y from red and alpha; stored in red and green, the worker decodes and
+ * re-encodes them to BC5.
  */
-for (const [target, format] of [
-  ['bc5', 'bc5-rg-unorm'],
-  ['eac-rg11', 'eac-rg11unorm'],
+for (const [target, format, channels] of [
+  ['bc5', 'bc5-rg-unorm', 'red-alpha'],
+  ['eac-rg11', 'eac-rg11unorm', 'red-alpha'],
+  ['bc7', 'bc7-rgba-unorm', 'red-alpha'],
+  ['bc5', 'bc5-rg-unorm', 'red-green'],
 ] as const) {
-  test(`normal layer UASTC -> ${target}: x and y match the content (PSNR >= 35 dB), z rebuilt`, async ({
+  test(`normal layer (${channels}) UASTC -> ${target}: x and y match the content (PSNR >= 35 dB), z rebuilt`, async ({
     page,
     openPage,
     backend,
   }) => {
-    await openPage(VT_SCENE, { target, normal: 1, pages: 32 });
+    await openPage(VT_SCENE, { target, normal: channels, pages: 32 });
     await waitForScene(page);
     const result = await page.evaluate(async (tolerance) => {
       vtScene.setOrthoView(0.31, 0.62, 1.3);
@@ -197,7 +201,7 @@ for (const [target, format] of [
     expect(result.formats).toEqual([format]);
     const { comparison } = result;
     console.log(
-      `[${backend}] normal ${target}: PSNR ${comparison.psnr.toFixed(2)} dB (x, y), worst z ${comparison.worstZ}`,
+      `[${backend}] normal ${channels} ${target}: PSNR ${comparison.psnr.toFixed(2)} dB (x, y), worst z ${comparison.worstZ}`,
     );
     expect(comparison.psnr, JSON.stringify(comparison)).toBeGreaterThanOrEqual(35);
     expect(comparison.garbagePixels).toBe(0);

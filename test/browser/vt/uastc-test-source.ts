@@ -1,5 +1,5 @@
 import { TileSourceError } from '../../../src/core/errors';
-import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
+import type { NormalChannels, TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
 import { encodeUastcBlocksOnServer } from '../support/uastc-encode-client';
 import { TestTileSource, type TestTileSourceOptions } from './test-content';
 
@@ -15,8 +15,11 @@ export interface UastcTestTileSourceOptions extends TestTileSourceOptions {
   /** Tiles spoiled: those of mip `spoilMip` with (x + y) even. Default none. */
   spoil?: UastcSpoil;
   spoilMip?: number;
-  /** A linear normal-map layer (`uastc-4x4`, usage 'normal') instead of sRGB colour. */
-  normal?: boolean;
+  /**
+   * A linear normal-map layer (`uastc-4x4`, usage 'normal') instead of sRGB colour, with x and y
+   * in these channels (red-alpha: the content's red copied to green and blue, its green to alpha).
+   */
+  normal?: NormalChannels;
 }
 
 /**
@@ -32,16 +35,16 @@ export class UastcTestTileSource implements TileSource {
   private readonly quality: number;
   private readonly spoil: UastcSpoil;
   private readonly spoilMip: number;
-  private readonly normal: boolean;
+  private readonly normal: NormalChannels | undefined;
 
   constructor(options: UastcTestTileSourceOptions) {
     this.rgba = new TestTileSource(options);
-    this.normal = options.normal ?? false;
+    this.normal = options.normal;
     this.info = {
       ...this.rgba.info,
       layers: [
         this.normal
-          ? { name: 'albedo', format: 'uastc-4x4', usage: 'normal' }
+          ? { name: 'albedo', format: 'uastc-4x4', usage: 'normal', normalChannels: this.normal }
           : { name: 'albedo', format: 'uastc-4x4-srgb' },
       ],
     };
@@ -58,11 +61,18 @@ export class UastcTestTileSource implements TileSource {
   async load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     const tile = await this.rgba.load(mip, x, y, signal);
     const size = this.info.tileSize;
+    const texels = tile.layers[0];
+    if (this.normal === 'red-alpha') {
+      for (let i = 0; i < texels.length; i += 4) {
+        texels[i + 3] = texels[i + 1];
+        texels[i + 1] = texels[i + 2] = texels[i];
+      }
+    }
     const blocks = await encodeUastcBlocksOnServer(
-      tile.layers[0],
+      texels,
       size,
       size,
-      { srgb: !this.normal, normal: this.normal, quality: this.quality },
+      { srgb: this.normal === undefined, normal: this.normal !== undefined, quality: this.quality },
       signal,
     );
     if (signal.aborted) throw new DOMException('aborted', 'AbortError');

@@ -75,6 +75,20 @@ function singleTileArchive(payload: Uint8Array, encoding: 'uastc' | 'uastc-zstd'
   return sink.toBytes();
 }
 
+/** A normal map's texels as the baker stores them for UASTC: x in red, green and blue, y in alpha. */
+function redAlpha(rgba: Uint8Array): Uint8Array {
+  const out = new Uint8Array(rgba.length);
+  for (let i = 0; i < rgba.length; i += 4) out.set([rgba[i], rgba[i], rgba[i], rgba[i + 1]], i);
+  return out;
+}
+
+/** Decoded 'red-alpha' texels back as an rgb normal map's x and y (red, green). */
+function redGreen(rgba: Uint8Array): Uint8Array {
+  const out = new Uint8Array(rgba.length);
+  for (let i = 0; i < rgba.length; i += 4) out.set([rgba[i], rgba[i + 3], 0, 255], i);
+  return out;
+}
+
 describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
   // Refused tiles warn once per source and cause: keep the output readable, and check the lines.
   let warn: MockInstance<typeof console.warn>;
@@ -92,7 +106,7 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
     const source = await ArchiveTileSource.open(new MemoryRangeReader(bytes));
     expect(source.info.layers).toEqual([
       { name: 'albedo', format: 'uastc-4x4-srgb', usage: 'color' },
-      { name: 'normal', format: 'uastc-4x4', usage: 'normal' },
+      { name: 'normal', format: 'uastc-4x4', usage: 'normal', normalChannels: 'red-alpha' },
     ]);
     const world = new ProceduralWorld({ seed: 9, widthPages: 4, tileSize: T, border: B });
     const albedo = new Uint8Array(T * T * 4);
@@ -108,7 +122,7 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
         await encodeUastcTile(albedo, T, { colorSpace: 'srgb', usage: 'color' }),
       );
       expect(tile.layers[1]).toEqual(
-        await encodeUastcTile(normal, T, { colorSpace: 'linear', usage: 'normal' }),
+        await encodeUastcTile(redAlpha(normal), T, { colorSpace: 'linear', usage: 'normal' }),
       );
       expect(tile.layers[0].length).toBe(BLOCK_BYTES);
     }
@@ -128,7 +142,9 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
       world.generateTile(mip, x, y, albedo, normal);
       const tile = await source.load(mip, x, y, live());
       expect(rgbPsnr(albedo, await decodeUastcToRgba(tile.layers[0], T))).toBeGreaterThan(36);
-      const angle = normalAngleError(normal, await decodeUastcToRgba(tile.layers[1], T), true);
+      // Stored as Basis lays normal maps out: x in red, y in alpha.
+      const decoded = redGreen(await decodeUastcToRgba(tile.layers[1], T));
+      const angle = normalAngleError(normal, decoded, true);
       expect(angle.mean).toBeLessThan(1);
       expect(angle.max).toBeLessThan(5);
     }
@@ -206,8 +222,17 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
       ),
     ).toThrow(/layer padding/);
     const v2 = v1.slice();
-    v2[48 + 34] = 2;
-    expect(() => parseArchivePrefix(v2)).toThrow(/unknown usage 2/);
+    v2[48 + 34] = 3;
+    expect(() => parseArchivePrefix(v2)).toThrow(/unknown usage 3/);
+    // 1 and 2: a normal map with y in green or in alpha.
+    for (const [usage, channels] of [
+      [1, undefined],
+      [2, 'red-alpha'],
+    ] as const) {
+      v2[48 + 34] = usage;
+      const layer = parseArchivePrefix(v2).header.layers[0];
+      expect([layer.usage, layer.normalChannels]).toEqual(['normal', channels]);
+    }
   });
 
   it('writes one zstd frame per tile that declares its content size', async () => {

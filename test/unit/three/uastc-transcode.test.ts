@@ -101,6 +101,48 @@ describe('UASTC tile transcoding (three’s Basis transcoder)', () => {
     }
   });
 
+  it('transcodes a normal map stored with y in alpha straight to BC5 and EAC RG11 (x, y in red, green)', () => {
+    const rgba = new Uint8Array(transcodedTileBytes('rgba8', SIZE));
+    transcodeUastcTile(basis, basisFormatOf(basis, 'rgba8'), 'rgba8', blocks, rgba, SIZE, true);
+    // The fixture's red and alpha are what these blocks carry as x and y.
+    const xy = rgba.slice();
+    for (let i = 0; i < xy.length; i += 4) xy[i + 1] = xy[i + 3];
+    for (const [target, decode] of [
+      ['bc5', decodeBc4],
+      ['eac-rg11', decodeEacR11],
+    ] as const) {
+      const out = new Uint8Array(transcodedTileBytes(target, SIZE));
+      const format = basisFormatOf(basis, target);
+      expect(transcodeUastcTile(basis, format, target, blocks, out, SIZE, true, true)).toBe(true);
+      expect(psnrOf(xy, SIZE, out, decode), target).toBeGreaterThan(38);
+      // What the transcoder writes itself, no decode and re-encode in between.
+      const direct = new Uint8Array(out.length);
+      expect(
+        basis.transcodeUASTCImage(
+          format,
+          direct,
+          (SIZE / 4) ** 2,
+          blocks,
+          SIZE / 4,
+          SIZE / 4,
+          SIZE,
+          SIZE,
+          0,
+          0,
+          blocks.length,
+          0,
+          true,
+          false,
+          0,
+          0,
+          -1,
+          -1,
+        ),
+      ).toBe(true);
+      expect(Buffer.compare(Buffer.from(out), Buffer.from(direct)), target).toBe(0);
+    }
+  });
+
   it('knows every target and sizes its output', () => {
     for (const target of UASTC_TARGETS) expect(basisFormatOf(basis, target)).toBeGreaterThanOrEqual(0);
     expect(transcodedTileBytes('bc7', 128)).toBe(16384);

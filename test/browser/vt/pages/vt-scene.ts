@@ -16,6 +16,7 @@ import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/vt/feedba
 import { trilinearBlend } from '../../../../src/core/vt/mip-rule';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/vt/page-id';
 import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../../src/core/vt/page-table-entry';
+import type { NormalChannels } from '../../../../src/core/vt/tile-source';
 import { createCameraPose } from '../../../../src/sim/camera-pose';
 import { TerrainFeedbackGenerator } from '../../../../src/sim/terrain-feedback-generator';
 import { LevelListSource } from '../../../../src/sources/mips/level-list-source';
@@ -78,9 +79,11 @@ function trackedBytes(): number {
 // ?target=bc7|astc|etc2|rgba8|auto: the content arrives as UASTC tiles, transcoded to that
 // target (auto: the device's best); ?spoil=truncated|oversized|corrupt|mixed spoils tiles of ?spoilMip.
 const target = params.get('target');
-// ?normal=1 (with ?target): a linear normal-map layer; compare() checks red and green (x, y) as
-// unorm data, and that blue is the z the sampler rebuilds from them.
-const normalLayer = params.get('normal') === '1';
+// ?normal=red-green|red-alpha (with ?target): a linear normal-map layer stored with y in green or
+// alpha; compare() checks the sampled red and green (x, y) as unorm data, and that blue is the z
+// the sampler rebuilds from them.
+const normalParam = params.get('normal');
+const normalLayer = normalParam === 'red-green' || normalParam === 'red-alpha';
 const channels = normalLayer ? 2 : 3;
 const sharedBudget = sharedBytes > 0 ? new TextureBudget({ budgetBytes: sharedBytes }) : undefined;
 const source =
@@ -93,7 +96,7 @@ const source =
         quality: Number(params.get('quality') ?? 1),
         spoil: (params.get('spoil') ?? 'none') as UastcSpoil,
         spoilMip: Number(params.get('spoilMip') ?? 0),
-        normal: normalLayer,
+        normal: normalLayer ? (normalParam as NormalChannels) : undefined,
       });
 const tileErrors: { code: string; cause: string | undefined; pageId: number }[] = [];
 const system = new VirtualTextureSystem(renderer, {
