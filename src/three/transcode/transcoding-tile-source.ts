@@ -29,13 +29,16 @@ export class TranscodingTileSource implements TileSource {
   /**
    * @param targets per source layer: the target its UASTC blocks become, or null to pass the
    *   layer through untouched (rgba8 layers, layers no pool layer receives).
-   * @param hasAlpha per source layer: transcode with alpha (default: colour layers do, normals not).
+   * @param hasAlpha per source layer: transcode with alpha (default: colour layers and normal maps
+   *   with y in alpha do, other normals not).
    */
   constructor(
     source: TileSource,
     targets: readonly (UastcTarget | null)[],
     pool: UastcTranscoderPool,
-    hasAlpha: readonly boolean[] = source.info.layers.map((layer) => (layer.usage ?? 'color') === 'color'),
+    hasAlpha: readonly boolean[] = source.info.layers.map(
+      (layer) => (layer.usage ?? 'color') === 'color' || layer.normalChannels === 'red-alpha',
+    ),
   ) {
     this.source = source;
     // The info counts what this stage delivers (the streamer sizes staging and checks tiles by it):
