@@ -90,7 +90,7 @@ export function transcodeUastcTile(
   yInAlpha = false,
 ): boolean {
   if (yInAlpha && (target === 'bc5' || target === 'eac-rg11'))
-    return transcodeBlocks(module, basisFormat, target, input, output, tileSize, tileSize, true);
+    return transcodeUastcImage(module, basisFormat, target, input, output, tileSize, tileSize, true, true);
   if (target === 'bc5' || target === 'eac-rg11') {
     if (decoded.length !== tileSize * tileSize * 4) decoded = new Uint8Array(tileSize * tileSize * 4);
     const rgba = basisFormatOf(module, 'rgba8');
@@ -106,8 +106,10 @@ export function transcodeUastcTile(
  * Transcodes a `width` x `height` image of UASTC blocks (`input`, whole 4x4 blocks: a 2x2 or 1x1
  * mip level is one block) into `output` (exactly {@link transcodedImageBytes}), as three's
  * KTX2Loader does for one level: the transcoder crops rgba8 output to the image and writes whole
- * blocks otherwise. Four-channel targets only (a two-channel target returns false).
- * @returns false when the transcoder rejects the blocks or the target is two-channel.
+ * blocks otherwise. Four-channel targets, and two-channel ones filled from red and alpha when
+ * `yInAlpha` (see {@link transcodeUastcTile}).
+ * @returns false when the transcoder rejects the blocks, or the target is two-channel and
+ *   `yInAlpha` false.
  */
 export function transcodeUastcImage(
   module: BasisTranscoderModule,
@@ -118,22 +120,9 @@ export function transcodeUastcImage(
   width: number,
   height: number,
   hasAlpha: boolean,
+  yInAlpha = false,
 ): boolean {
-  if (target === 'bc5' || target === 'eac-rg11') return false;
-  return transcodeBlocks(module, basisFormat, target, input, output, width, height, hasAlpha);
-}
-
-/** {@link transcodeUastcImage} for any target (two-channel ones filled from red and alpha). */
-function transcodeBlocks(
-  module: BasisTranscoderModule,
-  basisFormat: number,
-  target: UastcTarget,
-  input: Uint8Array,
-  output: Uint8Array,
-  width: number,
-  height: number,
-  hasAlpha: boolean,
-): boolean {
+  if (!yInAlpha && (target === 'bc5' || target === 'eac-rg11')) return false;
   const blocksX = Math.ceil(width / 4);
   const blocksY = Math.ceil(height / 4);
   const outputSize = target === 'rgba8' ? width * height : blocksX * blocksY;
