@@ -103,9 +103,11 @@ export class TranscodingTileSource implements TileSource {
       const target = targets[i];
       if (target === null) continue;
       jobs.push(
-        this.pool.transcode(layers[i], target, tileSize, this.hasAlpha[i], signal, this.yInAlpha[i]).then((out) => {
-          layers[i] = out;
-        }),
+        this.pool
+          .transcode(layers[i], target, tileSize, this.hasAlpha[i], signal, this.yInAlpha[i])
+          .then((out) => {
+            layers[i] = out;
+          }),
       );
     }
     await Promise.all(jobs);
