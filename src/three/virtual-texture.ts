@@ -4,7 +4,13 @@ import { checkUvRect, type UvRect } from '../core/vt/page-rect';
 import type { PageTable } from '../core/vt/page-table';
 import type { PageTableGeometry } from '../core/vt/page-table-blocks';
 import type { UastcTarget } from '../core/vt/pool-format';
-import type { TileEncoding, TileLayerInfo, TileLayerUsage, TileSource } from '../core/vt/tile-source';
+import {
+  isNormalWithYInAlpha,
+  type TileEncoding,
+  type TileLayerInfo,
+  type TileLayerUsage,
+  type TileSource,
+} from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { PageTableTextures } from './page-table-textures';
 import type { RenderedBc7Modes, RenderedLayerStorage } from './rendered/rendered-pool-format';
@@ -191,7 +197,7 @@ export class VirtualTexture implements SampledVirtualTexture {
   /** True when pool layer `layer` holds a normal map with y in alpha (`NormalChannels` 'red-alpha'). */
   normalYInAlpha(layer: number): boolean {
     const from = this.poolLayerSource[layer] ?? -1;
-    return from >= 0 && this.source.info.layers[from].normalChannels === 'red-alpha';
+    return from >= 0 && isNormalWithYInAlpha(this.source.info.layers[from]);
   }
 
   /**

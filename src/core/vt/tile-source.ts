@@ -40,6 +40,11 @@ export interface TileLayerInfo {
   normalChannels?: NormalChannels;
 }
 
+/** True for a normal-map layer stored with y in alpha (`normalChannels` 'red-alpha', usage 'normal'). */
+export function isNormalWithYInAlpha(layer: TileLayerInfo): boolean {
+  return layer.usage === 'normal' && layer.normalChannels === 'red-alpha';
+}
+
 /** What a source tells the core about the virtual texture it serves. */
 export interface TileSourceInfo {
   /** Width of mip 0, in pages (power of two, 1..4096). */

@@ -1,7 +1,12 @@
 import { TileSourceError } from '../../core/errors';
 import type { UastcTarget } from '../../core/vt/pool-format';
 import { tileLayerBytes } from '../../core/vt/tile-bytes';
-import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import {
+  isNormalWithYInAlpha,
+  type TileData,
+  type TileSource,
+  type TileSourceInfo,
+} from '../../core/vt/tile-source';
 import type { UastcTranscoderPool } from './uastc-transcoder-pool';
 
 /**
@@ -37,7 +42,7 @@ export class TranscodingTileSource implements TileSource {
     targets: readonly (UastcTarget | null)[],
     pool: UastcTranscoderPool,
     hasAlpha: readonly boolean[] = source.info.layers.map(
-      (layer) => (layer.usage ?? 'color') === 'color' || layer.normalChannels === 'red-alpha',
+      (layer) => (layer.usage ?? 'color') === 'color' || isNormalWithYInAlpha(layer),
     ),
   ) {
     this.source = source;
@@ -56,7 +61,7 @@ export class TranscodingTileSource implements TileSource {
     this.info = { ...source.info, layers };
     this.targets = targets;
     this.hasAlpha = hasAlpha;
-    this.yInAlpha = source.info.layers.map((layer) => layer.normalChannels === 'red-alpha');
+    this.yInAlpha = source.info.layers.map(isNormalWithYInAlpha);
     this.pool = pool;
     this.expectedBytes = tileLayerBytes('uastc-4x4', source.info.tileSize);
     const transcoded = targets.flatMap((target, i) => (target === null ? [] : [i]));
@@ -145,7 +150,7 @@ export function transcodingStageFor(
     if (format === 'uastc-4x4' || format === 'uastc-4x4-srgb') {
       targets[from] = targetOf[p];
       // A normal map's y in alpha must survive whatever the pool layer's choice says.
-      alpha[from] = alphaOf[p] || source.info.layers[from].normalChannels === 'red-alpha';
+      alpha[from] = alphaOf[p] || isNormalWithYInAlpha(source.info.layers[from]);
       any = true;
     }
   }
