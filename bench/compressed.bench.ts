@@ -2,6 +2,8 @@ import { chromium } from 'playwright-core';
 import { createServer } from 'vite';
 import { type PoolTexelFormat, slotBytesOfFormats, type UastcTarget } from '../src/core/vt/pool-format';
 import { planVirtualTextureBudget } from '../src/core/vt/vt-budget-plan';
+import { flyOverPath } from '../src/sim/camera-paths';
+import { FrameSimulator } from '../src/sim/frame-simulator';
 import {
   basisFormatOf,
   transcodedTileBytes,
@@ -14,6 +16,95 @@ import { encodeUastcBlocks, encodeUastcKtx2, uastcBlocksOf } from '../test/suppo
 
 /** Port of this benchmark's own Vite server (apart from the test server's and three.bench's). */
 const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187) + 1;
+
+/** Pool slots a virtual-texture share of `shareBytes` holds with `formats` as its layers (1080p-sized feedback). */
+function poolSlotsAt(shareBytes: number, formats: readonly PoolTexelFormat[]): number {
+  const plan = planVirtualTextureBudget({
+    shareBytes,
+    stagingBytes: 0,
+    capacityBytes: shareBytes,
+    tileSize: 128,
+    layerCount: formats.length,
+    slotBytes: slotBytesOfFormats(
+      formats.map((format) => ({ target: 'bc7', format, fellBack: false })),
+      128,
+    ),
+    feedbackWidth: 240,
+    feedbackHeight: 135,
+    readbackRowAlignment: 256,
+    readbacksInFlight: 3,
+    pageTableBytes: Math.min(4 << 20, shareBytes / 16),
+    minPoolSlots: 21,
+    maxTextureSize: 8192,
+    maxArrayLayers: 256,
+  });
+  return plan.poolBytes / plan.slotBytes;
+}
+
+/**
+ * Mip bias the pool forces on the demo's terrain (1024 x 1024 pages, 4 km, 30 texels per metre;
+ * albedo + normal layers) at 1280 x 720, trilinear, in the simulator: three views (a still
+ * oblique one from 25 m, a 60 m/s flight at 60 m, a 20 m/s flight at 12 m), the mean bias over
+ * frames 60-300, the worst view reported, with the pool an rgba8 pair of layers or BC7 + BC5 in
+ * the same share. `vt.pool.mip_bias.<share>mib.<format>` and the slot counts beside them.
+ */
+async function mipBiasByFormat(): Promise<Record<string, number>> {
+  const TERRAIN = { widthPages: 1024, heightPages: 1024 };
+  const WORLD = 1024 * 120;
+  const perMetre = WORLD / 4096;
+  const views = [
+    { altitude: 25, pitch: -0.12, metresPerSecond: 0 },
+    { altitude: 60, pitch: -0.18, metresPerSecond: 60 },
+    { altitude: 12, pitch: -0.1, metresPerSecond: 20 },
+  ];
+  const formats: Record<string, PoolTexelFormat[]> = {
+    rgba8: ['rgba8unorm-srgb', 'rgba8unorm'],
+    bc7_bc5: ['bc7-rgba-unorm-srgb', 'bc5-rg-unorm'],
+  };
+  const out: Record<string, number> = {};
+  for (const shareMib of [12, 16, 36]) {
+    for (const [name, layers] of Object.entries(formats)) {
+      const slots = poolSlotsAt(shareMib << 20, layers);
+      let worst = 0;
+      for (const view of views) {
+        const frames = 300;
+        const path = flyOverPath({
+          worldWidth: WORLD,
+          worldDepth: WORLD,
+          seed: 21,
+          frames,
+          altitude: view.altitude * perMetre,
+          pitch: view.pitch,
+          speed: Math.max(1e-6, (view.metresPerSecond * perMetre) / 60),
+        });
+        const sim = new FrameSimulator({
+          terrain: TERRAIN,
+          path,
+          poolSlots: slots,
+          screenWidth: 1280,
+          screenHeight: 720,
+          filtering: 'trilinear',
+          applyMipBias: true,
+          uploadsPerFrame: 32,
+        });
+        let sum = 0;
+        let samples = 0;
+        for (let f = 0; f < frames; f += 10) {
+          await sim.run(10);
+          if (f >= 60) {
+            sum += sim.streamer.stats().mipBias;
+            samples++;
+          }
+        }
+        sim.dispose();
+        worst = Math.max(worst, sum / samples);
+      }
+      out[`vt.pool.mip_bias.${shareMib}mib.${name}`] = worst;
+      out[`vt.pool.slots.${shareMib}mib.${name}`] = slots;
+    }
+  }
+  return out;
+}
 
 /** Pages a pool of each format holds at one budget (64 MiB, 1080p-sized feedback), per MiB of budget. */
 function pagesPerMib(): Record<string, number> {
@@ -216,6 +307,11 @@ async function uploadRatio(): Promise<Record<string, number>> {
 export default {
   name: 'compressed',
   async run(): Promise<Record<string, number>> {
-    return { ...pagesPerMib(), ...(await transcodeTimes()), ...(await uploadRatio()) };
+    return {
+      ...pagesPerMib(),
+      ...(await mipBiasByFormat()),
+      ...(await transcodeTimes()),
+      ...(await uploadRatio()),
+    };
   },
 };
