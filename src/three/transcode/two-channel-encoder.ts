@@ -2,7 +2,9 @@
  * Two-channel block encoders for normal maps: BC5 (two BC4 blocks) and EAC RG11 (two EAC R11
  * blocks), from decoded RGBA8 texels, keeping red and green (a normal's x and y). Basis's UASTC
  * transcoder writes red and ALPHA into these formats whatever channels are asked for (measured on
- * three's build), so the worker decodes UASTC to RGBA8 and encodes red and green itself.
+ * three's build), so for a normal map stored in red and green (`normalChannels` 'red-green', what
+ * bakes before usage 2 wrote) the worker decodes UASTC to RGBA8 and encodes red and green itself;
+ * one stored with y in alpha (what the baker writes now) goes straight through the transcoder.
  */
 
 /** EAC modifier tables (the ETC2 specification's alpha/R11 table), 8 entries each. */
