@@ -309,6 +309,19 @@ export function mapSourceLayers(
         `'${textureName}': layer '${sourceLayers[source].name}' is ${sourceLayers[source].format}, pool layer '${poolLayers[pool].name}' is ${poolLayers[pool].format}`,
       );
     }
+    const { normalChannels, usage } = sourceLayers[source];
+    if (normalChannels !== undefined && normalChannels !== 'red-green' && normalChannels !== 'red-alpha') {
+      throw new TesseraConfigError(
+        'invalid-layers',
+        `'${textureName}': layer '${sourceLayers[source].name}' has unknown normalChannels '${normalChannels as string}'`,
+      );
+    }
+    if (normalChannels === 'red-alpha' && usage !== 'normal') {
+      throw new TesseraConfigError(
+        'invalid-layers',
+        `'${textureName}': layer '${sourceLayers[source].name}' has normalChannels 'red-alpha' but usage '${usage ?? 'color'}'`,
+      );
+    }
     result[pool] = source;
   };
   if (mapping === undefined) {

@@ -42,4 +42,22 @@ describe('mapSourceLayers', () => {
     expect(code(() => mapSourceLayers('t', source, pool, ['albedo', 'albedo']))).toBe('invalid-layers');
     expect(code(() => mapSourceLayers('t', source, pool, [null, 'normal']))).toBe('invalid-layers');
   });
+
+  it('rejects an unknown normalChannels and y in alpha on a layer that is not a normal map', () => {
+    const normals = (layer: Partial<TileLayerInfo>): TileLayerInfo[] => [
+      { name: 'albedo', format: 'rgba8unorm-srgb' },
+      { name: 'normal', format: 'rgba8unorm', ...layer },
+    ];
+    expect([
+      ...mapSourceLayers('t', normals({ usage: 'normal', normalChannels: 'red-alpha' }), pool),
+    ]).toEqual([0, 1]);
+    expect([
+      ...mapSourceLayers('t', normals({ usage: 'normal', normalChannels: 'red-green' }), pool),
+    ]).toEqual([0, 1]);
+    expect(code(() => mapSourceLayers('t', normals({ normalChannels: 'red-alpha' }), pool))).toBe(
+      'invalid-layers',
+    );
+    const unknown = normals({ usage: 'normal', normalChannels: 'blue' as 'red-green' });
+    expect(code(() => mapSourceLayers('t', unknown, pool))).toBe('invalid-layers');
+  });
 });
