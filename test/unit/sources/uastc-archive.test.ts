@@ -233,6 +233,12 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
       const layer = parseArchivePrefix(v2).header.layers[0];
       expect([layer.usage, layer.normalChannels]).toEqual(['normal', channels]);
     }
+    // The writer refuses y in alpha on a layer that is not a normal map.
+    const header = parseArchivePrefix(v1).header;
+    const colourWithAlphaY = { ...header.layers[0], normalChannels: 'red-alpha' as const };
+    expect(
+      () => new ArchiveWriter({ ...header, layers: [colourWithAlphaY] }, new MemoryArchiveSink()),
+    ).toThrow(/bad normal channels red-alpha for usage color/);
   });
 
   it('writes one zstd frame per tile that declares its content size', async () => {
