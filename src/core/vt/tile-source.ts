@@ -23,8 +23,8 @@ export type TileLayerUsage = 'color' | 'normal';
 /**
  * Where a normal map's x and y are in its texels: `'red-green'` (red and green, the usual rgb
  * normal map), or `'red-alpha'` (x in red, green and blue, y in alpha: Basis Universal's normal-map
- * convention, `-swizzle rrrg`, which its UASTC transcoder turns straight into BC5 and EAC RG11 at
- * a third and a ninth of the time of decoding and re-encoding red and green).
+ * convention, `-swizzle rrrg`, which its UASTC transcoder turns straight into BC5 and EAC RG11 in
+ * about a half and an eighth of the time of decoding and re-encoding red and green).
  */
 export type NormalChannels = 'red-green' | 'red-alpha';
 

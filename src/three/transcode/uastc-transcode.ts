@@ -75,8 +75,8 @@ let decoded = new Uint8Array(0);
  * (decode flags 0). Two-channel targets (BC5, EAC RG11) take what the transcoder fills them from,
  * red and alpha (whatever channels it is given), when `yInAlpha` (a normal map stored as Basis
  * lays them out, x in red, y in alpha); a normal map in red and green is decoded to RGBA8 instead
- * (`basisFormat` is then ignored) and encoded by `two-channel-encoder.ts`, 3x (BC5) to 9x (EAC)
- * slower.
+ * (`basisFormat` is then ignored) and encoded by `two-channel-encoder.ts`, about 2x (BC5) and 7-9x
+ * (EAC) slower.
  * @returns false when the transcoder rejects the blocks (corrupt data).
  */
 export function transcodeUastcTile(
