@@ -95,8 +95,9 @@ export class VirtualTextureSet {
     const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
     if (!(source instanceof RenderedTileSource)) checkNoRenderedLayer(name, poolLayerSource, this.poolLayers);
     const loaded = this.stages.wrap(source, poolLayerSource);
+    const storage = options.pageTableStorage ?? 'auto';
     const id = this.streamer.registerTexture(loaded, {
-      pageTableStorage: options.pageTableStorage ?? this.autoStorage(layout),
+      pageTableStorage: storage === 'auto' ? this.autoStorage(layout) : storage,
     });
     const pageTable = this.streamer.pageTable(id);
     // The atlas is sized here, within the budget, never by the core table itself.

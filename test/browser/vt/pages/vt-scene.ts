@@ -740,7 +740,10 @@ Object.assign(globalThis, {
       });
       const dense: boolean[] = [];
       for (let i = 0; i < 16; i++) {
-        const vt = many.add(new TestTileSource({ widthPages: 128, heightPages: 128 }), { name: `small${i}` });
+        // Every other one asks for 'auto' by name: the same rule as leaving it out.
+        const pageTableStorage = i % 2 === 1 ? ('auto' as const) : undefined;
+        const source = new TestTileSource({ widthPages: 128, heightPages: 128 });
+        const vt = many.add(source, { name: `small${i}`, pageTableStorage });
         dense.push(vt.pageTableGeometry.dense);
       }
       many.update(camera, new Scene());
