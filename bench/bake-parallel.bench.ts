@@ -4,7 +4,8 @@
  * encoders loaded before timing (a one-off cost per bake, not per tile). The input is a
  * photograph-like image generated here (gradients plus noise), not one anything was tuned on.
  * The machine may be shared: the 1-minute load average is reported beside the figures, and the
- * CPU each worker got (process CPU time over wall time, per worker, main thread included).
+ * main process's CPU time over wall time, per worker (`*_cpu_per_worker`; the workers are child
+ * processes, not counted: what the bake's own work takes from them).
  * `*.pool_speedup` times the pools alone on the same image's tiles (no bake around them): the
  * ceiling a bake's speedup can reach here, since two encodes at once each run slower than one.
  */
@@ -13,6 +14,7 @@ import { loadavg } from 'node:os';
 import type { PayloadEncodingName } from '../src/sources/archive/archive-format';
 import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
 import { bakeImages } from '../src/sources/bake/bake-archive';
+import { extractTile } from '../src/sources/bake/mip-chain';
 import { TileEncodePool } from '../src/sources/bake/tile-encode-pool';
 
 function photoLike(size: number, seed: number) {
@@ -81,15 +83,10 @@ async function timedEncodes(
   pool: TileEncodePool,
   count: number,
 ) {
+  const perRow = Math.floor(image.width / 128);
   const tiles = Array.from({ length: count }, (_, i) => {
     const tile = new Uint8Array(128 * 128 * 4);
-    const perRow = Math.floor(image.width / 128);
-    const x0 = (i % perRow) * 128;
-    const y0 = Math.floor(i / perRow) * 128;
-    for (let y = 0; y < 128; y++) {
-      const o = ((y0 + y) * image.width + x0) * 4;
-      tile.set(image.data.subarray(o, o + 128 * 4), y * 128 * 4);
-    }
+    extractTile(image, i % perRow, Math.floor(i / perRow), 128, 0, tile);
     return tile;
   });
   const started = performance.now();

@@ -269,7 +269,8 @@ async function writeTiles(
     if (prepare) {
       const count = Math.min(pool.size * EARLY_TILES_PER_WORKER, MAX_EARLY_TILES);
       for (let y = 0; y < layout.pagesHigh[0] && early.size < count; y++) {
-        for (let x = 0; x < layout.pagesWide[0] && writer.hasRow(0, y) && early.size < count; x++) {
+        if (!writer.hasRow(0, y)) continue;
+        for (let x = 0; x < layout.pagesWide[0] && early.size < count; x++) {
           const payloads = encode(0, x, y);
           // A failure is reported at its tile's turn; until then it must not count as unhandled.
           for (const p of payloads) p.catch(() => {});

@@ -8,6 +8,7 @@
 import type { NormalChannels } from '../../core/vt/tile-source';
 import type { PayloadEncodingName } from '../archive/archive-format';
 import { deflateRaw } from '../archive/png-codec';
+import { normalToRedAlpha } from '../color/normal-channels';
 import { encodeUastcTile } from './uastc-encoder';
 import { zstdCompress } from './zstd-compressor';
 
@@ -72,17 +73,4 @@ export async function encodeTile(
     default:
       throw new Error(`cannot encode ${encoding}`);
   }
-}
-
-/** A copy of a normal map's rgba8 texels with x (red) in red, green and blue and y (green) in alpha. */
-function normalToRedAlpha(rgba: Uint8Array): Uint8Array {
-  const out = new Uint8Array(rgba.length);
-  for (let i = 0; i < rgba.length; i += 4) {
-    const x = rgba[i];
-    out[i] = x;
-    out[i + 1] = x;
-    out[i + 2] = x;
-    out[i + 3] = rgba[i + 1];
-  }
-  return out;
 }

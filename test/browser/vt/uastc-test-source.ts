@@ -1,5 +1,6 @@
 import { TileSourceError } from '../../../src/core/errors';
 import type { NormalChannels, TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
+import { normalToRedAlpha } from '../../../src/sources/color/normal-channels';
 import { encodeUastcBlocksOnServer } from '../support/uastc-encode-client';
 import { TestTileSource, type TestTileSourceOptions } from './test-content';
 
@@ -61,13 +62,7 @@ export class UastcTestTileSource implements TileSource {
   async load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     const tile = await this.rgba.load(mip, x, y, signal);
     const size = this.info.tileSize;
-    const texels = tile.layers[0];
-    if (this.normal === 'red-alpha') {
-      for (let i = 0; i < texels.length; i += 4) {
-        texels[i + 3] = texels[i + 1];
-        texels[i + 1] = texels[i + 2] = texels[i];
-      }
-    }
+    const texels = this.normal === 'red-alpha' ? normalToRedAlpha(tile.layers[0]) : tile.layers[0];
     const blocks = await encodeUastcBlocksOnServer(
       texels,
       size,

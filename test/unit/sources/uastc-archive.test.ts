@@ -16,6 +16,7 @@ import { bakeImages, bakeProcedural } from '../../../src/sources/bake/bake-archi
 import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { encodeUastcTile } from '../../../src/sources/bake/uastc-encoder';
 import { zstdCompress } from '../../../src/sources/bake/zstd-compressor';
+import { normalToRedAlpha } from '../../../src/sources/color/normal-channels';
 import { ProceduralWorld } from '../../../src/sources/procedural/procedural-world';
 import { decodeUastcToRgba, normalAngleError, rgbPsnr } from '../../support/basis-transcoder';
 
@@ -75,13 +76,6 @@ function singleTileArchive(payload: Uint8Array, encoding: 'uastc' | 'uastc-zstd'
   return sink.toBytes();
 }
 
-/** A normal map's texels as the baker stores them for UASTC: x in red, green and blue, y in alpha. */
-function redAlpha(rgba: Uint8Array): Uint8Array {
-  const out = new Uint8Array(rgba.length);
-  for (let i = 0; i < rgba.length; i += 4) out.set([rgba[i], rgba[i], rgba[i], rgba[i + 1]], i);
-  return out;
-}
-
 /** Decoded 'red-alpha' texels back as an rgb normal map's x and y (red, green). */
 function redGreen(rgba: Uint8Array): Uint8Array {
   const out = new Uint8Array(rgba.length);
@@ -122,7 +116,7 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
         await encodeUastcTile(albedo, T, { colorSpace: 'srgb', usage: 'color' }),
       );
       expect(tile.layers[1]).toEqual(
-        await encodeUastcTile(redAlpha(normal), T, { colorSpace: 'linear', usage: 'normal' }),
+        await encodeUastcTile(normalToRedAlpha(normal), T, { colorSpace: 'linear', usage: 'normal' }),
       );
       expect(tile.layers[0].length).toBe(BLOCK_BYTES);
     }
