@@ -14,8 +14,9 @@ import type { ArchiveHeader, ArchiveLayerUsage } from '../archive/archive-format
 import { shardPageCount } from '../archive/archive-shard';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
 import { type BakeOptions, bakeLayers, nextPowerOfTwo, tileEncoderOptions } from './bake-archive';
-import { downsample, extractTile, type MipImage } from './mip-chain';
+import { downsampleRows, extractTile, type MipImage } from './mip-chain';
 import { OrderedTileWriter } from './ordered-tile-writer';
+import { shardTexelRows } from './shard-texel-rows';
 import { TILES_IN_FLIGHT_PER_WORKER, type TileEncodePool, withEncodePool } from './tile-encode-pool';
 
 /** One input layer: an image file on disk. */
@@ -51,26 +52,35 @@ function checkVipsHeader(path: string, width: number, height: number): void {
   if (!ok) throw new TesseraConfigError('invalid-option', `unexpected intermediate image layout in ${path}`);
 }
 
-/** Rows of one mip level stored as raw rgba8 in a file; reads clamp to the level's edges. */
+/**
+ * Rows of one mip level stored as raw rgba8 in a file, possibly only a run of them (a shard's);
+ * reads clamp to the level's edges, and a read outside the stored run is a bug (it throws).
+ */
 class RowFile {
   readonly fd: number;
   constructor(
     readonly path: string,
     /** Texels per stored row. */
     readonly storedWidth: number,
-    /** Rows stored. */
-    readonly storedHeight: number,
+    /** Rows of the level; reads clamp to them. */
+    readonly levelHeight: number,
     /** Width rows are padded to on read (edge texel repeated), texels. */
     readonly width: number,
-    /** Bytes before row 0 in the file. */
+    /** Bytes before the first stored row in the file. */
     readonly dataOffset = 0,
+    /** Level row of the first stored row. */
+    readonly firstRow = 0,
+    /** Rows stored. */
+    readonly storedRows = levelHeight - firstRow,
   ) {
     this.fd = openSync(path, 'r');
   }
 
-  /** Reads level row `y` (clamped to the stored rows) into `out` at byte `offset`, padded to {@link width}. */
+  /** Reads level row `y` (clamped to the level's rows) into `out` at byte `offset`, padded to {@link width}. */
   readRow(y: number, out: Uint8Array, offset: number): void {
-    const row = Math.min(Math.max(y, 0), this.storedHeight - 1);
+    const row = Math.min(Math.max(y, 0), this.levelHeight - 1) - this.firstRow;
+    if (row < 0 || row >= this.storedRows)
+      throw new Error(`bake: level row ${row + this.firstRow} of ${this.path} was not stored`);
     const bytes = this.storedWidth * 4;
     let read = 0;
     while (read < bytes) {
@@ -116,7 +126,6 @@ async function bakeImageFilesOn(
   try {
     let width = 0;
     let height = 0;
-    const level0: RowFile[] = [];
     for (const [i, layer] of layers.entries()) {
       const meta = await sharp(layer.path, { limitInputPixels: false }).metadata();
       if (i === 0) {
@@ -125,12 +134,6 @@ async function bakeImageFilesOn(
       } else if (meta.width !== width || meta.height !== height) {
         throw new TesseraConfigError('invalid-layers', `${layer.path} is not ${width}x${height}`);
       }
-      // libvips writes its native .v format streaming (a sequential read never holds the whole
-      // image; sharp's raw buffer/stream output would): a 64-byte header, then rgba8 rows.
-      const raw = join(work, `layer${i}-mip0.v`);
-      await sharp(layer.path, { limitInputPixels: false, sequentialRead: true }).ensureAlpha().toFile(raw);
-      checkVipsHeader(raw, width, height);
-      level0.push(new RowFile(raw, width, height, 0, VIPS_HEADER_BYTES));
     }
     const widthPages = nextPowerOfTwo(Math.ceil(width / payload));
     const heightPages = nextPowerOfTwo(Math.ceil(height / payload));
@@ -148,13 +151,33 @@ async function bakeImageFilesOn(
     const writer = new ArchiveWriter(header, sink, target);
     const { layout } = writer;
     const total = writer.rows === null ? layout.pageCount : shardPageCount(layout, writer.rows);
+    // A shard reads and averages only the rows its pages depend on; a whole bake, every row.
+    const everyRow = { start: new Int32Array(header.mipCount), end: Int32Array.from(layout.pagesHigh) };
+    const need = shardTexelRows(layout, writer.rows ?? everyRow, payload, border);
+    // The image rows mip 0 reads (level rows below the image read its last row).
+    const firstRow = Math.min(height - 1, need.start[0]);
+    const lastRow = Math.min(height - 1, need.end[0] - 1);
+    let current: RowFile[] = [];
+    if (need.end[0] > need.start[0]) {
+      for (const [i, layer] of layers.entries()) {
+        // libvips writes its native .v format streaming (a sequential read never holds the whole
+        // image; sharp's raw buffer/stream output would): a 64-byte header, then rgba8 rows. A
+        // shard's rows are cut out as they stream by, so decoding stops at its last row.
+        const raw = join(work, `layer${i}-mip0.v`);
+        const rows = lastRow - firstRow + 1;
+        await sharp(layer.path, { limitInputPixels: false, sequentialRead: true })
+          .extract({ left: 0, top: firstRow, width, height: rows })
+          .ensureAlpha()
+          .toFile(raw);
+        checkVipsHeader(raw, width, rows);
+        current.push(
+          new RowFile(raw, width, height, widthPages * payload, VIPS_HEADER_BYTES, firstRow, rows),
+        );
+        open.push(current[i]);
+      }
+    }
     const ordered = new OrderedTileWriter(writer, pool.size * TILES_IN_FLIGHT_PER_WORKER);
     const layerOptions = header.layers.map((_, i) => tileEncoderOptions(header, i, options));
-    let current = level0.map(
-      (f) => new RowFile(f.path, f.storedWidth, f.storedHeight, widthPages * payload, VIPS_HEADER_BYTES),
-    );
-    for (const f of level0) f.close();
-    open.push(...current);
     let done = 0;
     for (let mip = 0; mip < header.mipCount; mip++) {
       const levelWidth = layout.pagesWide[mip] * payload;
@@ -162,54 +185,78 @@ async function bakeImageFilesOn(
       const last = mip === header.mipCount - 1;
       const nextWidth = last ? 0 : layout.pagesWide[mip + 1] * payload;
       const nextHeight = last ? 0 : layout.pagesHigh[mip + 1] * payload;
+      // Rows of the next level one band averages into: half a page row, or a whole one where the
+      // level cannot halve in height.
+      const factorY = last ? 1 : levelHeight / nextHeight;
+      const nextBandRows = payload / factorY;
+      // This level's rows the next level's needed rows are averaged from.
+      const averageStart = last ? 0 : need.start[mip + 1] * factorY;
+      const averageEnd = last ? 0 : need.end[mip + 1] * factorY;
       const nextPaths = layers.map((_, i) => join(work, `layer${i}-mip${mip + 1}.raw`));
       const nextFds = last ? [] : nextPaths.map((p) => openSync(p, 'w'));
-      let nextRow = 0;
       const band: MipImage = {
         data: new Uint8Array(tileSize * levelWidth * 4),
         width: levelWidth,
         height: tileSize,
       };
-      const bands = layers.map(() => new Uint8Array(tileSize * levelWidth * 4));
+      const texels = layers.map(() => new Uint8Array(tileSize * levelWidth * 4));
+      const averaged: MipImage = {
+        data: new Uint8Array(nextBandRows * nextWidth * 4),
+        width: nextWidth,
+        height: nextBandRows,
+      };
       const scratch = new Uint8Array(tileSize * tileSize * 4);
-      for (let py = 0; py < layout.pagesHigh[mip]; py++) {
+      const bandEnd = Math.ceil(need.end[mip] / payload);
+      for (let py = Math.floor(need.start[mip] / payload); py < bandEnd; py++) {
+        const own = writer.hasRow(mip, py);
+        // The band's payload rows that average into needed rows of the next level.
+        const a0 = Math.max(averageStart, py * payload);
+        const a1 = Math.min(averageEnd, (py + 1) * payload);
+        if (!own && a1 <= a0) continue;
         for (const [i, file] of current.entries()) {
-          for (let j = 0; j < tileSize; j++)
-            file.readRow(py * payload - border + j, bands[i], j * levelWidth * 4);
+          for (let j = 0; j < tileSize; j++) {
+            const y = py * payload - border + j;
+            if (own || (y >= a0 && y < a1)) file.readRow(y, texels[i], j * levelWidth * 4);
+          }
         }
-        // A shard still reads and averages every band (the next mip needs them), encoding only its rows.
-        for (let x = 0; writer.hasRow(mip, py) && x < layout.pagesWide[mip]; x++) {
+        // Encoded are the shard's own rows; another band is read only for the next mip.
+        for (let x = 0; own && x < layout.pagesWide[mip]; x++) {
           const payloads = layers.map((_, i) => {
-            band.data = bands[i];
+            band.data = texels[i];
             // The band's row 0 is level row py*payload - border, so page row py is band page row 0.
             extractTileFromBand(band, x, tileSize, border, scratch);
             return pool.encode(header.layers[i].encoding, scratch.slice(), tileSize, layerOptions[i]);
           });
           await ordered.add(mip, x, py, payloads);
         }
-        if (writer.hasRow(mip, py)) {
+        if (own) {
           done += layout.pagesWide[mip];
           options.onProgress?.(done, total);
         }
-        if (last) continue;
-        // This band's payload rows are final: average them into the next level's rows.
-        const factorY = levelHeight / nextHeight;
+        if (a1 <= a0) continue;
+        // Those rows are final: average them into the next level's file, which holds its needed
+        // rows from the first.
+        const y0 = (a0 - py * payload) / factorY;
+        const y1 = (a1 - py * payload) / factorY;
+        const position = ((py * payload) / factorY + y0 - need.start[mip + 1]) * nextWidth * 4;
         for (const [i, layer] of layers.entries()) {
           const rows: MipImage = {
-            data: bands[i].subarray(border * levelWidth * 4, (border + payload) * levelWidth * 4),
+            data: texels[i].subarray(border * levelWidth * 4, (border + payload) * levelWidth * 4),
             width: levelWidth,
             height: payload,
           };
-          const next = downsample(rows, nextWidth, payload / factorY, layer.colorSpace === 'srgb');
-          writeSync(nextFds[i], next.data, 0, next.data.length, nextRow * nextWidth * 4);
+          downsampleRows(rows, averaged, y0, y1, layer.colorSpace === 'srgb');
+          writeSync(nextFds[i], averaged.data, y0 * nextWidth * 4, (y1 - y0) * nextWidth * 4, position);
         }
-        nextRow += payload / factorY;
       }
       for (const f of current) f.close();
       open.length = 0;
       if (last) break;
       for (const fd of nextFds) closeSync(fd);
-      current = nextPaths.map((p) => new RowFile(p, nextWidth, nextHeight, nextWidth));
+      const stored = need.end[mip + 1] - need.start[mip + 1];
+      current = nextPaths.map(
+        (p) => new RowFile(p, nextWidth, nextHeight, nextWidth, 0, need.start[mip + 1], stored),
+      );
       open.push(...current);
     }
     await ordered.flush();

@@ -18,6 +18,7 @@ import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { type BakeOptions, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { mergeShards } from '../../../src/sources/bake/merge-shards';
+import { shardTexelRows } from '../../../src/sources/bake/shard-texel-rows';
 import { TileEncodePool } from '../../../src/sources/bake/tile-encode-pool';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-shards-'));
@@ -35,29 +36,35 @@ type Bake = (options: BakeOptions, sink: FileArchiveSink | MemoryArchiveSink) =>
 const procedural: Bake = (options, sink) =>
   bakeProcedural(8, 8, { tileSize: 32, border: 4, encoding: 'webp', encodePool, ...options }, sink);
 
-let imagePath = '';
-const imageFiles: Bake = async (options, sink) => {
-  if (imagePath === '') {
-    const { default: sharp } = await import('sharp');
-    imagePath = join(dir, 'photo.png');
-    await sharp({
-      create: {
-        width: 150,
-        height: 130,
-        channels: 3,
-        background: '#000000',
-        noise: { type: 'gaussian', mean: 128, sigma: 40 },
-      },
-    })
-      .png()
-      .toFile(imagePath);
-  }
-  return bakeImageFiles(
-    [{ name: 'albedo', colorSpace: 'srgb', path: imagePath }],
-    { tileSize: 32, border: 4, encoding: 'png', encodePool, ...options },
-    sink,
-  );
-};
+/** Bakes a noise image of `width` x `height` from a file (made on first use) out of core. */
+function imageFileBake(width: number, height: number): Bake {
+  const path = join(dir, `photo-${width}x${height}.png`);
+  let made: Promise<unknown> | null = null;
+  return async (options, sink) => {
+    made ??= import('sharp').then(({ default: sharp }) =>
+      sharp({
+        create: {
+          width,
+          height,
+          channels: 3,
+          background: '#000000',
+          noise: { type: 'gaussian', mean: 128, sigma: 40 },
+        },
+      })
+        .png()
+        .toFile(path),
+    );
+    await made;
+    return bakeImageFiles(
+      [{ name: 'albedo', colorSpace: 'srgb', path }],
+      { tileSize: 32, border: 4, encoding: 'png', encodePool, ...options },
+      sink,
+    );
+  };
+}
+/** 8 x 8 pages of 24 payload texels. */
+const imageFiles = imageFileBake(150, 130);
+const imagePath = join(dir, 'photo-150x130.png');
 
 async function bakeShards(bake: Bake, count: number, name: string): Promise<string[]> {
   const paths: string[] = [];
@@ -92,14 +99,47 @@ describe('sharded bakes', { timeout: 120_000 }, () => {
       expect(() => parseShardSpec(bad)).toThrow(/shard/);
   });
 
+  it('has each out-of-core shard read only the rows its pages depend on', () => {
+    const layout = mipLayout(64, 64, 7);
+    const payload = 120;
+    const border = 4;
+    for (const count of [2, 4, 7]) {
+      for (let index = 0; index < count; index++) {
+        const own = shardRows(layout, { index, count });
+        const rows = shardTexelRows(layout, own, payload, border);
+        for (let m = 0; m < 7; m++) {
+          // The rows its own tiles cut, and the rows the next mip's needed rows average from.
+          if (own.end[m] > own.start[m]) {
+            expect(rows.start[m]).toBeLessThanOrEqual(Math.max(0, own.start[m] * payload - border));
+            expect(rows.end[m]).toBeGreaterThanOrEqual(
+              Math.min((64 * payload) >> m, own.end[m] * payload + border),
+            );
+          }
+          if (m + 1 < 7 && rows.end[m + 1] > rows.start[m + 1]) {
+            expect(rows.start[m]).toBeLessThanOrEqual(2 * rows.start[m + 1]);
+            expect(rows.end[m]).toBeGreaterThanOrEqual(2 * rows.end[m + 1]);
+          }
+        }
+      }
+    }
+    // Shard 0 of 4 owns mip 4's row 0, a quarter of the image: it reads mip 0's rows 0 to 1984
+    // (a quarter and 64 border rows) and none of mip 6. The last shard owns the coarsest page,
+    // which depends on every texel.
+    const first = shardTexelRows(layout, shardRows(layout, { index: 0, count: 4 }), payload, border);
+    expect([first.start[0], first.end[0], first.start[6], first.end[6]]).toEqual([0, 1984, 0, 0]);
+    const last = shardTexelRows(layout, shardRows(layout, { index: 3, count: 4 }), payload, border);
+    expect([last.start[0], last.end[0]]).toEqual([0, 64 * payload]);
+  });
+
   it.each([
-    ['the procedural world (coarsest mip first)', procedural, 'proc'],
-    ['an image file (out of core, finest mip first)', imageFiles, 'img'],
-  ] as const)('4 shards of %s merge into the direct bake, byte for byte', async (_, bake, name) => {
+    ['the procedural world (coarsest mip first)', procedural, 'proc', 4],
+    ['an image file (out of core, finest mip first)', imageFiles, 'img', 4],
+    ['a wide image file in more shards than it has page rows', imageFileBake(300, 60), 'wide', 5],
+  ] as const)('shards of %s merge into the direct bake, byte for byte', async (_, bake, name, count) => {
     const direct = new MemoryArchiveSink();
     await bake({}, direct);
-    const paths = await bakeShards(bake, 4, name);
-    const bytes = merged([paths[2], paths[0], paths[3], paths[1]]);
+    const paths = await bakeShards(bake, count, name);
+    const bytes = merged([...paths.slice(2), ...paths.slice(0, 2)]);
     expect(Buffer.from(bytes).equals(Buffer.from(direct.toBytes()))).toBe(true);
     const source = await ArchiveTileSource.open(new MemoryRangeReader(bytes as Uint8Array<ArrayBuffer>));
     expect(source.header.tileSize).toBe(32);
