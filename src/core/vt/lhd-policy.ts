@@ -2,6 +2,7 @@ import { VISIT_GAP_FRAMES } from './arc-policy';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { HitDensityTable } from './hit-density-table';
 import { LhdGhosts } from './lhd-ghosts';
+import { pageMip } from './page-id';
 import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
 
 /**
@@ -48,8 +49,12 @@ const PRESENCE_BITS = 16;
 const PRESENCE_MASK = (1 << PRESENCE_BITS) - 1;
 /** History bit of a page seen in more than one visit. */
 const REVISITED_BIT = 1 << PRESENCE_BITS;
-/** Number of classes: every presence pattern, once or revisited. */
-const CLASSES = 2 * REVISITED;
+/** Class bit of a page coarser than mip 0. */
+const COARSE = 2 * REVISITED;
+/** History bit of a page coarser than mip 0 (fixed at its load). */
+const COARSE_BIT = 2 * REVISITED_BIT;
+/** Number of classes: every presence pattern, once or revisited, at mip 0 or coarser. */
+const CLASSES = 2 * COARSE;
 
 /**
  * LHD, least hit density (Beckmann, Chen & Cidon, "LHD: Improving Cache Hit Rate by Maximizing
@@ -62,9 +67,11 @@ const CLASSES = 2 * REVISITED;
  * last use (feedback jitter and mip boundaries make visible pages flicker in patterns such as
  * two frames in, two out, and the pattern predicts the next return), and whether it has been seen
  * in more than one visit (an absence longer than {@link VISIT_GAP_FRAMES}) since it was loaded,
- * which separates pages that loop back from pages seen once. Ages are frames, so the learned
- * shape (flicker returns within a jitter cycle, loops returning after their period, trails never)
- * follows the stream, whatever its frame rate.
+ * which separates pages that loop back from pages seen once, and whether the page is coarser than
+ * mip 0 (a coarse page covers more ground, so it returns after absences a mip-0 page never comes
+ * back from: a camera teleporting between places meets the same coarse pages again). Ages are
+ * frames, so the learned shape (flicker returns within a jitter cycle, loops returning after
+ * their period, trails never) follows the stream, whatever its frame rate.
  *
  * Victim choice: {@link LHD_SAMPLE} evictable pages, in groups of consecutive records of a dense
  * candidate array drawn by a seeded generator (every page when there are fewer), the lowest
@@ -73,16 +80,17 @@ const CLASSES = 2 * REVISITED;
  * table is recomputed every {@link LHD_RECONFIGURE_EVICTIONS} evictions, O(classes x age
  * buckets), amortised O(1). Allocates nothing after construction.
  *
- * Measured (`docs/replacement-policies.md`): worst loads / Belady 1.29 on the held-out paths (LRU
- * 1.40), a third to a half of the way from LRU to Belady where the pool barely holds the view;
- * weaker than the tuned predictor on long loops, since it learns returns only through a ghost list
- * of {@link LHD_GHOSTS_PER_SLOT} x slots.
+ * Measured (`docs/replacement-policies.md`): worst loads / Belady 1.28 on the held-out paths (LRU
+ * 1.40), never more loads than LRU there, a third to a half of the way from LRU to Belady where
+ * the pool barely holds the view; weaker than the tuned predictor on long loops, since it learns
+ * returns only through a ghost list of {@link LHD_GHOSTS_PER_SLOT} x slots.
  */
 export class LhdPolicy implements ReplacementPolicy {
   readonly name = 'lhd';
   /**
    * Per slot, bits 0-15: bit i set when the page was used `i` frames before its last use; bit
-   * {@link REVISITED_BIT}: seen in more than one visit. One array, so one cache line per slot.
+   * {@link REVISITED_BIT}: seen in more than one visit; bit {@link COARSE_BIT}: coarser than mip
+   * 0. One array, so one cache line per slot.
    */
   private readonly history: Uint32Array;
   /**
@@ -120,7 +128,7 @@ export class LhdPolicy implements ReplacementPolicy {
     const back = ghosts.take(pageId);
     // A page back from eviction: the age at which it would have been a hit.
     if (back) this.table.addHit(ghosts.takenClass, frame - ghosts.takenLastUse);
-    this.history[slot] = back ? REVISITED_BIT | 1 : 1;
+    this.history[slot] = (back ? REVISITED_BIT | 1 : 1) | (pageMip(pageId) > 0 ? COARSE_BIT : 0);
   }
 
   referenced(slot: number, frame: number, lastUse: number): void {
@@ -130,7 +138,7 @@ export class LhdPolicy implements ReplacementPolicy {
     const h = this.history[slot];
     const revisited = age > VISIT_GAP_FRAMES ? REVISITED_BIT : h & REVISITED_BIT;
     const presence = age >= PRESENCE_BITS ? 1 : ((h << age) | 1) & PRESENCE_MASK;
-    this.history[slot] = revisited | presence;
+    this.history[slot] = (h & COARSE_BIT) | revisited | presence;
   }
 
   evictable(slot: number, lastUse: number): void {
@@ -226,6 +234,7 @@ export class LhdPolicy implements ReplacementPolicy {
   private classOf(slot: number): number {
     const h = this.history[slot];
     const pattern = (h >>> 1) & (REVISITED - 1);
-    return (h & REVISITED_BIT) !== 0 ? pattern | REVISITED : pattern;
+    const revisited = (h & REVISITED_BIT) !== 0 ? REVISITED : 0;
+    return pattern | revisited | ((h & COARSE_BIT) !== 0 ? COARSE : 0);
   }
 }

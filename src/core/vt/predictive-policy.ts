@@ -10,8 +10,8 @@ import { ReuseHistory } from './reuse-history';
  * needed furthest in the future" from each page's own reuse gaps and flicker, O(log n) per
  * eviction. Seven constants in `eviction-tuning.ts`, tuned on the three benchmark paths. An
  * option, no longer the default: on the held-out paths its worst ratio to Belady is 1.32 (`lhd`
- * 1.29) and on the tuning paths it loses to LRU by up to 6%; it earns its place on long loops in a
- * roomy pool (held-out lookaround 1.09, orbit_wide 1.18, against `lhd` 1.23 and 1.29), where its
+ * 1.28) and on the tuning paths it loses to LRU by up to 6%; it earns its place on long loops in a
+ * roomy pool (held-out lookaround 1.09, orbit_wide 1.18, against `lhd` 1.27 and 1.28), where its
  * per-page gaps predict returns a learned distribution cannot (`docs/replacement-policies.md`).
  * - each page remembers its last two long absences ("reuse gaps", > `LEFT_VIEW_FRAMES`) and its
  *   longest short one ("flicker"), also across evictions through a 4-way ghost table;
