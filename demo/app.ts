@@ -177,6 +177,7 @@ export class DemoApp {
       maxUploadsPerFrame: 16,
       filtering: 'trilinear',
       freezeFeedback: false,
+      compressedPool: params.compressedPool,
     };
     const budget = new TextureBudget({ budgetBytes: params.budgetBytes });
     const surface = createTerrainSurface(

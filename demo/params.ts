@@ -38,6 +38,11 @@ export interface DemoParams {
   lodBias: number;
   /** `?compare=1` shows the comparison with plain three.js at load (the HUD toggles it). Default 0. */
   compare: boolean;
+  /**
+   * `?compressed=0` decodes `?source=uastc` tiles to rgba8 pools instead of block-compressed ones
+   * (BC7 + BC5 on desktop): the baseline the compressed pool is measured against. Default 1.
+   */
+  compressedPool: boolean;
 }
 
 /** Default budget when `?budget=` is absent, MiB. */
@@ -64,6 +69,7 @@ export function parseDemoParams(search: string): DemoParams {
     tour: query.get('tour') === '1',
     lodBias: Number.isFinite(Number(query.get('lodBias'))) ? Number(query.get('lodBias') ?? 0) : 0,
     compare: query.get('compare') === '1',
+    compressedPool: query.get('compressed') !== '0',
   };
 }
 

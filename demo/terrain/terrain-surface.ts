@@ -32,6 +32,8 @@ export interface TerrainSurfaceSettings {
   filtering: TerrainFiltering;
   /** When true, page requests stop changing (to inspect what is resident). */
   freezeFeedback: boolean;
+  /** UASTC tiles into block-compressed pools; false decodes them to rgba8 (`?compressed=0`). */
+  compressedPool: boolean;
 }
 
 /** What the terrain's texturing reports each frame (zeros where the stand-in has no such thing). */

@@ -73,14 +73,17 @@ async function openArchive(kind: keyof typeof ARCHIVES): Promise<TerrainTileSour
  * gets a two-channel format, BC5 / EAC RG11), opaque colour (the terrain has no alpha, so BC7 and
  * ETC2 transcode without it). A rendered source's layers are compressed on the GPU as they render
  * (BC7 on WebGPU with BC, mode 6 alone to keep SwiftShader usable; rgba8 on WebGL2); its normal
- * layer too (BC7, not BC5: the material's `normalMap` reads x, y and z as rendered).
+ * layer too (BC7, not BC5: the material's `normalMap` reads x, y and z as rendered). With `compressed`
+ * false UASTC layers are decoded to rgba8 instead (`?compressed=0`, the baseline).
  */
-export function terrainPoolLayers(source: TileSource): VirtualTexturePoolLayer[] {
+export function terrainPoolLayers(source: TileSource, compressed = true): VirtualTexturePoolLayer[] {
   return source.info.layers.map((layer) => ({
     name: layer.name,
     format: layer.format,
     usage: layer.usage,
     alpha: false,
+    // The uncompressed baseline: UASTC decoded to rgba8 in the transcode workers.
+    ...(!compressed && layer.format.startsWith('uastc') ? { target: 'rgba8' as const } : {}),
     ...(source.info.rendered === true ? { rendered: 'compressed' as const } : {}),
   }));
 }

@@ -182,7 +182,7 @@ export class VirtualTextureSurface implements TerrainSurface {
       feedbackScale: s.feedbackScale,
       maxUploadsPerFrame: s.maxUploadsPerFrame,
       filtering: s.filtering,
-      layers: terrainPoolLayers(this.source),
+      layers: terrainPoolLayers(this.source, s.compressedPool),
     });
     this.texture = this.system.add(this.source, { name: 'terrain' });
     this.rendered?.bind(this.texture);

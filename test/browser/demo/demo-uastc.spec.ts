@@ -43,6 +43,31 @@ test('demo: ?source=uastc streams the UASTC world into BC7 + BC5 pools', async (
   );
 });
 
+test('demo: ?compressed=0 decodes the UASTC world into rgba8 pools, 4x the bytes per page', async ({
+  page,
+  backend,
+  openPage,
+}) => {
+  test.skip(backend !== 'webgpu', 'the pool layers are chosen alike on both backends');
+  test.setTimeout(180_000);
+  await isolateFromDevServerReloads(page);
+  const slots: Record<string, number> = {};
+  for (const compressed of [1, 0]) {
+    await openPage(DEMO_PAGE, { auto: 0, size: '256x144', hud: 0, budget: 48, source: 'uastc', compressed });
+    await demoReady(page);
+    await teleport(page, POSE);
+    await settle(page, 120);
+    const stats = await demoStats(page);
+    expect(stats.errors).toEqual([]);
+    expect(stats.vt.resident).toBeGreaterThan(21);
+    expect(stats.usedBytes).toBeLessThanOrEqual(stats.budgetBytes);
+    if (compressed === 0) expect(stats.vt.poolFormats).toEqual(['rgba8unorm-srgb', 'rgba8unorm']);
+    slots[compressed] = stats.vt.poolSlots;
+  }
+  // The same share of the same budget: 16 KiB per BC7 or BC5 page and layer against 64 KiB.
+  expect(slots[1] / slots[0]).toBeGreaterThan(3.5);
+});
+
 /**
  * Issue #13's demo figure, measured and reported (not asserted: the two archives differ): 48 MiB,
  * 1280 x 720, the same pose; the WebP archive (64 x 64 pages) into rgba8 pools against the UASTC
