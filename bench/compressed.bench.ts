@@ -1,5 +1,3 @@
-import { chromium } from 'playwright-core';
-import { createServer } from 'vite';
 import { type PoolTexelFormat, slotBytesOfFormats, type UastcTarget } from '../src/core/vt/pool-format';
 import { planVirtualTextureBudget } from '../src/core/vt/vt-budget-plan';
 import { flyOverPath } from '../src/sim/camera-paths';
@@ -10,10 +8,10 @@ import {
   transcodedTileBytes,
   transcodeUastcTile,
 } from '../src/three/transcode/uastc-transcode';
-import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
 import { contentByte } from '../test/browser/vt/test-content';
 import { loadNodeBasisTranscoder } from '../test/support/node-basis-transcoder';
 import { encodeUastcBlocks, encodeUastcKtx2, uastcBlocksOf } from '../test/support/uastc-encoder';
+import { withBenchBrowser } from './bench-browser';
 
 /** Port of this benchmark's own Vite server (apart from the test server's and three.bench's). */
 const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187) + 1;
@@ -250,15 +248,7 @@ async function transcodeTimes(): Promise<Record<string, number>> {
 
 /** Tessera's BC7 upload path over a bare writeTexture loop, in Chromium on WebGPU. */
 async function uploadRatio(): Promise<Record<string, number>> {
-  if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
-  const server = await createServer({
-    configFile: new URL('../test/browser/vite.config.ts', import.meta.url).pathname,
-    server: { port: BENCH_PORT, strictPort: true },
-    logLevel: 'error',
-  });
-  await server.listen();
-  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-  try {
+  return withBenchBrowser(BENCH_PORT, async (browser) => {
     const page = await browser.newPage();
     const failed = new Promise<never>((_, reject) =>
       page.on('pageerror', (error) => reject(new Error(`benchmark page failed: ${error.message}`))),
@@ -278,10 +268,7 @@ async function uploadRatio(): Promise<Record<string, number>> {
       'three.upload.bc7.tessera_tiles_per_s': result.tesseraTilesPerSecond,
       'three.upload.bc7.bare_tiles_per_s': result.bareTilesPerSecond,
     };
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  });
 }
 
 /**

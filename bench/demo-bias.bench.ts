@@ -1,7 +1,6 @@
-import { chromium, type Page } from 'playwright-core';
-import { createServer } from 'vite';
+import type { Page } from 'playwright-core';
 import type { CameraPose, DemoStats } from '../demo/automation';
-import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+import { withBenchBrowser } from './bench-browser';
 
 /** Port of this benchmark's own Vite server (apart from the test server's and the other benches'). */
 const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187) + 5;
@@ -43,16 +42,8 @@ async function stats(page: Page): Promise<DemoStats> {
 export default {
   name: 'demo-bias',
   async run(): Promise<Record<string, number>> {
-    if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
-    const server = await createServer({
-      configFile: new URL('../test/browser/vite.config.ts', import.meta.url).pathname,
-      server: { port: BENCH_PORT, strictPort: true },
-      logLevel: 'error',
-    });
-    await server.listen();
-    const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-    const out: Record<string, number> = {};
-    try {
+    return withBenchBrowser(BENCH_PORT, async (browser) => {
+      const out: Record<string, number> = {};
       for (const budget of BUDGETS_MIB) {
         for (const [name, compressed] of [
           ['bc7_bc5', 1],
@@ -101,9 +92,6 @@ export default {
         }
       }
       return out;
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+    });
   },
 };

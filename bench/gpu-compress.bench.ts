@@ -1,6 +1,4 @@
-import { chromium } from 'playwright-core';
-import { createServer } from 'vite';
-import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+import { withBenchBrowser } from './bench-browser';
 
 /** What bench/gpu-compress/compress-rate.ts leaves in `globalThis.benchResult`, ms per tile. */
 interface CompressRateResult {
@@ -24,15 +22,7 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187) + 3;
 export default {
   name: 'gpu-compress',
   async run(): Promise<Record<string, number>> {
-    if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
-    const server = await createServer({
-      configFile: new URL('../test/browser/vite.config.ts', import.meta.url).pathname,
-      server: { port: BENCH_PORT, strictPort: true },
-      logLevel: 'error',
-    });
-    await server.listen();
-    const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-    try {
+    return withBenchBrowser(BENCH_PORT, async (browser) => {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
@@ -56,9 +46,6 @@ export default {
         'rvt.compress.bc5.tiles_per_s': 1000 / result.bc5MsPerTile,
         'rvt.copy_rgba8.tiles_per_s': copyRate,
       };
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+    });
   },
 };

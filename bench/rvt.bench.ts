@@ -1,6 +1,4 @@
-import { chromium } from 'playwright-core';
-import { createServer } from 'vite';
-import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+import { withBenchBrowser } from './bench-browser';
 import type { RenderRateResult } from './rvt/render-rate';
 
 /** Port of the benchmark's own Vite server (kept apart from the test server's and three.bench's). */
@@ -18,15 +16,7 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5188);
 export default {
   name: 'rvt',
   async run(): Promise<Record<string, number>> {
-    if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
-    const server = await createServer({
-      configFile: new URL('../test/browser/vite.config.ts', import.meta.url).pathname,
-      server: { port: BENCH_PORT, strictPort: true },
-      logLevel: 'error',
-    });
-    await server.listen();
-    const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-    try {
+    return withBenchBrowser(BENCH_PORT, async (browser) => {
       const out: Record<string, number> = {};
       for (const backend of ['webgpu', 'webgl'] as const) {
         const page = await browser.newPage();
@@ -63,9 +53,6 @@ export default {
         }
       }
       return out;
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+    });
   },
 };

@@ -1,6 +1,4 @@
-import { chromium } from 'playwright-core';
-import { createServer } from 'vite';
-import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+import { withBenchBrowser } from './bench-browser';
 
 /** What bench/three/frame-ratio.ts leaves in `globalThis.benchResult`. */
 interface FrameRatioResult {
@@ -25,15 +23,7 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
 export default {
   name: 'three',
   async run(): Promise<Record<string, number>> {
-    if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath()} (set CHROMIUM_PATH)`);
-    const server = await createServer({
-      configFile: new URL('../test/browser/vite.config.ts', import.meta.url).pathname,
-      server: { port: BENCH_PORT, strictPort: true },
-      logLevel: 'error',
-    });
-    await server.listen();
-    const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-    try {
+    return withBenchBrowser(BENCH_PORT, async (browser) => {
       const out: Record<string, number> = {};
       const runs = [
         { filtering: 'bilinear', storage: 'auto', suffix: '' },
@@ -66,9 +56,6 @@ export default {
         }
       }
       return out;
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+    });
   },
 };
