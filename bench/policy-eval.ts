@@ -1,9 +1,14 @@
 import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
-import type { ReplacementPolicyName } from '../src/core/vt/replacement-policy';
+import { LhdPolicy } from '../src/core/vt/lhd-policy';
+import type {
+  ReplacementPolicy,
+  ReplacementPolicyName,
+  SlotTableView,
+} from '../src/core/vt/replacement-policy';
 import type { CameraPath } from '../src/sim/camera-paths';
 import { FrameSimulator, type FrameSimulatorOptions } from '../src/sim/frame-simulator';
 import { countOptimalLoads } from '../src/sim/optimal-loads';
-import { replayLoads } from '../src/sim/policy-replay';
+import { replayLoads, replayLoadsResizing } from '../src/sim/policy-replay';
 import type { RequestTrace } from '../src/sim/request-trace';
 
 /** Loads of one policy on one trace, against Belady and LRU on the same trace and pool. */
@@ -44,4 +49,38 @@ export function evaluatePolicies(trace: RequestTrace, fraction: number): TraceFi
     byPolicy[policy] = { loads, optLoads, lruLoads };
   }
   return { union, capacity, byPolicy };
+}
+
+/** Lhd without `adopt`: what each resize cost before the policy carried its learning over. */
+function lhdStartingAfresh(table: SlotTableView): ReplacementPolicy {
+  const p = new LhdPolicy(table);
+  return {
+    name: 'lhd-afresh',
+    inserted: (slot, pageId, frame) => p.inserted(slot, pageId, frame),
+    referenced: (slot, frame, lastUse) => p.referenced(slot, frame, lastUse),
+    evictable: (slot, lastUse) => p.evictable(slot, lastUse),
+    protect: (slot) => p.protect(slot),
+    removed: (slot, pageId, lastUse, evicted) => p.removed(slot, pageId, lastUse, evicted),
+    victim: (frame) => p.victim(frame),
+  };
+}
+
+/** Loads of lhd across pool resizes, adopting its learning or starting afresh, and of LRU. */
+export interface ResizeFigures {
+  adopting: number;
+  afresh: number;
+  lru: number;
+}
+
+/**
+ * Replays `trace` with the pool rebuilt every `periodFrames` frames, alternating between
+ * `capacity` and 3/4 of it (at least the largest frame), as budget changes do.
+ */
+export function evaluateResizes(trace: RequestTrace, capacity: number, periodFrames: number): ResizeFigures {
+  const caps = [capacity, Math.max(trace.maxFrameSize(), Math.floor(capacity * 0.75))];
+  return {
+    adopting: replayLoadsResizing(trace, caps, periodFrames, 'lhd'),
+    afresh: replayLoadsResizing(trace, caps, periodFrames, lhdStartingAfresh),
+    lru: replayLoadsResizing(trace, caps, periodFrames, 'lru'),
+  };
 }

@@ -4,7 +4,7 @@ import { FrameSimulator, type FrameSimulatorOptions } from '../src/sim/frame-sim
 import { heldOutCases } from '../src/sim/heldout-paths';
 import type { HeldOutCase } from '../src/sim/path-cases';
 import { tuningCases } from '../src/sim/tuning-paths';
-import { evaluatePolicies, recordTrace } from './policy-eval';
+import { evaluatePolicies, evaluateResizes, recordTrace } from './policy-eval';
 import { measureUploadOrder } from './upload-order';
 
 /**
@@ -69,18 +69,40 @@ export async function measureCachePath(path: CameraPath): Promise<{
 }
 
 /**
+ * Frames between two pool resizes in the resize replays (`evaluateResizes`): a budget change
+ * every second and every 4 seconds at 60 Hz.
+ */
+const RESIZE_PERIODS = [60, 240];
+
+/**
  * Replays each case's trace at its pool fraction of the union with every policy. Per policy and
  * case `<prefix>.<case>.<policy>.ratio` (loads / Belady); per policy the worst loads / Belady and
  * the worst loads / LRU on the same trace; `<prefix>.best_of_policies.worst_ratio` is the worst
  * over cases of the best policy per case (what choosing the right policy per path would reach).
+ * With `resizes`, also lhd's loads across pool resizes adopting its learning / starting afresh
+ * (`<prefix>.<case>.resize_<period>.adopting_vs_afresh`, worst and mean over cases) and / LRU.
  */
-async function measureCases(prefix: string, cases: HeldOutCase[]): Promise<Record<string, number>> {
+async function measureCases(
+  prefix: string,
+  cases: HeldOutCase[],
+  resizes = false,
+): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const worst: Record<string, number> = {};
   const worstVsLru: Record<string, number> = {};
   let bestOfPolicies = 0;
+  const resizeWorst: Record<number, number> = {};
+  const resizeSum: Record<number, number> = {};
   for (const c of cases) {
-    const r = evaluatePolicies(await recordTrace(c.path, { ...CACHE_RUN, terrain: TERRAIN }), c.poolFraction);
+    const trace = await recordTrace(c.path, { ...CACHE_RUN, terrain: TERRAIN });
+    const r = evaluatePolicies(trace, c.poolFraction);
+    for (const period of resizes ? RESIZE_PERIODS : []) {
+      const z = evaluateResizes(trace, r.capacity, period);
+      out[`${prefix}.${c.key}.resize_${period}.adopting_vs_afresh`] = z.adopting / z.afresh;
+      out[`${prefix}.${c.key}.resize_${period}.adopting_vs_lru`] = z.adopting / z.lru;
+      resizeWorst[period] = Math.max(resizeWorst[period] ?? 0, z.adopting / z.afresh);
+      resizeSum[period] = (resizeSum[period] ?? 0) + z.adopting / z.afresh;
+    }
     out[`${prefix}.${c.key}.pool_pages`] = r.capacity;
     out[`${prefix}.${c.key}.union_pages`] = r.union;
     let best = Number.POSITIVE_INFINITY;
@@ -98,6 +120,10 @@ async function measureCases(prefix: string, cases: HeldOutCase[]): Promise<Recor
     out[`${prefix}.${policy}.vs_lru`] = worstVsLru[policy];
   }
   out[`${prefix}.best_of_policies.worst_ratio`] = bestOfPolicies;
+  for (const period of resizes ? RESIZE_PERIODS : []) {
+    out[`${prefix}.resize_${period}.adopting_vs_afresh.worst`] = resizeWorst[period];
+    out[`${prefix}.resize_${period}.adopting_vs_afresh.mean`] = resizeSum[period] / cases.length;
+  }
   return out;
 }
 
@@ -109,7 +135,7 @@ async function measureCases(prefix: string, cases: HeldOutCase[]): Promise<Recor
  */
 export async function measureHeldOut(): Promise<Record<string, number>> {
   const shape = { world: WORLD, altitude: SHAPE.altitude };
-  const out = await measureCases('cache.heldout', heldOutCases(shape));
+  const out = await measureCases('cache.heldout', heldOutCases(shape), true);
   Object.assign(out, await measureCases('cache.tuning', tuningCases(shape)));
   out['cache.heldout.worst_ratio'] = out[`cache.heldout.${REPLACEMENT_POLICIES[0]}.worst_ratio`];
   out['cache.heldout.vs_lru'] = out[`cache.heldout.${REPLACEMENT_POLICIES[0]}.vs_lru`];

@@ -140,6 +140,19 @@ export class AdaptivePolicy implements ReplacementPolicy {
     this.lruShadow.forget(pageId);
   }
 
+  /**
+   * After a resize: lhd adopts what the previous pool's lhd learned (see `LhdPolicy.adopt`); the
+   * shadows and the duel start afresh, their tags being per slot count.
+   */
+  adopt(
+    previous: ReplacementPolicy,
+    previousTable: SlotTableView,
+    newSlotOf: Int32Array,
+    frame: number,
+  ): void {
+    if (previous instanceof AdaptivePolicy) this.lhd.adopt(previous.lhd, previousTable, newSlotOf, frame);
+  }
+
   victim(frame: number): number {
     if (frame > this.requestFrame) this.replayFrame();
     if (!this.followingLru) return this.lhd.victim(frame);

@@ -54,6 +54,13 @@ export class HitDensityTable {
     this.density = new Float64Array(classes * AGE_BUCKETS);
   }
 
+  /** Copies every histogram and density of `other` (a table with the same class count). */
+  copyFrom(other: HitDensityTable): void {
+    this.hits.set(other.hits);
+    this.evictions.set(other.evictions);
+    this.density.set(other.density);
+  }
+
   /** A page of class `cls` came back after being idle `age` frames. */
   addHit(cls: number, age: number): void {
     this.hits[cls * AGE_BUCKETS + ageBucket(age)]++;

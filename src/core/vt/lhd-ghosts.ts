@@ -65,6 +65,18 @@ export class LhdGhosts {
     this.age.pushBack(g);
   }
 
+  /**
+   * Remembers every ghost of `other` (oldest first, so the newest survive when this one holds
+   * fewer), as {@link add} would; ghosts dropped for room are passed to `dropped` (class, idle
+   * age at eviction).
+   */
+  addAll(other: LhdGhosts, dropped: (cls: number, evictionAge: number) => void): void {
+    for (let g = other.age.head; g >= 0; g = other.age.next(g)) {
+      this.add(other.pages[g], other.classes[g], other.lastUses[g], other.evictionAges[g]);
+      if (this.droppedClass >= 0) dropped(this.droppedClass, this.droppedAge);
+    }
+  }
+
   /** Forgets `pageId`'s ghost; true (with `taken*` set) when there was one. */
   take(pageId: number): boolean {
     const g = this.byPage.get(pageId);

@@ -2,7 +2,7 @@ import { VISIT_GAP_FRAMES } from './arc-policy';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { HitDensityTable } from './hit-density-table';
 import { LhdGhosts } from './lhd-ghosts';
-import { pageMip } from './page-id';
+import { NO_REQUEST, pageMip } from './page-id';
 import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
 
 /**
@@ -178,6 +178,36 @@ export class LhdPolicy implements ReplacementPolicy {
       this.evictionsSinceReconfigure = 0;
       this.table.reconfigure();
     }
+  }
+
+  /**
+   * Takes over what `previous` (an lhd policy: the pool before a resize) learned: the hit-density
+   * table, the ghosts, each survivor's use history; the pages the resize dropped become ghosts,
+   * as if this policy had evicted them at `frame`. Another kind of policy leaves this one afresh.
+   */
+  adopt(
+    previous: ReplacementPolicy,
+    previousTable: SlotTableView,
+    newSlotOf: Int32Array,
+    frame: number,
+  ): void {
+    if (!(previous instanceof LhdPolicy)) return;
+    const from = previous;
+    const table = this.table;
+    table.copyFrom(from.table);
+    const dropped = (cls: number, age: number): void => table.addEviction(cls, age);
+    this.ghosts.addAll(from.ghosts, dropped);
+    const pages = previousTable.slotPages;
+    const lastUse = previousTable.slotLastUse;
+    for (let s = 0; s < newSlotOf.length; s++) {
+      const to = newSlotOf[s];
+      if (to >= 0) this.history[to] = from.history[s];
+      else if (pages[s] !== NO_REQUEST) {
+        this.ghosts.add(pages[s], from.classOf(s), lastUse[s], frame - lastUse[s]);
+        if (this.ghosts.droppedClass >= 0) dropped(this.ghosts.droppedClass, this.ghosts.droppedAge);
+      }
+    }
+    this.evictionFrame = frame;
   }
 
   /**

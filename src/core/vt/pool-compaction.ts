@@ -21,7 +21,8 @@ export interface PoolCompaction {
  * then the most recently used others, at most `keep` pages in all; the rest are unmapped from
  * their page tables (which fall back to coarser resident mips, so nothing goes black while the
  * pinned mips stay). Survivors are remapped to their new slots in `tables`. Recency, load frame
- * and use counts carry over; the replacement policy starts afresh (its history is per slot).
+ * and use counts carry over; so does what the replacement policy learned, when it can adopt it
+ * (`ReplacementPolicy.adopt`: lhd and adaptive do), the dropped pages counting as its evictions.
  *
  * For a pool resize, not per frame: it sorts the resident pages once (O(n log n)) and allocates
  * the new slot table. No slot may be locked (no upload in flight), which holds between frames.
@@ -80,6 +81,7 @@ export function compactPool(
     const s = keptOthers[i];
     move(s, false, Math.min(lastUse[s], frame));
   }
+  next.policy.adopt?.(pool.policy, pool, newSlotOf, frame);
   next.sweep(frame);
   return { pool: next, newSlotOf, kept: pinned.length + keptOthers.length, dropped };
 }

@@ -46,6 +46,19 @@ export interface ReplacementPolicy {
   removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void;
   /** Chooses the slot to evict at `frame` among the evictable ones, or -1 when there is none. */
   victim(frame: number): number;
+  /**
+   * Optional: takes over what `previous` learned when the pool is rebuilt with another slot count
+   * (a budget change, `compactPool`), so a resize does not start the policy afresh. Called once,
+   * at `frame`, after the survivors were inserted and before any slot is offered as evictable.
+   * `newSlotOf[s]` is the new slot of old slot `s` (-1: dropped or free); `previousTable` is the
+   * old slot table, whose dropped pages left the pool at `frame` as if evicted.
+   */
+  adopt?(
+    previous: ReplacementPolicy,
+    previousTable: SlotTableView,
+    newSlotOf: Int32Array,
+    frame: number,
+  ): void;
 }
 
 /**

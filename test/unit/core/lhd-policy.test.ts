@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { AdaptivePolicy } from '../../../src/core/vt/adaptive-policy';
 import { AGE_BUCKETS, ageBucket, HitDensityTable } from '../../../src/core/vt/hit-density-table';
 import { LhdGhosts } from '../../../src/core/vt/lhd-ghosts';
-import { LHD_RECONFIGURE_EVICTIONS, type LhdPolicy } from '../../../src/core/vt/lhd-policy';
+import { LHD_RECONFIGURE_EVICTIONS, LhdPolicy } from '../../../src/core/vt/lhd-policy';
 import { LirsPolicy } from '../../../src/core/vt/lirs-policy';
 import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
 import { PhysicalPool } from '../../../src/core/vt/physical-pool';
+import { compactPool } from '../../../src/core/vt/pool-compaction';
+import type { ReplacementPolicyFactory } from '../../../src/core/vt/replacement-policy';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 
@@ -100,6 +103,54 @@ describe('LhdPolicy', () => {
   it('learns that flickering pages come back and passing ones do not, where LRU reloads them', () => {
     expect(flickerReloads('lru')).toBeGreaterThan(100);
     expect(flickerReloads('lhd')).toBe(0);
+  });
+
+  /**
+   * The stream of {@link flickerReloads}, the pool rebuilt (same 12 slots) once lhd has
+   * learned it (as a budget change does, `compactPool`); flickering pages reloaded in the next
+   * {@link LHD_RECONFIGURE_EVICTIONS} frames, before a fresh table would first be computed.
+   */
+  function reloadsAfterResize(policy: ReplacementPolicyFactory): number {
+    let pool = new PhysicalPool({ slotCount: 12, replacementPolicy: policy });
+    const resizeAt = 4 * LHD_RECONFIGURE_EVICTIONS;
+    let next = 100;
+    let reloads = 0;
+    const use = (id: number, f: number): boolean => {
+      const s = pool.slotOf(id);
+      if (s >= 0) pool.touch(s, f);
+      else expect(pool.allocate(id, f)).toBeGreaterThanOrEqual(0);
+      return s < 0;
+    };
+    for (let f = 0; f < resizeAt + LHD_RECONFIGURE_EVICTIONS; f++) {
+      if (f === resizeAt) pool = compactPool(pool, [], 12, 12, f, policy).pool;
+      for (let p = 0; p < 8; p++) use(page(p), f);
+      if (f % 4 === 0) for (const p of [8, 9]) if (use(page(p), f) && f >= resizeAt) reloads++;
+      use(page(next++), f);
+    }
+    return reloads;
+  }
+
+  it('keeps what it learned through a pool resize; starting afresh it reloads the flickering pages', () => {
+    const adopting: ReplacementPolicyFactory = (t) => new LhdPolicy(t);
+    const afresh: ReplacementPolicyFactory = (t) => Object.assign(new LhdPolicy(t), { adopt: undefined });
+    expect(reloadsAfterResize(adopting)).toBe(0);
+    expect(reloadsAfterResize(afresh)).toBeGreaterThan(20); // 106 measured
+  });
+
+  it('adopts the ghosts of the pool before a resize and the pages it dropped', () => {
+    const pool = new PhysicalPool({ slotCount: 8, replacementPolicy: 'lhd' });
+    for (let f = 0; f < 16; f++) pool.allocate(page(f), f); // 8 evictions: 4 ghosts (half the slots)
+    const before = pool.policy as LhdPolicy;
+    expect(before.ghostCount).toBe(4);
+    const small = compactPool(pool, [], 6, 6, 16, 'lhd').pool; // drops the 2 least recent pages
+    expect((small.policy as LhdPolicy).ghostCount).toBe(3); // room for 3: the newest ones kept
+    const big = compactPool(pool, [], 16, 16, 16, 'lhd').pool;
+    expect((big.policy as LhdPolicy).ghostCount).toBe(4);
+    // adaptive: its lhd adopts the previous adaptive pool's lhd.
+    const duel = new PhysicalPool({ slotCount: 8, replacementPolicy: 'adaptive' });
+    for (let f = 0; f < 16; f++) duel.allocate(page(f), f);
+    const resized = compactPool(duel, [], 16, 16, 16, 'adaptive').pool;
+    expect((resized.policy as AdaptivePolicy).lhd.ghostCount).toBe(4);
   });
 
   /**
