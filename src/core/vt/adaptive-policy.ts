@@ -2,6 +2,7 @@ import { TesseraConfigError } from '../errors';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { LhdPolicy } from './lhd-policy';
 import { LruPolicy } from './lru-policy';
+import { PredictivePolicy } from './predictive-policy';
 import type { ReplacementPolicy, ReplacementPolicyFactory, SlotTableView } from './replacement-policy';
 import { ShadowPool } from './shadow-pool';
 
@@ -16,13 +17,22 @@ export interface AdaptivePolicyOptions {
   persistFrames?: number;
   /** Lead, in loads, that counts as leading for {@link persistFrames}. Default 0. */
   hysteresisLoads?: number;
+  /**
+   * The policy lhd duels with: `predictive` (default: per-page reuse gaps, strongest on long loops,
+   * where lhd is weakest) or `lru` (the baseline, for a pool that must stay close to LRU's loads).
+   */
+  partner?: AdaptivePartner;
 }
+
+/** Policies {@link AdaptivePolicy} can duel lhd with. */
+export type AdaptivePartner = 'lru' | 'predictive';
 
 /**
  * Default {@link AdaptivePolicyOptions.persistFrames}: four jitter cycles. Chosen on the tuning
- * paths (total loads / Belady over the set at 16, 32, 64, 128, 256 frames: 1.1739, 1.1690,
- * 1.1662, 1.1681, 1.1681, lhd alone 1.1681; 32 to 128, 48 and 96 included, share lhd's worst case,
- * 1.268, and 16 does not). Without it (0 frames), the
+ * paths with the LRU partner (total loads / Belady over the set at 16, 32, 64, 128, 256 frames:
+ * 1.1739, 1.1690, 1.1662, 1.1681, 1.1681, lhd alone 1.1681; 32 to 128, 48 and 96 included, share
+ * lhd's worst case, 1.268, and 16 does not) and checked with the predictor (mean case ratio at 32,
+ * 64, 128 frames: 1.1599, 1.1584, 1.1621, the same worst case). Without it (0 frames), the
  * pool switches on every short lead: on a loop, lhd falls behind LRU while it keeps pages that
  * pay off a revolution later, and following LRU then throws those pages away (figure8_small:
  * 0.95 of LRU's loads instead of lhd's 0.90).
@@ -30,6 +40,13 @@ export interface AdaptivePolicyOptions {
 export const ADAPTIVE_PERSIST_FRAMES = 4 * FEEDBACK_JITTER_PERIOD;
 
 function checkOptions(options: AdaptivePolicyOptions): void {
+  const partner = options.partner;
+  if (partner !== undefined && partner !== 'lru' && partner !== 'predictive') {
+    throw new TesseraConfigError(
+      'invalid-option',
+      `adaptive policy: partner must be 'predictive' or 'lru', got ${String(partner)}`,
+    );
+  }
   for (const key of ['persistFrames', 'hysteresisLoads'] as const) {
     const v = options[key];
     if (v !== undefined && !(Number.isInteger(v) && v >= 0)) {
@@ -42,28 +59,34 @@ function checkOptions(options: AdaptivePolicyOptions): void {
 }
 
 /**
- * Lhd where it wins, LRU where it does not: a tournament between the two, in the spirit of set
- * dueling (Qureshi, Jaleel, Patt, Steely & Emer, "Adaptive Insertion Policies for High Performance
- * Caching", ISCA 2007: the misses of two candidate policies, each simulated on its own sample,
- * decide which one the cache follows) and of ARC's shadow directory of tags. A fully associative
- * pool has no sets to dedicate, so both candidates are simulated whole, on tags only: two
- * {@link ShadowPool}s of the same slot count, one with lhd and one with LRU, replay every frame of
- * requests the pool sees and count the loads each policy alone would have needed since the start.
+ * Lhd where it wins, its partner where it does not: a tournament between the two, in the spirit of
+ * set dueling (Qureshi, Jaleel, Patt, Steely & Emer, "Adaptive Insertion Policies for High
+ * Performance Caching", ISCA 2007: the misses of two candidate policies, each simulated on its own
+ * sample, decide which one the cache follows) and of ARC's shadow directory of tags. A fully
+ * associative pool has no sets to dedicate, so both candidates are simulated whole, on tags only:
+ * two {@link ShadowPool}s of the same slot count, one with lhd and one with the partner, replay
+ * every frame of requests the pool sees and count the loads each policy alone would have needed
+ * since the start.
  *
- * The pool follows lhd until LRU's shadow has led (needed fewer loads in total, by more than
- * `hysteresisLoads`) for `persistFrames` consecutive frames, then LRU until lhd has led as long.
- * Both real policies see every hook of the pool, so the one followed after a switch chooses the
- * next victim with its state up to date. The pool's loads are those of the better policy plus, per
- * switch, the lead it waited for and the transient of one policy taking over the other's content.
- * That is the sense of "never worse than LRU": by a bounded margin, not exactly (measured: 1.0006
- * of LRU's loads on the worst held-out trace; `docs/replacement-policies.md`).
+ * The partner is the reuse-gap predictor by default: lhd is weakest on roomy pools with loops,
+ * where pages return after longer than its ghosts remember, and the predictor is strongest there
+ * (held-out worst loads / Belady 1.25 against lhd's 1.28, LRU partner 1.31;
+ * `docs/replacement-policies.md`). With `partner: 'lru'` the duel bounds the loads by LRU's.
+ *
+ * The pool follows lhd until the partner's shadow has led (needed fewer loads in total, by more
+ * than `hysteresisLoads`) for `persistFrames` consecutive frames, then the partner until lhd has
+ * led as long. Both real policies see every hook of the pool, so the one followed after a switch
+ * chooses the next victim with its state up to date. The pool's loads are those of the better
+ * policy plus, per switch, the lead it waited for and the transient of one policy taking over the
+ * other's content: the better of the two by a bounded margin, not exactly (measured: 1.0004 of
+ * LRU's loads on the worst held-out trace).
  *
  * A frame's requests are buffered (one typed array of one entry per slot) and replayed by the
  * shadows when the next frame begins, hits first, as the replay model serves them, so each shadow's
  * count is exactly that policy's alone on the same stream (a test checks it). O(1) per hook
- * amortised (each request is served once by each shadow), nothing allocated after construction;
- * the price is two more pools of tags: about 3x lhd's work per request and per eviction, and
- * about 3x its memory per slot.
+ * amortised (each request is served once by each shadow; the predictor's hooks are O(log n)),
+ * nothing allocated after construction; the price is two more pools of tags: about 4x lhd's time
+ * per frame and 3x its memory per slot.
  *
  * Approximations in the streamer (not in replays): the shadows see the requests the pool serves
  * (uses of resident pages and loads), not requests still waiting for an upload; a page released by
@@ -74,18 +97,18 @@ export class AdaptivePolicy implements ReplacementPolicy {
   readonly name = 'adaptive';
   /** The learned policy, on the real pool. */
   readonly lhd: LhdPolicy;
-  /** The baseline, on the real pool. */
-  readonly lru: LruPolicy;
+  /** The other candidate ({@link AdaptivePolicyOptions.partner}), on the real pool. */
+  readonly partner: ReplacementPolicy;
   /** Lhd alone on the pool's request stream (tags only). */
   readonly lhdShadow: ShadowPool;
-  /** LRU alone on the pool's request stream (tags only). */
-  readonly lruShadow: ShadowPool;
+  /** The partner alone on the pool's request stream (tags only). */
+  readonly partnerShadow: ShadowPool;
   /** Switches between the two so far. */
   switches = 0;
   private readonly table: SlotTableView;
   private readonly persistFrames: number;
   private readonly hysteresis: number;
-  private followingLru = false;
+  private followingPartner = false;
   /** Latest frame at which the policy not followed did not lead. */
   private notLeadingAt = 0;
   /** Requests of the frame being recorded. */
@@ -97,47 +120,53 @@ export class AdaptivePolicy implements ReplacementPolicy {
     checkOptions(options);
     const c = table.slotCount;
     this.table = table;
+    const createPartner =
+      options.partner === 'lru'
+        ? (t: SlotTableView) => new LruPolicy(t)
+        : (t: SlotTableView) => new PredictivePolicy(t);
     this.lhd = new LhdPolicy(table);
-    this.lru = new LruPolicy(table);
+    this.partner = createPartner(table);
     this.lhdShadow = new ShadowPool(c, (t) => new LhdPolicy(t));
-    this.lruShadow = new ShadowPool(c, (t) => new LruPolicy(t));
+    this.partnerShadow = new ShadowPool(c, createPartner);
     this.persistFrames = options.persistFrames ?? ADAPTIVE_PERSIST_FRAMES;
     this.hysteresis = options.hysteresisLoads ?? 0;
     this.frameRequests = new Uint32Array(c);
   }
 
-  /** The policy choosing victims now. */
-  get following(): 'lhd' | 'lru' {
-    return this.followingLru ? 'lru' : 'lhd';
+  /** Name of the policy choosing victims now: `lhd` or the partner's. */
+  get following(): string {
+    return this.followingPartner ? this.partner.name : 'lhd';
   }
 
   inserted(slot: number, pageId: number, frame: number): void {
     this.lhd.inserted(slot, pageId, frame);
+    this.partner.inserted(slot, pageId, frame);
     this.request(pageId, frame);
   }
 
   referenced(slot: number, frame: number, lastUse: number): void {
     this.lhd.referenced(slot, frame, lastUse);
+    this.partner.referenced(slot, frame, lastUse);
     this.request(this.table.slotPages[slot], frame);
   }
 
   evictable(slot: number, lastUse: number): void {
     this.lhd.evictable(slot, lastUse);
-    this.lru.evictable(slot);
+    this.partner.evictable(slot, lastUse);
   }
 
   protect(slot: number): void {
     this.lhd.protect(slot);
-    this.lru.protect(slot);
+    this.partner.protect(slot);
   }
 
   removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void {
     this.lhd.removed(slot, pageId, lastUse, evicted);
-    this.lru.removed(slot);
+    this.partner.removed(slot, pageId, lastUse, evicted);
     if (evicted) return;
     // Released by its owner: gone for both candidates too.
     this.lhdShadow.forget(pageId);
-    this.lruShadow.forget(pageId);
+    this.partnerShadow.forget(pageId);
   }
 
   /**
@@ -155,9 +184,9 @@ export class AdaptivePolicy implements ReplacementPolicy {
 
   victim(frame: number): number {
     if (frame > this.requestFrame) this.replayFrame();
-    if (!this.followingLru) return this.lhd.victim(frame);
+    if (!this.followingPartner) return this.lhd.victim(frame);
     this.lhd.evictingAt(frame);
-    return this.lru.victim();
+    return this.partner.victim(frame);
   }
 
   /** Records one request (a page's first use in `frame`) for the shadows. */
@@ -176,16 +205,16 @@ export class AdaptivePolicy implements ReplacementPolicy {
     if (this.requestCount === 0) return;
     const f = this.requestFrame;
     this.lhdShadow.serveFrame(this.frameRequests, this.requestCount, f);
-    this.lruShadow.serveFrame(this.frameRequests, this.requestCount, f);
+    this.partnerShadow.serveFrame(this.frameRequests, this.requestCount, f);
     this.requestCount = 0;
-    const lead = this.lhdShadow.loads - this.lruShadow.loads; // > 0: LRU needed fewer
-    const otherLeads = this.followingLru ? lead < -this.hysteresis : lead > this.hysteresis;
+    const lead = this.lhdShadow.loads - this.partnerShadow.loads; // > 0: the partner needed fewer
+    const otherLeads = this.followingPartner ? lead < -this.hysteresis : lead > this.hysteresis;
     if (!otherLeads) {
       this.notLeadingAt = f;
       return;
     }
     if (f - this.notLeadingAt < this.persistFrames) return;
-    this.followingLru = !this.followingLru;
+    this.followingPartner = !this.followingPartner;
     this.switches++;
     this.notLeadingAt = f;
   }

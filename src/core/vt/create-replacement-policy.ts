@@ -27,8 +27,9 @@ export const REPLACEMENT_POLICIES: readonly ReplacementPolicyName[] = [
  * `lhd` (least hit density, learned online): on the nine held-out camera paths of
  * `bench/sim.bench.ts` its worst ratio to Belady's optimum is 1.28 (predictive 1.32, ARC 1.38,
  * LIRS 1.46, LRU 1.40), and it never needs more loads than LRU there (on the tuning paths at most
- * 0.03% more). `adaptive` (lhd or LRU, by a duel of shadow pools) is 1.31 at worst and costs 2-4x
- * lhd's time per frame, so it is an option, not the default.
+ * 0.03% more). `adaptive` (lhd or the predictor, by a duel of shadow pools) is 1.25 at worst there,
+ * but 0.04% over LRU on one path and about 4x lhd's time per frame, so it is an option, not the
+ * default.
  * Throws {@link TesseraConfigError} on an unknown name.
  */
 export function createReplacementPolicy(

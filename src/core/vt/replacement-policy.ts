@@ -63,7 +63,7 @@ export interface ReplacementPolicy {
 
 /**
  * Built-in policies: `lhd` (default: least hit density, learned online), `adaptive` (follows lhd
- * or LRU, whichever a shadow simulation of each found better so far), `predictive` (the reuse
+ * or the predictor, whichever a shadow simulation of each found better so far), `predictive` (the reuse
  * gap predictor tuned on the benchmark paths), `lirs` (LIRS adapted to frames), `arc` (ARC adapted
  * to frames), `lru` (the baseline).
  */

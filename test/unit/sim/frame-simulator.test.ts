@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import type { AdaptivePolicy } from '../../../src/core/vt/adaptive-policy';
+import { type AdaptivePolicy, adaptivePolicy } from '../../../src/core/vt/adaptive-policy';
 import { type CameraPath, orbitPath, teleportPath } from '../../../src/sim/camera-paths';
 import { FrameSimulator, type FrameSimulatorOptions } from '../../../src/sim/frame-simulator';
 import { countOptimalLoads } from '../../../src/sim/optimal-loads';
@@ -55,7 +55,7 @@ describe('FrameSimulator', () => {
     expect(times[1]).toBeGreaterThan(times[0]);
   });
 
-  it("streams with the adaptive policy: its shadows count the streamer's loads, and it keeps lhd on a loop", async () => {
+  it("streams with the adaptive policy (LRU partner): its shadows count the streamer's loads, and it keeps lhd on a loop", async () => {
     const path = orbitPath({ ...world, seed: 3, frames: 480, periodFrames: 160, radius: 2000 });
     const probe = simulate(path, { sourceLatencyFrames: 0, uploadsPerFrame: 1 << 16 });
     const full = await probe.run();
@@ -67,7 +67,7 @@ describe('FrameSimulator', () => {
         feedbackLatencyFrames: 1,
         uploadsPerFrame: 32,
         poolSlots,
-        replacementPolicy,
+        replacementPolicy: replacementPolicy === 'adaptive' ? adaptivePolicy({ partner: 'lru' }) : 'lru',
       });
       const report = await sim.run();
       sim.dispose();
@@ -79,8 +79,8 @@ describe('FrameSimulator', () => {
     expect(policy.name).toBe('adaptive');
     expect(adaptive.report.evictions).toBeGreaterThan(0);
     // The shadows saw the same stream: each needed at least the pages ever requested.
-    expect(policy.lruShadow.loads).toBeGreaterThanOrEqual(full.workingSetUnion);
-    expect(policy.lhdShadow.loads).toBeLessThan(policy.lruShadow.loads);
+    expect(policy.partnerShadow.loads).toBeGreaterThanOrEqual(full.workingSetUnion);
+    expect(policy.lhdShadow.loads).toBeLessThan(policy.partnerShadow.loads);
     expect(policy.following).toBe('lhd');
     expect(adaptive.report.loads).toBeLessThan(lru.report.loads);
   });
