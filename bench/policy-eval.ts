@@ -53,16 +53,7 @@ export function evaluatePolicies(trace: RequestTrace, fraction: number): TraceFi
 
 /** Lhd without `adopt`: what each resize cost before the policy carried its learning over. */
 function lhdStartingAfresh(table: SlotTableView): ReplacementPolicy {
-  const p = new LhdPolicy(table);
-  return {
-    name: 'lhd-afresh',
-    inserted: (slot, pageId, frame) => p.inserted(slot, pageId, frame),
-    referenced: (slot, frame, lastUse) => p.referenced(slot, frame, lastUse),
-    evictable: (slot, lastUse) => p.evictable(slot, lastUse),
-    protect: (slot) => p.protect(slot),
-    removed: (slot, pageId, lastUse, evicted) => p.removed(slot, pageId, lastUse, evicted),
-    victim: (frame) => p.victim(frame),
-  };
+  return Object.assign(new LhdPolicy(table), { adopt: undefined });
 }
 
 /** Loads of lhd across pool resizes, adopting its learning or starting afresh, and of LRU. */

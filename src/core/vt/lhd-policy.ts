@@ -192,18 +192,17 @@ export class LhdPolicy implements ReplacementPolicy {
     frame: number,
   ): void {
     if (!(previous instanceof LhdPolicy)) return;
-    const from = previous;
     const table = this.table;
-    table.copyFrom(from.table);
+    table.copyFrom(previous.table);
     const dropped = (cls: number, age: number): void => table.addEviction(cls, age);
-    this.ghosts.addAll(from.ghosts, dropped);
+    this.ghosts.addAll(previous.ghosts, dropped);
     const pages = previousTable.slotPages;
     const lastUse = previousTable.slotLastUse;
     for (let s = 0; s < newSlotOf.length; s++) {
       const to = newSlotOf[s];
-      if (to >= 0) this.history[to] = from.history[s];
+      if (to >= 0) this.history[to] = previous.history[s];
       else if (pages[s] !== NO_REQUEST) {
-        this.ghosts.add(pages[s], from.classOf(s), lastUse[s], frame - lastUse[s]);
+        this.ghosts.add(pages[s], previous.classOf(s), lastUse[s], frame - lastUse[s]);
         if (this.ghosts.droppedClass >= 0) dropped(this.ghosts.droppedClass, this.ghosts.droppedAge);
       }
     }

@@ -63,9 +63,9 @@ export interface ReplacementPolicy {
 
 /**
  * Built-in policies: `lhd` (default: least hit density, learned online), `adaptive` (follows lhd
- * or the predictor, whichever a shadow simulation of each found better so far), `predictive` (the reuse
- * gap predictor tuned on the benchmark paths), `lirs` (LIRS adapted to frames), `arc` (ARC adapted
- * to frames), `lru` (the baseline).
+ * or the predictor, whichever a shadow simulation of each found better so far), `predictive` (the
+ * reuse gap predictor tuned on the benchmark paths), `lirs` (LIRS adapted to frames), `arc` (ARC
+ * adapted to frames), `lru` (the baseline).
  */
 export type ReplacementPolicyName = 'adaptive' | 'arc' | 'lhd' | 'lirs' | 'lru' | 'predictive';
 
