@@ -1,6 +1,8 @@
 import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
 import { packPageId } from '../src/core/vt/page-id';
 import { PhysicalPool } from '../src/core/vt/physical-pool';
+import type { ReplacementPolicyFactory, ReplacementPolicyName } from '../src/core/vt/replacement-policy';
+import { RandomVictimPolicy } from './random-victim-policy';
 
 /**
  * Cost of one eviction by pool size and policy, in nanoseconds: a full pool where every frame
@@ -11,7 +13,11 @@ import { PhysicalPool } from '../src/core/vt/physical-pool';
  * work on a shared machine disturbs it less; `pool.eviction_growth.<policy>` is the 64K eviction
  * figure over the 1K one, and `pool.eviction_growth_vs_lru.<policy>` that growth over LRU's (an
  * intrusive list: O(1) by construction, so its growth is the machine's caches, not the algorithm;
- * a policy at <= 1 grows no faster than O(1)).
+ * a policy at <= 1 grows no faster than O(1)). LRU's victims here run through the slots in order,
+ * which the caches favour; `random` ({@link RandomVictimPolicy}: a uniformly random evictable
+ * slot, nothing learned) is the floor for victims spread over the pool, as every policy's are on
+ * a real trace, and `pool.eviction_growth_vs_random.<policy>` each policy's growth over that
+ * floor's: what the policy adds to the growth, beyond the pool's own cache misses.
  */
 const LOADS_PER_FRAME = 64;
 const SIZES = [1024, 4096, 16384, 65536];
@@ -27,7 +33,7 @@ function median(values: Float64Array): number {
  * frames of that frame's figure: a frame takes well under a millisecond, so few frames are
  * interrupted by other processes and the median is what the pool costs when it runs.
  */
-function measure(slots: number, policy: (typeof REPLACEMENT_POLICIES)[number]): [number, number] {
+function measure(slots: number, policy: ReplacementPolicyName | ReplacementPolicyFactory): [number, number] {
   const pool = new PhysicalPool({ slotCount: slots, replacementPolicy: policy });
   const page = (i: number) => packPageId(0, 0, i & 0xfff, (i >>> 12) & 0xfff);
   let next = 0;
@@ -64,7 +70,11 @@ export default {
   name: 'pool',
   async run(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const policy of REPLACEMENT_POLICIES) {
+    const policies: [string, ReplacementPolicyName | ReplacementPolicyFactory][] = [
+      ...REPLACEMENT_POLICIES.map((name): [string, ReplacementPolicyName] => [name, name]),
+      ['random', (table) => new RandomVictimPolicy(table)],
+    ];
+    for (const [name, policy] of policies) {
       for (const slots of SIZES) measure(slots, policy); // warm-up
       const evict = SIZES.map(() => Number.POSITIVE_INFINITY);
       const touch = SIZES.map(() => Number.POSITIVE_INFINITY);
@@ -76,14 +86,16 @@ export default {
         });
       }
       SIZES.forEach((slots, i) => {
-        out[`pool.eviction_ns.${policy}.${slots / 1024}K`] = evict[i];
-        out[`pool.touch_ns.${policy}.${slots / 1024}K`] = touch[i];
+        out[`pool.eviction_ns.${name}.${slots / 1024}K`] = evict[i];
+        out[`pool.touch_ns.${name}.${slots / 1024}K`] = touch[i];
       });
-      out[`pool.eviction_growth.${policy}`] = evict[SIZES.length - 1] / evict[0];
+      out[`pool.eviction_growth.${name}`] = evict[SIZES.length - 1] / evict[0];
     }
-    for (const policy of REPLACEMENT_POLICIES)
-      out[`pool.eviction_growth_vs_lru.${policy}`] =
-        out[`pool.eviction_growth.${policy}`] / out['pool.eviction_growth.lru'];
+    for (const policy of REPLACEMENT_POLICIES) {
+      const growth = out[`pool.eviction_growth.${policy}`];
+      out[`pool.eviction_growth_vs_lru.${policy}`] = growth / out['pool.eviction_growth.lru'];
+      out[`pool.eviction_growth_vs_random.${policy}`] = growth / out['pool.eviction_growth.random'];
+    }
     return out;
   },
 };
