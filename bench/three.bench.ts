@@ -5,6 +5,8 @@ interface FrameRatioResult {
   vtMs: number;
   plainMs: number;
   frameRatio: number;
+  samplingRatio: number;
+  feedbackRatio: number;
   tesseraTilesPerSecond: number;
   bareTilesPerSecond: number;
   uploadRatio: number;
@@ -16,7 +18,11 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
 /**
  * three.js binding benchmarks in headless Chromium on WebGPU (SwiftShader on CPU-only machines):
  * frame time of a virtual-texture material over an ordinary texture material (bilinear and
- * trilinear; `_sparse` keys with the page table forced sparse, two dependent fetches), and
+ * trilinear; `_sparse` keys with the page table forced sparse, two dependent fetches), split into
+ * `three.sampling_ratio` (the virtual-texture material drawn without `system.update`, over the
+ * ordinary texture) and `three.feedback_ratio` (the full frame over that: the separate feedback
+ * pass, its readback and the CPU update; `_400_meshes`: the plane cut into 400 meshes, so the
+ * second scene render costs 400 more draw calls), and
  * Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run of interleaved
  * batches (the median of per-pair ratios), since absolute times on SwiftShader say little.
  */
@@ -26,17 +32,18 @@ export default {
     return withBenchBrowser(BENCH_PORT, async (browser) => {
       const out: Record<string, number> = {};
       const runs = [
-        { filtering: 'bilinear', storage: 'auto', suffix: '' },
-        { filtering: 'trilinear', storage: 'auto', suffix: '' },
-        { filtering: 'bilinear', storage: 'sparse', suffix: '_sparse' },
-        { filtering: 'trilinear', storage: 'sparse', suffix: '_sparse' },
+        { filtering: 'bilinear', storage: 'auto', meshes: 1, suffix: '' },
+        { filtering: 'trilinear', storage: 'auto', meshes: 1, suffix: '' },
+        { filtering: 'bilinear', storage: 'sparse', meshes: 1, suffix: '_sparse' },
+        { filtering: 'trilinear', storage: 'sparse', meshes: 1, suffix: '_sparse' },
+        { filtering: 'bilinear', storage: 'auto', meshes: 400, suffix: '_400_meshes' },
       ] as const;
-      for (const { filtering, storage, suffix } of runs) {
+      for (const { filtering, storage, meshes, suffix } of runs) {
         const page = await browser.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
         await page.goto(
-          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&batches=20`,
+          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&meshes=${meshes}&batches=20`,
         );
         await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
           timeout: 300_000,
@@ -47,6 +54,8 @@ export default {
         )) as FrameRatioResult;
         await page.close();
         out[`three.frame_ratio.${filtering}${suffix}`] = result.frameRatio;
+        out[`three.sampling_ratio.${filtering}${suffix}`] = result.samplingRatio;
+        out[`three.feedback_ratio.${filtering}${suffix}`] = result.feedbackRatio;
         out[`three.frame_ms.vt_${filtering}${suffix}`] = result.vtMs;
         out[`three.frame_ms.plain_${filtering}${suffix}_run`] = result.plainMs;
         if (filtering === 'bilinear' && storage === 'auto') {

@@ -23,6 +23,10 @@ import { TestTileSource } from '../../test/browser/vt/test-content';
  *   mipmapped 2048² texture (trilinear); interleaved batches, the median of per-pair ratios;
  *   `?storage=sparse|dense` forces the page table's storage (default: the system's choice, dense
  *   for this 128² pages texture);
+ * - its two factors, from a third variant in the same batches, the virtual-texture material drawn
+ *   without `system.update`: sampling ratio (that variant over the ordinary texture: the sampler's
+ *   cost alone) and feedback ratio (the full frame over that variant: the feedback pass, its
+ *   readback and the CPU update, i.e. the most that feedback written by the main pass could save);
  * - upload ratio: 128² rgba8 tiles per second through Tessera's upload path (pool writeTile) over a
  *   bare `queue.writeTexture` loop writing the same bytes into the same pool texture.
  * Results land in `globalThis.benchResult` and the title becomes 'done'.
@@ -81,19 +85,41 @@ plain.generateMipmaps = true;
 plain.minFilter = LinearMipmapLinearFilter;
 plain.needsUpdate = true;
 
-const geometry = new PlaneGeometry(1, 1).rotateX(-Math.PI / 2).translate(0.5, 0, 0.5);
 const vtMaterial = new MeshBasicNodeMaterial({ side: DoubleSide });
 vtMaterial.colorNode = virtualTexture(vt);
 const plainMaterial = new MeshBasicNodeMaterial({ side: DoubleSide, map: plain });
-const mesh = new Mesh(geometry, vtMaterial);
 const scene = new Scene();
-scene.add(mesh);
+// `?meshes=N`: the plane cut into a k x k grid of meshes (k = ceil(sqrt(N))), same pixels and uvs,
+// k² draw calls: what a second scene render costs the CPU in a scene of many objects.
+const grid = Math.ceil(Math.sqrt(Number(params.get('meshes') ?? 1)));
+const meshes: Mesh[] = [];
+for (let j = 0; j < grid; j++) {
+  for (let i = 0; i < grid; i++) {
+    const part = new PlaneGeometry(1 / grid, 1 / grid).rotateX(-Math.PI / 2);
+    part.translate((i + 0.5) / grid, 0, (j + 0.5) / grid);
+    const uv = part.getAttribute('uv');
+    for (let n = 0; n < uv.count; n++)
+      uv.setXY(n, (i + uv.getX(n)) / grid, (grid - 1 - j + uv.getY(n)) / grid);
+    const mesh = new Mesh(part, vtMaterial);
+    meshes.push(mesh);
+    scene.add(mesh);
+  }
+}
+const mesh = {
+  set material(material: MeshBasicNodeMaterial) {
+    for (const m of meshes) m.material = material;
+  },
+};
 const camera = new PerspectiveCamera(60, width / height, 0.001, 10);
 camera.position.set(0.4, 0.06, 0.3);
 camera.lookAt(0.55, 0, 0.5);
 
 function renderVt(): void {
   system.update(camera, scene);
+  renderer.render(scene, camera);
+}
+/** The same material without the update: the sampler's cost alone (steady state: nothing to stream). */
+function renderVtWithoutUpdate(): void {
   renderer.render(scene, camera);
 }
 function renderPlain(): void {
@@ -123,14 +149,19 @@ async function timeBatch(render: () => void): Promise<number> {
 }
 
 const vtTimes: number[] = [];
+const vtWithoutUpdateTimes: number[] = [];
 const plainTimes: number[] = [];
 for (let b = 0; b < batches; b++) {
-  // Alternate which goes first so drift favours neither.
-  const order = b % 2 === 0 ? ['vt', 'plain'] : ['plain', 'vt'];
-  for (const which of order) {
+  // Rotate which goes first so drift favours none.
+  const variants = ['vt', 'sampling', 'plain'];
+  for (let k = 0; k < variants.length; k++) {
+    const which = variants[(k + b) % variants.length];
     if (which === 'vt') {
       mesh.material = vtMaterial;
       vtTimes.push(await timeBatch(renderVt));
+    } else if (which === 'sampling') {
+      mesh.material = vtMaterial;
+      vtWithoutUpdateTimes.push(await timeBatch(renderVtWithoutUpdate));
     } else {
       mesh.material = plainMaterial;
       plainTimes.push(await timeBatch(renderPlain));
@@ -209,6 +240,8 @@ const plainMs = median(plainTimes);
 // The ratio of each batch pair (run back to back), then their median: SwiftShader's speed drifts
 // by several percent over a run, which a ratio of the two medians would take for a difference.
 const frameRatio = median(vtTimes.map((ms, b) => ms / plainTimes[b]));
+const samplingRatio = median(vtWithoutUpdateTimes.map((ms, b) => ms / plainTimes[b]));
+const feedbackRatio = median(vtTimes.map((ms, b) => ms / vtWithoutUpdateTimes[b]));
 Object.assign(globalThis, {
   benchResult: {
     filtering,
@@ -216,6 +249,8 @@ Object.assign(globalThis, {
     plainMs,
     pageTableStorage: vt.pageTableGeometry.dense ? 'dense' : 'sparse',
     frameRatio,
+    samplingRatio,
+    feedbackRatio,
     tesseraTilesPerSecond: tesseraRate,
     bareTilesPerSecond: bareRate,
     uploadRatio: bareRate > 0 ? tesseraRate / bareRate : Number.NaN,
