@@ -7,6 +7,7 @@ interface FrameRatioResult {
   frameRatio: number;
   samplingRatio: number;
   feedbackRatio: number;
+  feedbackSkipped: number;
   tesseraTilesPerSecond: number;
   bareTilesPerSecond: number;
   uploadRatio: number;
@@ -22,7 +23,8 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
  * `three.sampling_ratio` (the virtual-texture material drawn without `system.update`, over the
  * ordinary texture) and `three.feedback_ratio` (the full frame over that: the separate feedback
  * pass, its readback and the CPU update; `_400_meshes`: the plane cut into 400 meshes, so the
- * second scene render costs 400 more draw calls), and
+ * second scene render costs 400 more draw calls; `three.feedback_skipped_fraction`: the VT frames
+ * whose feedback pass was skipped because every readback was still in flight), and
  * Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run of interleaved
  * batches (the median of per-pair ratios), since absolute times on SwiftShader say little.
  */
@@ -56,6 +58,7 @@ export default {
         out[`three.frame_ratio.${filtering}${suffix}`] = result.frameRatio;
         out[`three.sampling_ratio.${filtering}${suffix}`] = result.samplingRatio;
         out[`three.feedback_ratio.${filtering}${suffix}`] = result.feedbackRatio;
+        out[`three.feedback_skipped_fraction.${filtering}${suffix}`] = result.feedbackSkipped;
         out[`three.frame_ms.vt_${filtering}${suffix}`] = result.vtMs;
         out[`three.frame_ms.plain_${filtering}${suffix}_run`] = result.plainMs;
         if (filtering === 'bilinear' && storage === 'auto') {

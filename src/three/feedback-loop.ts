@@ -114,12 +114,21 @@ export class FeedbackLoop {
     return this.budget.bytesOf(this.reservations.readback);
   }
 
-  /** Sizes the target to the drawing buffer, renders the feedback of `scene` and starts its readback. */
+  /**
+   * Sizes the target to the drawing buffer, renders the feedback of `scene` and starts its
+   * readback; when every readback slot is still in flight, renders nothing (counted as skipped):
+   * that frame's feedback could never be read, and the pass is a second scene render (as many draw
+   * calls again: `three.feedback_ratio.bilinear_400_meshes`).
+   */
   render(scene: Scene, camera: Camera, frame: number): void {
     const drawing = this.renderer.getDrawingBufferSize(this.drawingBuffer);
     const dw = Math.max(1, drawing.x);
     const dh = Math.max(1, drawing.y);
     if (dw !== this.drawingWidth || dh !== this.drawingHeight) this.resize(dw, dh);
+    if (!this.readback.hasFreeSlot()) {
+      this.readback.skip();
+      return;
+    }
     this.pass.render(scene, camera, frame);
     this.readback.request(frame);
   }

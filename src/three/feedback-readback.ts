@@ -92,15 +92,29 @@ export class FeedbackReadback {
     return total;
   }
 
+  /**
+   * True when a readback could start now (a slot of the ring is free, after collecting the WebGL2
+   * fences that signalled). When false the frame's feedback would never be read: see {@link skip}.
+   */
+  hasFreeSlot(): boolean {
+    if (this.disposed) return false;
+    if (this.glRing !== null) this.pollWebGL();
+    return this.inFlight < MAX_READBACKS_IN_FLIGHT;
+  }
+
+  /** Counts a frame that found every slot busy (and so rendered no feedback). */
+  skip(): void {
+    this.counters.skipped++;
+  }
+
   /** Starts reading back the target as rendered for `frame`; no-op when all slots are busy. */
   request(frame: number): void {
     if (this.disposed) return;
     const width = this.target.width;
     const height = this.target.height;
     if (width !== this.width || height !== this.height) this.resize(width, height);
-    if (this.glRing !== null) this.pollWebGL();
-    if (this.inFlight >= MAX_READBACKS_IN_FLIGHT) {
-      this.counters.skipped++;
+    if (!this.hasFreeSlot()) {
+      this.skip();
       return;
     }
     const sequence = ++this.sequence;
