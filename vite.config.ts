@@ -11,7 +11,7 @@ const WORKER_URLS = [
     entry: './decode-worker.js',
   },
   {
-    module: '/src/three/transcode/uastc-transcoder-pool.ts',
+    module: '/src/three/transcode/basis-transcoder-pool.ts',
     source: "new URL('./transcode-worker.ts', import.meta.url)",
     placeholder: '__TESSERA_TRANSCODE_WORKER_ENTRY__',
     entry: './transcode-worker.js',

@@ -1,7 +1,7 @@
+import type { TranscodeWorker } from '../../src/three/transcode/basis-transcoder-pool';
 import { TranscodeJobRunner } from '../../src/three/transcode/transcode-job-runner';
 import type { TranscodeRequest, TranscodeResponse } from '../../src/three/transcode/transcode-messages';
 import type { BasisTranscoderModule } from '../../src/three/transcode/uastc-transcode';
-import type { TranscodeWorker } from '../../src/three/transcode/uastc-transcoder-pool';
 
 /** The slice of the transcoder's KTX2File (what three's KTX2Loader calls) used as the reference. */
 interface Ktx2File {

@@ -12,9 +12,9 @@ import {
   type BasisTranscoderAssets,
   defaultBasisTranscoderAssets,
 } from '../transcode/basis-transcoder-assets';
+import { BasisTranscoderPool } from '../transcode/basis-transcoder-pool';
 import { Etc1sPyramidSource } from '../transcode/etc1s-pyramid-source';
 import { TranscodedPyramidSource } from '../transcode/transcoded-pyramid-source';
-import { UastcTranscoderPool } from '../transcode/uastc-transcoder-pool';
 
 /** Transcoding options of a `TextureStreamingSystem`. */
 export interface StreamedTranscodingOptions {
@@ -34,7 +34,7 @@ export interface StreamedTranscodingOptions {
  */
 export class StreamedTranscoding {
   private support: CompressionSupport | null = null;
-  private pool: UastcTranscoderPool | null = null;
+  private pool: BasisTranscoderPool | null = null;
 
   constructor(
     private readonly bridge: BackendBridge,
@@ -61,8 +61,8 @@ export class StreamedTranscoding {
     this.pool = null;
   }
 
-  private workerPool(): UastcTranscoderPool {
-    this.pool ??= new UastcTranscoderPool({
+  private workerPool(): BasisTranscoderPool {
+    this.pool ??= new BasisTranscoderPool({
       assets: this.options.transcoder ?? defaultBasisTranscoderAssets(),
       size: this.options.transcodeWorkers,
     });

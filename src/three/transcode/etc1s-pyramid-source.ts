@@ -7,8 +7,8 @@ import {
   type MipPyramidSource,
   type StreamedTextureFormat,
 } from '../../core/streaming/mip-pyramid-source';
+import type { BasisTranscoderPool } from './basis-transcoder-pool';
 import type { Etc1sCodebooks } from './etc1s-transcode';
-import type { UastcTranscoderPool } from './uastc-transcoder-pool';
 
 /** Distinguishes the codebooks of each ETC1S source in the workers' caches. */
 let nextCodebookId = 1;
@@ -39,7 +39,7 @@ export class Etc1sPyramidSource implements MipPyramidSource {
   constructor(
     readonly source: EncodedPyramidSource,
     readonly choice: Etc1sTargetChoice,
-    private readonly pool: () => UastcTranscoderPool,
+    private readonly pool: () => BasisTranscoderPool,
   ) {
     if (source.basisLz === undefined)
       throw new TileSourceError('corrupt', 'an ETC1S source needs its BasisLZ global data', false);

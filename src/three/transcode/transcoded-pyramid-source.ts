@@ -7,7 +7,7 @@ import {
   uastcLevelByteLength,
 } from '../../core/streaming/mip-pyramid-source';
 import type { PoolFormatChoice } from '../../core/vt/pool-format';
-import type { UastcTranscoderPool } from './uastc-transcoder-pool';
+import type { BasisTranscoderPool } from './basis-transcoder-pool';
 
 /**
  * A UASTC pyramid seen as the block-format pyramid it becomes on this device: each level is
@@ -30,7 +30,7 @@ export class TranscodedPyramidSource implements MipPyramidSource {
   constructor(
     readonly source: EncodedPyramidSource,
     readonly choice: PoolFormatChoice,
-    private readonly pool: () => UastcTranscoderPool,
+    private readonly pool: () => BasisTranscoderPool,
   ) {
     this.width = source.width;
     this.height = source.height;

@@ -2,8 +2,8 @@ import type { UastcTarget } from '../../core/vt/pool-format';
 import type { TileData, TileSource } from '../../core/vt/tile-source';
 import type { PoolLayerChoice } from '../pool-format-choice';
 import { type BasisTranscoderAssets, defaultBasisTranscoderAssets } from './basis-transcoder-assets';
+import { BasisTranscoderPool } from './basis-transcoder-pool';
 import { TranscodingTileSource, transcodingStageFor } from './transcoding-tile-source';
-import { UastcTranscoderPool } from './uastc-transcoder-pool';
 
 /**
  * A system's transcoding: the transcoding stage of each texture with UASTC layers (by texture id)
@@ -15,7 +15,7 @@ export class TranscodingStages {
   private readonly assets: BasisTranscoderAssets | undefined;
   private readonly workers: number | undefined;
   private readonly stages: (TranscodingTileSource | null)[] = [];
-  private pool: UastcTranscoderPool | null = null;
+  private pool: BasisTranscoderPool | null = null;
 
   /** @param formats the format choice of each pool layer. */
   constructor(formats: readonly PoolLayerChoice[], assets?: BasisTranscoderAssets, workers?: number) {
@@ -48,8 +48,8 @@ export class TranscodingStages {
     this.stages.length = 0;
   }
 
-  private workerPool(): UastcTranscoderPool {
-    this.pool ??= new UastcTranscoderPool({
+  private workerPool(): BasisTranscoderPool {
+    this.pool ??= new BasisTranscoderPool({
       assets: this.assets ?? defaultBasisTranscoderAssets(),
       size: this.workers,
     });

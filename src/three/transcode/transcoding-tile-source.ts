@@ -7,7 +7,7 @@ import {
   type TileSource,
   type TileSourceInfo,
 } from '../../core/vt/tile-source';
-import type { UastcTranscoderPool } from './uastc-transcoder-pool';
+import type { BasisTranscoderPool } from './basis-transcoder-pool';
 
 /**
  * The transcoding stage a {@link VirtualTextureSystem} puts in front of a source with UASTC
@@ -26,7 +26,7 @@ export class TranscodingTileSource implements TileSource {
   private readonly hasAlpha: readonly boolean[];
   /** Per source layer: a normal map with y in alpha (two-channel targets transcode directly). */
   private readonly yInAlpha: readonly boolean[];
-  private readonly pool: UastcTranscoderPool;
+  private readonly pool: BasisTranscoderPool;
   private readonly expectedBytes: number;
   /** The one transcoded layer (the common case: no per-tile job list), or -1. */
   private readonly single: number;
@@ -40,7 +40,7 @@ export class TranscodingTileSource implements TileSource {
   constructor(
     source: TileSource,
     targets: readonly (UastcTarget | null)[],
-    pool: UastcTranscoderPool,
+    pool: BasisTranscoderPool,
     hasAlpha: readonly boolean[] = source.info.layers.map(
       (layer) => (layer.usage ?? 'color') === 'color' || isNormalWithYInAlpha(layer),
     ),
@@ -138,7 +138,7 @@ export function transcodingStageFor(
   poolLayerSource: Int8Array,
   targetOf: readonly UastcTarget[],
   alphaOf: readonly boolean[],
-  pool: () => UastcTranscoderPool,
+  pool: () => BasisTranscoderPool,
 ): TranscodingTileSource | null {
   const targets: (UastcTarget | null)[] = source.info.layers.map(() => null);
   const alpha = source.info.layers.map(() => false);

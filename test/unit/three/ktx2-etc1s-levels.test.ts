@@ -6,10 +6,10 @@ import {
   etc1sTargetBytes,
 } from '../../../src/core/streaming/etc1s-target';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
+import { BasisTranscoderPool } from '../../../src/three/transcode/basis-transcoder-pool';
 import { Etc1sPyramidSource } from '../../../src/three/transcode/etc1s-pyramid-source';
 import { etc1sBasisFormatOf } from '../../../src/three/transcode/etc1s-transcode';
 import type { BasisTranscoderModule } from '../../../src/three/transcode/uastc-transcode';
-import { UastcTranscoderPool } from '../../../src/three/transcode/uastc-transcoder-pool';
 import { encodeEtc1sKtx2 } from '../../support/etc1s-encoder';
 import { InThreadTranscodeWorker, wholeFileTranscode } from '../../support/in-thread-transcoding';
 import { loadNodeBasisTranscoder } from '../../support/node-basis-transcoder';
@@ -47,7 +47,7 @@ function threeTranscode(file: Uint8Array, level: number, target: Etc1sTarget): U
 function etc1sSource(file: Uint8Array, target: Etc1sTarget) {
   const source = new Ktx2Source(file);
   const worker = new InThreadTranscodeWorker(basis);
-  const pool = new UastcTranscoderPool({
+  const pool = new BasisTranscoderPool({
     assets: { scriptText: '', wasmUrl: '' },
     size: 1,
     createWorker: () => worker,

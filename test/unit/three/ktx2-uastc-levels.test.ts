@@ -3,9 +3,9 @@ import { TileSourceError } from '../../../src/core/errors';
 import { uastcLevelByteLength } from '../../../src/core/streaming/mip-pyramid-source';
 import { choosePoolFormat, type UastcTarget } from '../../../src/core/vt/pool-format';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
+import { BasisTranscoderPool } from '../../../src/three/transcode/basis-transcoder-pool';
 import { TranscodedPyramidSource } from '../../../src/three/transcode/transcoded-pyramid-source';
 import { type BasisTranscoderModule, basisFormatOf } from '../../../src/three/transcode/uastc-transcode';
-import { UastcTranscoderPool } from '../../../src/three/transcode/uastc-transcoder-pool';
 import { InThreadTranscodeWorker, wholeFileTranscode } from '../../support/in-thread-transcoding';
 import { loadNodeBasisTranscoder } from '../../support/node-basis-transcoder';
 import { encodeUastcKtx2 } from '../../support/uastc-encoder';
@@ -48,7 +48,7 @@ function threeTranscode(file: Uint8Array, level: number, target: UastcTarget): U
 function transcodedSource(file: Uint8Array, target: UastcTarget) {
   const source = new Ktx2Source(file);
   const worker = new InThreadTranscodeWorker(basis);
-  const pool = new UastcTranscoderPool({
+  const pool = new BasisTranscoderPool({
     assets: { scriptText: '', wasmUrl: '' },
     size: 1,
     createWorker: () => worker,

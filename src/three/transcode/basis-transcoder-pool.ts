@@ -14,8 +14,8 @@ export interface TranscodeWorker {
   terminate(): void;
 }
 
-/** Options of {@link UastcTranscoderPool}. */
-export interface UastcTranscoderPoolOptions {
+/** Options of {@link BasisTranscoderPool}. */
+export interface BasisTranscoderPoolOptions {
   /** The transcoder script and wasm. */
   assets: BasisTranscoderAssets;
   /** Workers, 1..16. Default: hardware threads - 1, at most 4. */
@@ -24,7 +24,7 @@ export interface UastcTranscoderPoolOptions {
   createWorker?: () => TranscodeWorker;
 }
 
-/** What {@link UastcTranscoderPool.transcodeEtc1sLevel} sends besides the level's bytes. */
+/** What {@link BasisTranscoderPool.transcodeEtc1sLevel} sends besides the level's bytes. */
 export type Etc1sLevelJob = Omit<TranscodeEtc1sJobMessage, 'type' | 'id' | 'input' | 'output'>;
 
 /**
@@ -35,7 +35,7 @@ export type Etc1sLevelJob = Omit<TranscodeEtc1sJobMessage, 'type' | 'id' | 'inpu
  * allocates no tile buffers. Aborting a job rejects it at once (its late answer only refills the
  * rings).
  */
-export class UastcTranscoderPool {
+export class BasisTranscoderPool {
   private readonly jobs: WorkerJobPool<TranscodeWorker, Uint8Array>;
   /** Free output buffers by byte length (16 KiB block tiles, 64 KiB rgba8 tiles of 128²). */
   private readonly free = new Map<number, ArrayBuffer[]>();
@@ -43,7 +43,7 @@ export class UastcTranscoderPool {
   /** Jobs transcoding whole levels: their inputs are not kept as staging (odd, large sizes). */
   private readonly levelJobs = new Set<number>();
 
-  constructor(options: UastcTranscoderPoolOptions) {
+  constructor(options: BasisTranscoderPoolOptions) {
     const create = options.createWorker ?? createTranscodeWorker;
     const assets = options.assets;
     this.jobs = new WorkerJobPool<TranscodeWorker, Uint8Array>({

@@ -1,6 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
 import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
+import {
+  BasisTranscoderPool,
+  type TranscodeWorker,
+} from '../../../src/three/transcode/basis-transcoder-pool';
 import { TranscodeJobRunner } from '../../../src/three/transcode/transcode-job-runner';
 import type { TranscodeRequest, TranscodeResponse } from '../../../src/three/transcode/transcode-messages';
 import { TranscodingTileSource } from '../../../src/three/transcode/transcoding-tile-source';
@@ -9,10 +13,6 @@ import {
   basisFormatOf,
   transcodeUastcTile,
 } from '../../../src/three/transcode/uastc-transcode';
-import {
-  type TranscodeWorker,
-  UastcTranscoderPool,
-} from '../../../src/three/transcode/uastc-transcoder-pool';
 import { loadNodeBasisTranscoder } from '../../support/node-basis-transcoder';
 import { encodeUastcBlocks } from '../../support/uastc-encoder';
 
@@ -68,15 +68,15 @@ function sourceOf(bytes: () => Uint8Array): TileSource {
   return { info: INFO, load: async (): Promise<TileData> => ({ layers: [bytes()] }) };
 }
 
-function poolOf(fail = false): UastcTranscoderPool {
-  return new UastcTranscoderPool({
+function poolOf(fail = false): BasisTranscoderPool {
+  return new BasisTranscoderPool({
     assets: { scriptText: '', wasmUrl: '' },
     size: 2,
     createWorker: () => new InThreadWorker(fail),
   });
 }
 
-describe('UastcTranscoderPool and the transcoding stage', () => {
+describe('BasisTranscoderPool and the transcoding stage', () => {
   it('transcodes a tile to the exact bytes the transcoder makes, and reuses its buffers', async () => {
     const pool = poolOf();
     const stage = new TranscodingTileSource(
