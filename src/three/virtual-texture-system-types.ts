@@ -83,7 +83,10 @@ export interface VirtualTextureSystemStats {
    * 16-frame feedback jitter cycle, over resident pages (0..1; see `poolEfficiency` in tessera/core).
    */
   poolEfficiency: number;
-  /** Feedback readbacks started / delivered / dropped as stale / skipped (3 in flight). */
+  /**
+   * Feedback readbacks started / delivered / dropped as stale, and frames skipped: all 3 readback
+   * slots were in flight, so that frame rendered no feedback pass.
+   */
   readbacks: { started: number; delivered: number; dropped: number; skipped: number };
   /** Feedback target size now (follows the renderer's drawing buffer), in feedback pixels. */
   feedbackSize: { width: number; height: number };
