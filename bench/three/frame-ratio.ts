@@ -105,11 +105,9 @@ for (let j = 0; j < grid; j++) {
     scene.add(mesh);
   }
 }
-const mesh = {
-  set material(material: MeshBasicNodeMaterial) {
-    for (const m of meshes) m.material = material;
-  },
-};
+function useMaterial(material: MeshBasicNodeMaterial): void {
+  for (const mesh of meshes) mesh.material = material;
+}
 const camera = new PerspectiveCamera(60, width / height, 0.001, 10);
 camera.position.set(0.4, 0.06, 0.3);
 camera.lookAt(0.55, 0, 0.5);
@@ -127,9 +125,9 @@ function renderPlain(): void {
 }
 
 // Warm up both pipelines, then let streaming settle so the VT batches measure steady state.
-mesh.material = plainMaterial;
+useMaterial(plainMaterial);
 renderPlain();
-mesh.material = vtMaterial;
+useMaterial(vtMaterial);
 while (!system.isReady) {
   renderVt();
   await gpuIdle();
@@ -166,13 +164,13 @@ for (let b = 0; b < batches; b++) {
   for (let k = 0; k < variants.length; k++) {
     const which = variants[(k + b) % variants.length];
     if (which === 'vt') {
-      mesh.material = vtMaterial;
+      useMaterial(vtMaterial);
       vtTimes.push(await timeBatch(renderVt));
     } else if (which === 'sampling') {
-      mesh.material = vtMaterial;
+      useMaterial(vtMaterial);
       vtWithoutUpdateTimes.push(await timeBatch(renderVtWithoutUpdate));
     } else {
-      mesh.material = plainMaterial;
+      useMaterial(plainMaterial);
       plainTimes.push(await timeBatch(renderPlain));
     }
   }
