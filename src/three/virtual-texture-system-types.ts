@@ -79,8 +79,9 @@ export interface VirtualTextureSystemStats {
   /** Pages of rendered textures (`RenderedTileSource`) rendered on the GPU. */
   rendering: TileRenderCounters;
   /**
-   * Resident pages the view used (requested, or blended as a request's parent) during the last
-   * 16-frame feedback jitter cycle, over resident pages (0..1; see `poolEfficiency` in tessera/core).
+   * Resident unpinned pages the feedback touched during the last 16-frame jitter cycle (requested,
+   * or listed as an ancestor of a request: the fallback chain) over resident pages, pinned
+   * included (0..1; see `poolEfficiency` in tessera/core).
    */
   poolEfficiency: number;
   /**

@@ -2,10 +2,13 @@ import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import type { PhysicalPool } from './physical-pool';
 
 /**
- * Pool efficiency at `frame`: resident pages the view used (requested, directly or as the parent
- * the sampler blends with) during the last feedback jitter cycle, over resident pages (pinned
- * included), 0..1. Low values mean the pool holds pages nothing samples: requests finer than the
- * sampler reads, or a budget larger than the view needs. 1 when nothing is resident.
+ * Pool efficiency at `frame`: resident unpinned pages the feedback touched during the last jitter
+ * cycle (requested, or listed by the analyser as an ancestor of a request, the fallback chain),
+ * over resident pages (pinned included), 0..1. Low values mean the pool holds pages the view has
+ * not asked for: requests from earlier views, or pinned pages far from the view. Pinned pages
+ * never count as touched (the pool's recent-use counter leaves them out), and ancestors above the
+ * parent a trilinear sampler blends count although no sampler reads them in a settled view
+ * (`ARCHITECTURE.md`, "The mip rule", gives both stricter figures). 1 when nothing is resident.
  */
 export function poolEfficiency(pool: PhysicalPool, frame: number): number {
   const resident = pool.residentCount;
