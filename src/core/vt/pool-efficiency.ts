@@ -8,7 +8,7 @@ import type { PhysicalPool } from './physical-pool';
  * not asked for: requests from earlier views, or pinned pages far from the view. Pinned pages
  * never count as touched (the pool's recent-use counter leaves them out), and ancestors above the
  * parent a trilinear sampler blends count although no sampler reads them in a settled view
- * (`ARCHITECTURE.md`, "The mip rule", gives both stricter figures). 1 when nothing is resident.
+ * (`ARCHITECTURE.md`, "The feedback contract", gives both stricter figures). 1 when nothing is resident.
  */
 export function poolEfficiency(pool: PhysicalPool, frame: number): number {
   const resident = pool.residentCount;
