@@ -107,13 +107,16 @@ export class FeedbackReadback {
     this.counters.skipped++;
   }
 
-  /** Starts reading back the target as rendered for `frame`; no-op when all slots are busy. */
+  /**
+   * Starts reading back the target as rendered for `frame`, after {@link hasFreeSlot} said yes this
+   * frame (it collected the signalled fences); no-op when all slots are busy all the same.
+   */
   request(frame: number): void {
     if (this.disposed) return;
     const width = this.target.width;
     const height = this.target.height;
     if (width !== this.width || height !== this.height) this.resize(width, height);
-    if (!this.hasFreeSlot()) {
+    if (this.inFlight >= MAX_READBACKS_IN_FLIGHT) {
       this.skip();
       return;
     }

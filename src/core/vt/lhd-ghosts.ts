@@ -65,15 +65,12 @@ export class LhdGhosts {
     this.age.pushBack(g);
   }
 
-  /**
-   * Remembers every ghost of `other` (oldest first, so the newest survive when this one holds
-   * fewer), as {@link add} would; ghosts dropped for room are passed to `dropped` (class, idle
-   * age at eviction).
-   */
-  addAll(other: LhdGhosts, dropped: (cls: number, evictionAge: number) => void): void {
-    for (let g = other.age.head; g >= 0; g = other.age.next(g)) {
-      this.add(other.pages[g], other.classes[g], other.lastUses[g], other.evictionAges[g]);
-      if (this.droppedClass >= 0) dropped(this.droppedClass, this.droppedAge);
+  /** Calls `visit` with every ghost (page id, class, last use, idle age at eviction), oldest first. */
+  forEachOldestFirst(
+    visit: (pageId: number, cls: number, lastUse: number, evictionAge: number) => void,
+  ): void {
+    for (let g = this.age.head; g >= 0; g = this.age.next(g)) {
+      visit(this.pages[g], this.classes[g], this.lastUses[g], this.evictionAges[g]);
     }
   }
 

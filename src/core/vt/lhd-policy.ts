@@ -170,10 +170,7 @@ export class LhdPolicy implements ReplacementPolicy {
   removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void {
     this.protect(slot);
     if (!evicted) return;
-    // Counted as an eviction only once forgotten: it may yet come back and count as a hit.
-    const ghosts = this.ghosts;
-    ghosts.add(pageId, this.classOf(slot), lastUse, this.evictionFrame - lastUse);
-    if (ghosts.droppedClass >= 0) this.table.addEviction(ghosts.droppedClass, ghosts.droppedAge);
+    this.remember(pageId, this.classOf(slot), lastUse, this.evictionFrame - lastUse);
     if (++this.evictionsSinceReconfigure >= LHD_RECONFIGURE_EVICTIONS) {
       this.evictionsSinceReconfigure = 0;
       this.table.reconfigure();
@@ -192,21 +189,29 @@ export class LhdPolicy implements ReplacementPolicy {
     frame: number,
   ): void {
     if (!(previous instanceof LhdPolicy)) return;
-    const table = this.table;
-    table.copyFrom(previous.table);
-    const dropped = (cls: number, age: number): void => table.addEviction(cls, age);
-    this.ghosts.addAll(previous.ghosts, dropped);
+    this.table.copyFrom(previous.table);
+    previous.ghosts.forEachOldestFirst((pageId, cls, lastUse, evictionAge) =>
+      this.remember(pageId, cls, lastUse, evictionAge),
+    );
     const pages = previousTable.slotPages;
     const lastUse = previousTable.slotLastUse;
     for (let s = 0; s < newSlotOf.length; s++) {
       const to = newSlotOf[s];
       if (to >= 0) this.history[to] = previous.history[s];
-      else if (pages[s] !== NO_REQUEST) {
-        this.ghosts.add(pages[s], previous.classOf(s), lastUse[s], frame - lastUse[s]);
-        if (this.ghosts.droppedClass >= 0) dropped(this.ghosts.droppedClass, this.ghosts.droppedAge);
-      }
+      else if (pages[s] !== NO_REQUEST)
+        this.remember(pages[s], previous.classOf(s), lastUse[s], frame - lastUse[s]);
     }
     this.evictionFrame = frame;
+  }
+
+  /**
+   * Remembers an evicted page as a ghost. It counts as an eviction only once forgotten (it may yet
+   * come back and count as a hit): the ghost dropped for room is the eviction counted now.
+   */
+  private remember(pageId: number, cls: number, lastUse: number, evictionAge: number): void {
+    const ghosts = this.ghosts;
+    ghosts.add(pageId, cls, lastUse, evictionAge);
+    if (ghosts.droppedClass >= 0) this.table.addEviction(ghosts.droppedClass, ghosts.droppedAge);
   }
 
   /**

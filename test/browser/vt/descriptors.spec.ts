@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures';
-import { VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
+import { settleStartView, VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 
 declare const vtScene: VtSceneApi;
 
@@ -13,10 +13,8 @@ test('steady frames reuse every WebGPU descriptor object', async ({ page, openPa
   test.skip(backend === 'webgl', 'descriptors are a WebGPU concept; WebGL2 uploads take plain arguments');
   await openPage(VT_SCENE, { budget: 16 * 1024 * 1024 });
   await waitForScene(page);
+  await settleStartView(page);
   const result = await page.evaluate(async () => {
-    vtScene.setOrthoView(0.1, 0.1, 0.5);
-    await vtScene.waitReady();
-    await vtScene.settle(60);
     const isTessera = (label: string | undefined) =>
       typeof label === 'string' && label.startsWith('tessera:');
     const sets: Record<string, Set<object>> = {};
@@ -116,10 +114,8 @@ test('steady WebGL2 frames create no GL objects and lose no feedback readback', 
   test.skip(backend === 'webgpu', 'the WebGL2 readback path');
   await openPage(VT_SCENE, { budget: 16 * 1024 * 1024 });
   await waitForScene(page);
+  await settleStartView(page);
   const result = await page.evaluate(async () => {
-    vtScene.setOrthoView(0.1, 0.1, 0.5);
-    await vtScene.waitReady();
-    await vtScene.settle(60);
     const gl = WebGL2RenderingContext.prototype;
     const counted = [
       'createBuffer',

@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures';
-import { VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
+import { settleStartView, VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 
 declare const vtScene: VtSceneApi;
 
@@ -28,10 +28,8 @@ test('frames with every readback in flight render no feedback pass', async ({ pa
   });
   await openPage(VT_SCENE, { budget: 16 * 1024 * 1024 });
   await waitForScene(page);
+  await settleStartView(page);
   const result = await page.evaluate(async () => {
-    vtScene.setOrthoView(0.1, 0.1, 0.5);
-    await vtScene.waitReady();
-    await vtScene.settle(60);
     // Let the readbacks in flight land, so the ring starts empty.
     for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     const viewLabels = (globalThis as unknown as { tesseraViewLabels: WeakMap<GPUTextureView, string> })

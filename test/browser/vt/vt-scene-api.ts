@@ -104,6 +104,18 @@ export async function waitForScene(page: Page): Promise<void> {
 declare const vtScene: VtSceneApi;
 
 /**
+ * Shows the ortho view the steady-frame tests start from and waits until it has streamed in and
+ * settled (at most 60 frames).
+ */
+export async function settleStartView(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    vtScene.setOrthoView(0.1, 0.1, 0.5);
+    await vtScene.waitReady();
+    await vtScene.settle(60);
+  });
+}
+
+/**
  * Flies six frames of a short perspective path while tiles arrive late (open the page with a
  * `delay`), comparing every frame with the analytic content at some mip.
  */
