@@ -79,9 +79,9 @@ export interface VirtualTextureSystemStats {
   /** Pages of rendered textures (`RenderedTileSource`) rendered on the GPU. */
   rendering: TileRenderCounters;
   /**
-   * Resident unpinned pages the feedback touched during the last 16-frame jitter cycle (requested,
-   * or listed as an ancestor of a request: the fallback chain) over resident pages, pinned
-   * included (0..1; see `poolEfficiency` in tessera/core).
+   * Resident pages the feedback touched during the last 16-frame jitter cycle (requested, or
+   * listed as an ancestor of a request: the fallback chain; pinned pages alike) over resident
+   * pages (0..1; see `poolEfficiency` in tessera/core).
    */
   poolEfficiency: number;
   /**

@@ -53,7 +53,10 @@ export class PhysicalPool {
   private readonly free: IntrusiveList;
   /** Active slots, oldest last use first. */
   private readonly active: IntrusiveList;
+  /** Last uses of unpinned resident pages. */
   private readonly recentUse = new RecentUseCounter();
+  /** Last uses of pinned pages, counted apart: the working set leaves them out, pool efficiency does not. */
+  private readonly pinnedRecentUse = new RecentUseCounter();
   private pinned = 0;
   private locked = 0;
   private idle = 0;
@@ -113,12 +116,21 @@ export class PhysicalPool {
    * frame), O(slots) beyond; allocates nothing.
    */
   usedSinceCount(sinceFrame: number): number {
-    const counted = this.recentUse.countSince(sinceFrame, this.frame);
+    return this.countUsedSince(this.recentUse, sinceFrame, false);
+  }
+
+  /** Pinned slots whose page was used at or after `sinceFrame`; costs as {@link usedSinceCount}. */
+  pinnedUsedSinceCount(sinceFrame: number): number {
+    return this.countUsedSince(this.pinnedRecentUse, sinceFrame, true);
+  }
+
+  private countUsedSince(counter: RecentUseCounter, sinceFrame: number, pinned: boolean): number {
+    const counted = counter.countSince(sinceFrame, this.frame);
     if (counted >= 0) return counted;
     let count = 0;
     for (let s = 0; s < this.slotCount; s++) {
       const st = this.state[s];
-      if (this.slotLastUse[s] >= sinceFrame && st !== STATE_FREE && st !== STATE_PINNED) count++;
+      if (this.slotLastUse[s] >= sinceFrame && st !== STATE_FREE && (st === STATE_PINNED) === pinned) count++;
     }
     return count;
   }
@@ -172,6 +184,7 @@ export class PhysicalPool {
     if (pinned) {
       this.state[slot] = STATE_PINNED;
       this.pinned++;
+      this.pinnedRecentUse.add(frame);
     } else {
       this.state[slot] = STATE_ACTIVE;
       this.active.pushBack(slot);
@@ -196,10 +209,9 @@ export class PhysicalPool {
     }
     if (frame > last) {
       this.policy.referenced(slot, frame, last);
-      if (st !== STATE_PINNED) {
-        this.recentUse.remove(last);
-        this.recentUse.add(frame);
-      }
+      const counter = st === STATE_PINNED ? this.pinnedRecentUse : this.recentUse;
+      counter.remove(last);
+      counter.add(frame);
       this.slotLastUse[slot] = frame;
       this.slotUseFrames[slot]++;
     }
@@ -212,10 +224,12 @@ export class PhysicalPool {
     if (pinned && st !== STATE_PINNED) {
       this.detach(slot);
       this.recentUse.remove(this.slotLastUse[slot]);
+      this.pinnedRecentUse.add(this.slotLastUse[slot]);
       this.state[slot] = STATE_PINNED;
       this.pinned++;
     } else if (!pinned && st === STATE_PINNED) {
       this.pinned--;
+      this.pinnedRecentUse.remove(this.slotLastUse[slot]);
       this.recentUse.add(this.slotLastUse[slot]);
       this.reactivate(slot);
     }
@@ -294,8 +308,10 @@ export class PhysicalPool {
   private vacate(slot: number, evicted: boolean): void {
     const st = this.state[slot];
     this.detach(slot);
-    if (st === STATE_PINNED) this.pinned--;
-    else this.recentUse.remove(this.slotLastUse[slot]);
+    if (st === STATE_PINNED) {
+      this.pinned--;
+      this.pinnedRecentUse.remove(this.slotLastUse[slot]);
+    } else this.recentUse.remove(this.slotLastUse[slot]);
     if (st === STATE_LOCKED) this.locked--;
     this.lockCount[slot] = 0;
     const page = this.slotPages[slot];

@@ -61,7 +61,7 @@ describe('RecentUseCounter', () => {
 });
 
 describe.each(REPLACEMENT_POLICIES)('PhysicalPool bookkeeping (%s policy)', (policy) => {
-  it('property: usedSinceCount matches a scan of the slots; only idle slots are evicted', () => {
+  it('property: usedSinceCount and pinnedUsedSinceCount match a scan of the slots; only idle slots are evicted', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 10 }),
@@ -83,12 +83,15 @@ describe.each(REPLACEMENT_POLICIES)('PhysicalPool bookkeeping (%s policy)', (pol
               expect(pool.allocate(page(p + 100), frame)).not.toBe(s);
               pool.unlock(pool.slotOf(id));
             }
-            let expected = 0;
+            let unpinned = 0;
+            let pinned = 0;
             for (let q = 0; q < slots; q++) {
-              if (pool.slotPages[q] === NO_REQUEST || pool.isPinned(q)) continue;
-              if (pool.slotLastUse[q] >= frame - window + 1) expected++;
+              if (pool.slotPages[q] === NO_REQUEST || pool.slotLastUse[q] < frame - window + 1) continue;
+              if (pool.isPinned(q)) pinned++;
+              else unpinned++;
             }
-            expect(pool.usedSinceCount(frame - window + 1)).toBe(expected);
+            expect(pool.usedSinceCount(frame - window + 1)).toBe(unpinned);
+            expect(pool.pinnedUsedSinceCount(frame - window + 1)).toBe(pinned);
           }
         },
       ),
