@@ -2,6 +2,7 @@ import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
 import { packPageId } from '../src/core/vt/page-id';
 import { PhysicalPool } from '../src/core/vt/physical-pool';
 import type { ReplacementPolicyFactory, ReplacementPolicyName } from '../src/core/vt/replacement-policy';
+import { dependentReadNs, poolStateBytes } from './dependent-read';
 import { RandomVictimPolicy } from './random-victim-policy';
 
 /**
@@ -18,6 +19,13 @@ import { RandomVictimPolicy } from './random-victim-policy';
  * slot, nothing learned) is the floor for victims spread over the pool, as every policy's are on
  * a real trace, and `pool.eviction_growth_vs_random.<policy>` each policy's growth over that
  * floor's: what the policy adds to the growth, beyond the pool's own cache misses.
+ *
+ * What the machine charges for the pool's size: `pool.state_bytes.lhd.<size>` is the typed-array
+ * memory of an lhd pool, `pool.dependent_read_ns.<size>` one dependent read (a pointer chase) in a
+ * buffer that large, and `pool.eviction_growth_in_reads.<policy>` the time an eviction gains from
+ * 1K to 64K slots counted in the dependent reads gained over the same range: an eviction must read
+ * its victim's page id and then that page's map cell, at least two dependent reads at a random
+ * slot, so no pool can be flat once its state leaves the core's cache.
  */
 const LOADS_PER_FRAME = 64;
 const SIZES = [1024, 4096, 16384, 65536];
@@ -90,6 +98,18 @@ export default {
         out[`pool.touch_ns.${name}.${slots / 1024}K`] = touch[i];
       });
       out[`pool.eviction_growth.${name}`] = evict[SIZES.length - 1] / evict[0];
+    }
+    for (const slots of [SIZES[0], SIZES[SIZES.length - 1]]) {
+      const bytes = poolStateBytes(slots, 'lhd');
+      out[`pool.state_bytes.lhd.${slots / 1024}K`] = bytes;
+      out[`pool.dependent_read_ns.${slots / 1024}K`] = dependentReadNs(bytes);
+    }
+    const last = `${SIZES[SIZES.length - 1] / 1024}K`;
+    const first = `${SIZES[0] / 1024}K`;
+    const readGain = out[`pool.dependent_read_ns.${last}`] - out[`pool.dependent_read_ns.${first}`];
+    for (const [name] of policies) {
+      const gain = out[`pool.eviction_ns.${name}.${last}`] - out[`pool.eviction_ns.${name}.${first}`];
+      out[`pool.eviction_growth_in_reads.${name}`] = gain / readGain;
     }
     for (const policy of REPLACEMENT_POLICIES) {
       const growth = out[`pool.eviction_growth.${policy}`];
