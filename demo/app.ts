@@ -325,6 +325,7 @@ export class DemoApp {
         visibleRequested: vt.visibleRequested,
         visibleSharp: vt.visibleSharp,
         mipBias: vt.mipBias,
+        poolEfficiency: vt.poolEfficiency,
         poolFormats: [...vt.poolFormats],
         lastFeedbackFrame: vt.lastFeedbackFrame,
         teleportLimit: vt.teleportLimit,

@@ -50,6 +50,8 @@ export interface TerrainSurfaceStats {
   visibleSharp: number;
   /** Mip bias the system applied to fit the pool (0 = none), mips. */
   mipBias: number;
+  /** Resident pages the feedback touched in the last jitter cycle / resident pages (0..1; `stats().poolEfficiency`). */
+  poolEfficiency: number;
   /** Texel format of each pool layer (`bc7-rgba-unorm-srgb`, `rgba8unorm`, ...); empty without a pool. */
   poolFormats: readonly string[];
   /** Tiles uploaded in the last frame. */
@@ -84,6 +86,7 @@ export function emptySurfaceStats(): TerrainSurfaceStats {
     visibleRequested: 0,
     visibleSharp: 0,
     mipBias: 0,
+    poolEfficiency: 1,
     poolFormats: [],
     uploadsLastFrame: 0,
     rendering: { renderedLastFrame: 0, renderedTotal: 0, rerenderedTotal: 0, refreshQueued: 0 },

@@ -152,6 +152,7 @@ export class VirtualTextureSurface implements TerrainSurface {
     out.visibleRequested = this.visibleRequested;
     out.visibleSharp = this.countSharp();
     out.mipBias = system.mipBias;
+    out.poolEfficiency = system.poolEfficiency;
     out.poolFormats = this.poolFormats;
     out.uploadsLastFrame = system.uploadsLastFrame;
     out.rendering = system.rendering;
