@@ -7,7 +7,8 @@ import type { RequestTrace } from './request-trace';
 /**
  * Loads a {@link PhysicalPool} of `capacity` slots with replacement policy `policy` needs to serve
  * `trace`, cold start included, in the model of {@link countOptimalLoads}: every page requested in
- * a frame is resident in that frame (resident ones are touched first, then the misses loaded).
+ * a frame is resident in that frame (resident ones are touched first, then the misses loaded),
+ * each with the feedback coverage the trace recorded.
  * The same as the frame simulator with unlimited uploads and no latency, without rendering
  * feedback again, so many policies and pool sizes can be compared on one recorded trace.
  *
@@ -46,12 +47,12 @@ export function replayLoadsResizing(
     const end = trace.frameEnd(f);
     for (let i = start; i < end; i++) {
       const s = pool.slotOf(trace.id(i));
-      if (s >= 0) pool.touch(s, f);
+      if (s >= 0) pool.touch(s, f, trace.coverage(i));
     }
     for (let i = start; i < end; i++) {
       const id = trace.id(i);
       if (pool.slotOf(id) >= 0) continue;
-      if (pool.allocate(id, f) < 0) {
+      if (pool.allocate(id, f, false, trace.coverage(i)) < 0) {
         throw new TesseraConfigError('pool-too-small', `frame ${f} needs more than ${pool.slotCount} pages`);
       }
       loads++;

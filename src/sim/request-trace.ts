@@ -1,9 +1,12 @@
 /**
- * Per-frame sets of requested page ids, flattened into one growable typed array: the input of
- * {@link countOptimalLoads} and of pool planning. Recording allocates only when the arrays double.
+ * Per-frame sets of requested page ids with each request's feedback coverage (pixels; 0 for a
+ * fallback ancestor), flattened into growable typed arrays: the input of
+ * {@link countOptimalLoads}, of policy replays and of pool planning. Recording allocates only when
+ * the arrays double.
  */
 export class RequestTrace {
   private ids: Uint32Array;
+  private coverages: Uint32Array;
   private starts: Uint32Array;
   private idCount = 0;
   private frames = 0;
@@ -11,6 +14,7 @@ export class RequestTrace {
   /** @param initialIds capacity hint, in page ids. */
   constructor(initialIds = 1024) {
     this.ids = new Uint32Array(Math.max(16, initialIds));
+    this.coverages = new Uint32Array(this.ids.length);
     this.starts = new Uint32Array(64);
   }
 
@@ -36,14 +40,17 @@ export class RequestTrace {
     this.starts[this.frames] = this.idCount;
   }
 
-  /** Adds one page id to the current frame (callers keep ids unique within a frame). */
-  add(id: number): void {
+  /**
+   * Adds one page id to the current frame (callers keep ids unique within a frame), requested by
+   * `coverage` feedback pixels (0: a fallback ancestor).
+   */
+  add(id: number, coverage = 0): void {
     if (this.frames === 0) this.beginFrame();
     if (this.idCount === this.ids.length) {
-      const grown = new Uint32Array(this.ids.length * 2);
-      grown.set(this.ids);
-      this.ids = grown;
+      this.ids = doubled(this.ids);
+      this.coverages = doubled(this.coverages);
     }
+    this.coverages[this.idCount] = coverage;
     this.ids[this.idCount++] = id;
     this.starts[this.frames] = this.idCount;
   }
@@ -63,12 +70,21 @@ export class RequestTrace {
     return this.ids[index];
   }
 
-  /** Builds a trace from arrays of ids per frame (convenience for tests and tools; allocates). */
-  static fromFrames(frames: ArrayLike<number>[]): RequestTrace {
+  /** Feedback coverage of the `index`-th recorded id, in pixels (0: a fallback ancestor). */
+  coverage(index: number): number {
+    return this.coverages[index];
+  }
+
+  /**
+   * Builds a trace from arrays of ids per frame, with `coverages` (the same shape) or coverage 0
+   * (convenience for tests and tools; allocates).
+   */
+  static fromFrames(frames: ArrayLike<number>[], coverages?: ArrayLike<number>[]): RequestTrace {
     const trace = new RequestTrace();
-    for (const frame of frames) {
+    for (let f = 0; f < frames.length; f++) {
+      const frame = frames[f];
       trace.beginFrame();
-      for (let i = 0; i < frame.length; i++) trace.add(frame[i]);
+      for (let i = 0; i < frame.length; i++) trace.add(frame[i], coverages?.[f][i] ?? 0);
     }
     return trace;
   }
@@ -86,4 +102,10 @@ export class RequestTrace {
     for (let f = 0; f < this.frames; f++) max = Math.max(max, this.starts[f + 1] - this.starts[f]);
     return max;
   }
+}
+
+function doubled(array: Uint32Array): Uint32Array {
+  const grown = new Uint32Array(array.length * 2);
+  grown.set(array);
+  return grown;
 }

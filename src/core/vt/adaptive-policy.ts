@@ -1,6 +1,6 @@
 import { TesseraConfigError } from '../errors';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
-import { LhdPolicy } from './lhd-policy';
+import { checkCoverageCuts, LhdPolicy } from './lhd-policy';
 import { LruPolicy } from './lru-policy';
 import { PredictivePolicy } from './predictive-policy';
 import type { ReplacementPolicy, ReplacementPolicyFactory, SlotTableView } from './replacement-policy';
@@ -22,7 +22,19 @@ export interface AdaptivePolicyOptions {
    * where lhd is weakest) or `lru` (the baseline, for a pool that must stay close to LRU's loads).
    */
   partner?: AdaptivePartner;
+  /**
+   * Coverage levels in the classes of lhd and of its shadow (see `LhdPolicyOptions.coverageCuts`;
+   * `[]` for none). Default {@link ADAPTIVE_COVERAGE_CUTS}.
+   */
+  coverageCuts?: readonly number[];
 }
+
+/**
+ * Default {@link AdaptivePolicyOptions.coverageCuts}: 4 levels, fallback ancestor only, 1 pixel,
+ * 2-4 pixels, more. Chosen on the tuning paths against no levels, `[0]`, `[0, 4]` and `[0, 2]`
+ * (best in worst case and in mean; `docs/replacement-policies.md`, "Coverage in `adaptive`").
+ */
+export const ADAPTIVE_COVERAGE_CUTS: readonly number[] = [0, 1, 4];
 
 /** Policies {@link AdaptivePolicy} can duel lhd with. */
 export type AdaptivePartner = 'lru' | 'predictive';
@@ -47,6 +59,7 @@ function checkOptions(options: AdaptivePolicyOptions): void {
       `adaptive policy: partner must be 'predictive' or 'lru', got ${String(partner)}`,
     );
   }
+  if (options.coverageCuts !== undefined) checkCoverageCuts(options.coverageCuts);
   for (const key of ['persistFrames', 'hysteresisLoads'] as const) {
     const v = options[key];
     if (v !== undefined && !(Number.isInteger(v) && v >= 0)) {
@@ -111,8 +124,9 @@ export class AdaptivePolicy implements ReplacementPolicy {
   private followingPartner = false;
   /** Latest frame at which the policy not followed did not lead. */
   private notLeadingAt = 0;
-  /** Requests of the frame being recorded. */
+  /** Requests of the frame being recorded, and their feedback coverage (pixels). */
   private readonly frameRequests: Uint32Array;
+  private readonly frameCoverage: Uint32Array;
   private requestCount = 0;
   private requestFrame = -0x80000000;
 
@@ -124,13 +138,15 @@ export class AdaptivePolicy implements ReplacementPolicy {
       options.partner === 'lru'
         ? (t: SlotTableView) => new LruPolicy(t)
         : (t: SlotTableView) => new PredictivePolicy(t);
-    this.lhd = new LhdPolicy(table);
+    const lhdOptions = { coverageCuts: options.coverageCuts ?? ADAPTIVE_COVERAGE_CUTS };
+    this.lhd = new LhdPolicy(table, lhdOptions);
     this.partner = createPartner(table);
-    this.lhdShadow = new ShadowPool(c, (t) => new LhdPolicy(t));
+    this.lhdShadow = new ShadowPool(c, (t) => new LhdPolicy(t, lhdOptions));
     this.partnerShadow = new ShadowPool(c, createPartner);
     this.persistFrames = options.persistFrames ?? ADAPTIVE_PERSIST_FRAMES;
     this.hysteresis = options.hysteresisLoads ?? 0;
     this.frameRequests = new Uint32Array(c);
+    this.frameCoverage = new Uint32Array(c);
   }
 
   /** Name of the policy choosing victims now: `lhd` or the partner's. */
@@ -138,16 +154,16 @@ export class AdaptivePolicy implements ReplacementPolicy {
     return this.followingPartner ? this.partner.name : 'lhd';
   }
 
-  inserted(slot: number, pageId: number, frame: number): void {
-    this.lhd.inserted(slot, pageId, frame);
-    this.partner.inserted(slot, pageId, frame);
-    this.request(pageId, frame);
+  inserted(slot: number, pageId: number, frame: number, coverage: number): void {
+    this.lhd.inserted(slot, pageId, frame, coverage);
+    this.partner.inserted(slot, pageId, frame, coverage);
+    this.request(pageId, frame, coverage);
   }
 
-  referenced(slot: number, frame: number, lastUse: number): void {
-    this.lhd.referenced(slot, frame, lastUse);
-    this.partner.referenced(slot, frame, lastUse);
-    this.request(this.table.slotPages[slot], frame);
+  referenced(slot: number, frame: number, lastUse: number, coverage: number): void {
+    this.lhd.referenced(slot, frame, lastUse, coverage);
+    this.partner.referenced(slot, frame, lastUse, coverage);
+    this.request(this.table.slotPages[slot], frame, coverage);
   }
 
   evictable(slot: number, lastUse: number): void {
@@ -189,23 +205,27 @@ export class AdaptivePolicy implements ReplacementPolicy {
     return this.partner.victim(frame);
   }
 
-  /** Records one request (a page's first use in `frame`) for the shadows. */
-  private request(pageId: number, frame: number): void {
+  /** Records one request (a page's first use in `frame`, with its coverage) for the shadows. */
+  private request(pageId: number, frame: number, coverage: number): void {
     if (frame !== this.requestFrame) {
       if (frame < this.requestFrame) return; // frames never go back; ignore rather than corrupt
       this.replayFrame();
       this.requestFrame = frame;
     }
     // More requests than slots cannot all be resident in one frame; the rest are not counted.
-    if (this.requestCount < this.frameRequests.length) this.frameRequests[this.requestCount++] = pageId;
+    const i = this.requestCount;
+    if (i === this.frameRequests.length) return;
+    this.frameRequests[i] = pageId;
+    this.frameCoverage[i] = coverage;
+    this.requestCount = i + 1;
   }
 
   /** Serves the recorded frame to both shadows, then follows the one that has led long enough. */
   private replayFrame(): void {
     if (this.requestCount === 0) return;
     const f = this.requestFrame;
-    this.lhdShadow.serveFrame(this.frameRequests, this.requestCount, f);
-    this.partnerShadow.serveFrame(this.frameRequests, this.requestCount, f);
+    this.lhdShadow.serveFrame(this.frameRequests, this.frameCoverage, this.requestCount, f);
+    this.partnerShadow.serveFrame(this.frameRequests, this.frameCoverage, this.requestCount, f);
     this.requestCount = 0;
     const lead = this.lhdShadow.loads - this.partnerShadow.loads; // > 0: the partner needed fewer
     const otherLeads = this.followingPartner ? lead < -this.hysteresis : lead > this.hysteresis;

@@ -1,3 +1,4 @@
+import { TesseraConfigError } from '../errors';
 import { VISIT_GAP_FRAMES } from './arc-policy';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { HitDensityTable } from './hit-density-table';
@@ -53,8 +54,38 @@ const REVISITED_BIT = 1 << PRESENCE_BITS;
 const COARSE = 2 * REVISITED;
 /** History bit of a page coarser than mip 0 (fixed at its load). */
 const COARSE_BIT = 2 * REVISITED_BIT;
-/** Number of classes: every presence pattern, once or revisited, at mip 0 or coarser. */
-const CLASSES = 2 * COARSE;
+/** Classes without coverage levels: every presence pattern, once or revisited, mip 0 or coarser. */
+const BASE_CLASSES = 2 * COARSE;
+/** First history bit of the page's coverage level at its last use (2 bits: up to 4 levels). */
+const COVERAGE_SHIFT = PRESENCE_BITS + 2;
+/** Most coverage cuts: the levels fit {@link COVERAGE_SHIFT}'s 2 bits. */
+const MAX_COVERAGE_CUTS = 3;
+
+/** Options of {@link LhdPolicy}. */
+export interface LhdPolicyOptions {
+  /**
+   * Coverage levels in the page's class: ascending feedback-pixel counts (at most 3, integers
+   * >= 0); a page's level is the number of cuts its coverage at its last use exceeds. `[0, 1, 4]`
+   * gives 4 levels: fallback ancestor only, 1 pixel, 2-4 pixels, more. Each level multiplies the
+   * classes (and the table's memory and reconfiguration work) by one more. Default none: alone,
+   * lhd measured worse with them on the tuning paths; `AdaptivePolicy` uses
+   * {@link ADAPTIVE_COVERAGE_CUTS} (`docs/replacement-policies.md`).
+   */
+  coverageCuts?: readonly number[];
+}
+
+/** Throws `TesseraConfigError` `invalid-option` unless `cuts` are valid {@link LhdPolicyOptions.coverageCuts}. */
+export function checkCoverageCuts(cuts: readonly number[]): void {
+  const ok =
+    cuts.length <= MAX_COVERAGE_CUTS &&
+    cuts.every((c, i) => Number.isInteger(c) && c >= 0 && (i === 0 || c > cuts[i - 1]));
+  if (!ok) {
+    throw new TesseraConfigError(
+      'invalid-option',
+      `lhd policy: coverageCuts must be at most ${MAX_COVERAGE_CUTS} ascending integers >= 0, got [${cuts.join(', ')}]`,
+    );
+  }
+}
 
 /**
  * LHD, least hit density (Beckmann, Chen & Cidon, "LHD: Improving Cache Hit Rate by Maximizing
@@ -69,9 +100,12 @@ const CLASSES = 2 * COARSE;
  * in more than one visit (an absence longer than {@link VISIT_GAP_FRAMES}) since it was loaded,
  * which separates pages that loop back from pages seen once, and whether the page is coarser than
  * mip 0 (a coarse page covers more ground, so it returns after absences a mip-0 page never comes
- * back from: a camera teleporting between places meets the same coarse pages again). Ages are
- * frames, so the learned shape (flicker returns within a jitter cycle, loops returning after
- * their period, trails never) follows the stream, whatever its frame rate.
+ * back from: a camera teleporting between places meets the same coarse pages again), and, with
+ * {@link LhdPolicyOptions.coverageCuts}, how many feedback pixels asked for the page at its last
+ * use (a page only the fallback of finer ones, or at a pixel of the view's edge, returns otherwise
+ * than one covering much of the screen). Ages are frames, so the learned shape (flicker returns
+ * within a jitter cycle, loops returning after their period, trails never) follows the stream,
+ * whatever its frame rate.
  *
  * Victim choice: {@link LHD_SAMPLE} evictable pages, in groups of consecutive records of a dense
  * candidate array drawn by a seeded generator (every page when there are fewer), the lowest
@@ -90,7 +124,8 @@ export class LhdPolicy implements ReplacementPolicy {
   /**
    * Per slot, bits 0-15: bit i set when the page was used `i` frames before its last use; bit
    * {@link REVISITED_BIT}: seen in more than one visit; bit {@link COARSE_BIT}: coarser than mip
-   * 0. One array, so one cache line per slot.
+   * 0; from {@link COVERAGE_SHIFT}: the coverage level at its last use. One array, so one cache
+   * line per slot.
    */
   private readonly history: Uint32Array;
   /**
@@ -102,15 +137,25 @@ export class LhdPolicy implements ReplacementPolicy {
   /** Record index of each slot in `candidates`, or -1 when not evictable. */
   private readonly candidateIndex: Int32Array;
   private candidateCount = 0;
-  private readonly table = new HitDensityTable(CLASSES);
+  private readonly table: HitDensityTable;
   private readonly ghosts: LhdGhosts;
   private evictionsSinceReconfigure = 0;
   /** Frame of the latest victim choice: evictions happen in it, so ages are relative to it. */
   private evictionFrame = 0;
   /** xorshift32 state: a fixed seed, so replays are deterministic. */
   private random = 0x2545f491;
+  /** {@link LhdPolicyOptions.coverageCuts}, unused entries at the largest int (never exceeded). */
+  private readonly cut0: number;
+  private readonly cut1: number;
+  private readonly cut2: number;
 
-  constructor(slots: SlotTableView) {
+  constructor(slots: SlotTableView, options: LhdPolicyOptions = {}) {
+    const cuts = options.coverageCuts ?? [];
+    checkCoverageCuts(cuts);
+    this.cut0 = cuts[0] ?? 0x7fffffff;
+    this.cut1 = cuts[1] ?? 0x7fffffff;
+    this.cut2 = cuts[2] ?? 0x7fffffff;
+    this.table = new HitDensityTable(BASE_CLASSES * (cuts.length + 1));
     const c = slots.slotCount;
     this.history = new Uint32Array(c);
     this.candidates = new Int32Array(RECORD * c);
@@ -123,22 +168,30 @@ export class LhdPolicy implements ReplacementPolicy {
     return this.ghosts.size;
   }
 
-  inserted(slot: number, pageId: number, frame: number): void {
+  inserted(slot: number, pageId: number, frame: number, coverage: number): void {
     const ghosts = this.ghosts;
     const back = ghosts.take(pageId);
     // A page back from eviction: the age at which it would have been a hit.
     if (back) this.table.addHit(ghosts.takenClass, frame - ghosts.takenLastUse);
-    this.history[slot] = (back ? REVISITED_BIT | 1 : 1) | (pageMip(pageId) > 0 ? COARSE_BIT : 0);
+    this.history[slot] =
+      (back ? REVISITED_BIT | 1 : 1) | (pageMip(pageId) > 0 ? COARSE_BIT : 0) | this.coverageBits(coverage);
   }
 
-  referenced(slot: number, frame: number, lastUse: number): void {
+  referenced(slot: number, frame: number, lastUse: number, coverage: number): void {
     const age = frame - lastUse;
     // A page used in consecutive frames was never a candidate: only real absences are hits.
     if (age > 1) this.table.addHit(this.classOf(slot), age);
     const h = this.history[slot];
     const revisited = age > VISIT_GAP_FRAMES ? REVISITED_BIT : h & REVISITED_BIT;
     const presence = age >= PRESENCE_BITS ? 1 : ((h << age) | 1) & PRESENCE_MASK;
-    this.history[slot] = (h & COARSE_BIT) | revisited | presence;
+    this.history[slot] = (h & COARSE_BIT) | revisited | presence | this.coverageBits(coverage);
+  }
+
+  /** History bits of the coverage level of `coverage` feedback pixels. */
+  private coverageBits(coverage: number): number {
+    const level =
+      (coverage > this.cut0 ? 1 : 0) + (coverage > this.cut1 ? 1 : 0) + (coverage > this.cut2 ? 1 : 0);
+    return level << COVERAGE_SHIFT;
   }
 
   evictable(slot: number, lastUse: number): void {
@@ -188,7 +241,7 @@ export class LhdPolicy implements ReplacementPolicy {
     newSlotOf: Int32Array,
     frame: number,
   ): void {
-    if (!(previous instanceof LhdPolicy)) return;
+    if (!(previous instanceof LhdPolicy) || previous.table.classes !== this.table.classes) return;
     this.table.copyFrom(previous.table);
     previous.ghosts.forEachOldestFirst((pageId, cls, lastUse, evictionAge) =>
       this.remember(pageId, cls, lastUse, evictionAge),
@@ -269,6 +322,7 @@ export class LhdPolicy implements ReplacementPolicy {
     const h = this.history[slot];
     const pattern = (h >>> 1) & (REVISITED - 1);
     const revisited = (h & REVISITED_BIT) !== 0 ? REVISITED : 0;
-    return pattern | revisited | ((h & COARSE_BIT) !== 0 ? COARSE : 0);
+    const level = h >>> COVERAGE_SHIFT;
+    return pattern | revisited | ((h & COARSE_BIT) !== 0 ? COARSE : 0) | (level * BASE_CLASSES);
   }
 }

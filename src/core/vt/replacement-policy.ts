@@ -28,13 +28,18 @@ export interface SlotTableView {
 export interface ReplacementPolicy {
   /** Short name used in options and reports (`lhd`, `adaptive`, `predictive`, `lirs`, `arc`, `lru`). */
   readonly name: string;
-  /** `pageId` was loaded into `slot` at `frame` (a miss). */
-  inserted(slot: number, pageId: number, frame: number): void;
+  /**
+   * `pageId` was loaded into `slot` at `frame` (a miss). `coverage`: feedback pixels of the
+   * request it was loaded for (0 when it was wanted only as a fallback ancestor, or not by
+   * feedback: pinned pages, replays without coverage).
+   */
+  inserted(slot: number, pageId: number, frame: number, coverage: number): void;
   /**
    * The page in `slot` is used in `frame` for the first time in that frame; its previous use was
-   * at `lastUse` (frames). Called at most once per slot and frame.
+   * at `lastUse` (frames); `coverage`: feedback pixels requesting it in `frame` (0 when used only
+   * as a fallback ancestor). Called at most once per slot and frame.
    */
-  referenced(slot: number, frame: number, lastUse: number): void;
+  referenced(slot: number, frame: number, lastUse: number, coverage: number): void;
   /** `slot` became a candidate: not used since frame `lastUse`, which is before the current one. */
   evictable(slot: number, lastUse: number): void;
   /** `slot` stopped being a candidate (used again, pinned or locked). */

@@ -13,7 +13,7 @@ import {
   resolveSchedulerOptions,
   type SchedulerStats,
 } from './residency-scheduler-options';
-import { sourceTileBytes, tileMatchesInfo } from './tile-bytes';
+import { sourceTileBytes, tileMismatchError } from './tile-bytes';
 import type { TileData, TileSource } from './tile-source';
 
 export type { PageFailureHandler } from './page-failure';
@@ -67,8 +67,9 @@ export class ResidencyScheduler {
   private readonly readyQueue: ReadyTileQueue;
   /** Bytes of one tile of each texture's source (what its loads stage). */
   private readonly tileBytesOf = new Float64Array(MAX_VIRTUAL_TEXTURES);
-  /** Latest request priority of each record. */
+  /** Latest request priority of each record, and its feedback coverage (pixels). */
   private readonly priority: Float64Array;
+  private readonly coverage: Uint32Array;
   private stagingLimit: number;
   private staged = 0;
   private readonly queue: IndexedMaxHeap;
@@ -100,6 +101,7 @@ export class ResidencyScheduler {
     this.byRequest = new IntrusiveList(n);
     this.failedOrder = new IntrusiveList(n);
     this.priority = new Float64Array(n);
+    this.coverage = new Uint32Array(n);
     this.readyQueue = new ReadyTileQueue(n, this.requestedAtFeedback, o.uploadOrder);
     this.queue = new IndexedMaxHeap(n);
     for (let r = 0; r < n; r++) this.free.pushBack(r);
@@ -176,6 +178,7 @@ export class ResidencyScheduler {
     this.byRequest.pushBack(r);
     const priority = requestPriority(fallbackMips, coverage, frame - this.firstRequested[r]);
     this.priority[r] = priority;
+    this.coverage[r] = coverage;
     if (this.state[r] === PageLoadState.Queued) this.queue.set(r, priority);
     else if (this.state[r] === PageLoadState.Ready) this.readyQueue.rekey(r, priority, this.feedbacks);
     return false;
@@ -233,6 +236,11 @@ export class ResidencyScheduler {
     return this.pageOf[r];
   }
 
+  /** Feedback pixels of the latest request of ready record `r`'s page (0: an ancestor only). */
+  readyCoverage(r: number): number {
+    return this.coverage[r];
+  }
+
   /** Tile data of ready record `r`. */
   readyData(r: number): TileData {
     return this.data[r]!;
@@ -271,8 +279,7 @@ export class ResidencyScheduler {
 
   /** Aborts every load and forgets every page. */
   dispose(): void {
-    while (this.byRequest.head >= 0) this.drop(this.byRequest.head);
-    while (this.failedOrder.head >= 0) this.drop(this.failedOrder.head);
+    for (const list of [this.byRequest, this.failedOrder]) while (list.head >= 0) this.drop(list.head);
     this.onFailure = null;
   }
 
@@ -306,14 +313,8 @@ export class ResidencyScheduler {
   private loaded(r: number, token: number, tile: TileData): void {
     if (this.tokens[r] !== token || this.state[r] !== PageLoadState.Loading) return;
     const source = this.sources[pageVt(this.pageOf[r])];
-    if (source && !tileMatchesInfo(tile, source.info)) {
-      this.failed(
-        r,
-        token,
-        new TileSourceError('wrong-size', 'tile layers differ from its source info', false),
-      );
-      return;
-    }
+    const mismatch = source ? tileMismatchError(tile, source.info) : null;
+    if (mismatch) return void this.failed(r, token, mismatch);
     this.inFlight--;
     this.controllers[r] = null;
     this.counters.loadsCompleted++;

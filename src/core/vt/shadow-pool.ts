@@ -41,18 +41,19 @@ export class ShadowPool implements SlotTableView {
   }
 
   /**
-   * Serves the requests of one frame, `pages[0..count)` (distinct page ids), at `frame` (later
-   * than the previous call's): hits first, then misses. Returns the loads it needed.
+   * Serves the requests of one frame, `pages[0..count)` (distinct page ids) with their feedback
+   * coverage `coverages[0..count)` (pixels), at `frame` (later than the previous call's): hits
+   * first, then misses. Returns the loads it needed.
    */
-  serveFrame(pages: Uint32Array, count: number, frame: number): number {
+  serveFrame(pages: Uint32Array, coverages: Uint32Array, count: number, frame: number): number {
     for (let i = 0; i < count; i++) {
       const s = this.pageToSlot.get(pages[i]);
-      if (s >= 0) this.use(s, frame);
+      if (s >= 0) this.use(s, frame, coverages[i]);
     }
     let loads = 0;
     for (let i = 0; i < count; i++) {
       if (this.pageToSlot.get(pages[i]) >= 0) continue;
-      if (this.load(pages[i], frame)) loads++;
+      if (this.load(pages[i], frame, coverages[i])) loads++;
     }
     this.loads += loads;
     return loads;
@@ -69,17 +70,17 @@ export class ShadowPool implements SlotTableView {
     if (s >= 0) this.vacate(s, false);
   }
 
-  private use(s: number, frame: number): void {
+  private use(s: number, frame: number, coverage: number): void {
     const last = this.slotLastUse[s];
     if (last >= frame) return;
     if (!this.active.has(s)) this.policy.protect(s);
     this.active.pushBack(s);
-    this.policy.referenced(s, frame, last);
+    this.policy.referenced(s, frame, last, coverage);
     this.slotLastUse[s] = frame;
     this.slotUseFrames[s]++;
   }
 
-  private load(pageId: number, frame: number): boolean {
+  private load(pageId: number, frame: number, coverage: number): boolean {
     let s = this.free.popFront();
     if (s < 0) {
       // Swept only when a victim is needed, as the real pool does: the same hook order, so the
@@ -95,7 +96,7 @@ export class ShadowPool implements SlotTableView {
     this.slotLastUse[s] = frame;
     this.slotLoadFrame[s] = frame;
     this.slotUseFrames[s] = 1;
-    this.policy.inserted(s, pageId, frame);
+    this.policy.inserted(s, pageId, frame, coverage);
     this.active.pushBack(s);
     return true;
   }

@@ -1,5 +1,6 @@
 import { mipLevelBytes } from '../budget/texture-bytes';
 import type { TextureFormatName } from '../budget/texture-format';
+import { TileSourceError } from '../errors';
 import type { TileData, TileEncoding, TileSourceInfo } from './tile-source';
 
 /**
@@ -56,4 +57,17 @@ export function tileMatchesInfo(tile: TileData | null | undefined, info: TileSou
     if (bytes.byteLength !== tileLayerBytes(info.layers[l].format, info.tileSize)) return false;
   }
   return true;
+}
+
+/**
+ * The error a load fails with when its tile does not match `info` (see {@link tileMatchesInfo}),
+ * or null when it does: `wrong-size`, not retryable (the source would return the same tile).
+ */
+export function tileMismatchError(
+  tile: TileData | null | undefined,
+  info: TileSourceInfo,
+): TileSourceError | null {
+  return tileMatchesInfo(tile, info)
+    ? null
+    : new TileSourceError('wrong-size', 'tile layers differ from its source info', false);
 }

@@ -65,27 +65,33 @@ function serve(pool: PhysicalPool, frames: number[][], beforeLoad?: (f: number) 
 }
 
 describe('ShadowPool', () => {
-  it('needs exactly the loads of a real pool with the same policy, frame by frame', () => {
+  it('needs exactly the loads of a real pool with the same policy, frame by frame, coverage included', () => {
     const rng = new SeededRandom(7);
     const frames: number[][] = [];
+    const coverages: number[][] = [];
     for (let f = 0; f < 400; f++) {
       const ids = new Set<number>();
       const base = Math.floor(f / 3);
       for (let k = 0; k < 20; k++) ids.add(page(base + Math.floor(rng.next() * 60)));
       frames.push([...ids]);
+      coverages.push(frames[f].map(() => Math.floor(rng.next() * 8)));
     }
-    const trace = RequestTrace.fromFrames(frames);
+    const trace = RequestTrace.fromFrames(frames, coverages);
+    type Table = ConstructorParameters<typeof LhdPolicy>[0];
     for (const [name, create] of [
-      ['lru', (t: ConstructorParameters<typeof LruPolicy>[0]) => new LruPolicy(t)],
-      ['lhd', (t: ConstructorParameters<typeof LhdPolicy>[0]) => new LhdPolicy(t)],
+      ['lru', (t: Table) => new LruPolicy(t)],
+      ['lhd', (t: Table) => new LhdPolicy(t)],
+      ['lhd with coverage levels', (t: Table) => new LhdPolicy(t, { coverageCuts: [0, 1, 4] })],
     ] as const) {
       const shadow = new ShadowPool(40, create);
       const buffer = new Uint32Array(40);
+      const coverage = new Uint32Array(40);
       for (let f = 0; f < frames.length; f++) {
         buffer.set(frames[f]);
-        shadow.serveFrame(buffer, frames[f].length, f);
+        coverage.set(coverages[f]);
+        shadow.serveFrame(buffer, coverage, frames[f].length, f);
       }
-      expect([name, shadow.loads]).toEqual([name, replayLoads(trace, 40, name)]);
+      expect([name, shadow.loads]).toEqual([name, replayLoads(trace, 40, create)]);
     }
   });
 });

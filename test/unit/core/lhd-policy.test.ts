@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AdaptivePolicy } from '../../../src/core/vt/adaptive-policy';
+import { TesseraConfigError } from '../../../src/core/errors';
+import { type AdaptivePolicy, adaptivePolicy } from '../../../src/core/vt/adaptive-policy';
 import { AGE_BUCKETS, ageBucket, HitDensityTable } from '../../../src/core/vt/hit-density-table';
 import { LhdGhosts } from '../../../src/core/vt/lhd-ghosts';
 import { LHD_RECONFIGURE_EVICTIONS, LhdPolicy } from '../../../src/core/vt/lhd-policy';
 import { LirsPolicy } from '../../../src/core/vt/lirs-policy';
-import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
+import { NO_REQUEST, packPageId, pageY } from '../../../src/core/vt/page-id';
 import { PhysicalPool } from '../../../src/core/vt/physical-pool';
 import { compactPool } from '../../../src/core/vt/pool-compaction';
 import type { ReplacementPolicyFactory } from '../../../src/core/vt/replacement-policy';
@@ -191,6 +192,51 @@ describe('LhdPolicy', () => {
     expect(coarseReloads('lru')).toBe(300 * 5);
     // 0 measured; 436 before lhd's classes told mip 0 from coarser pages.
     expect(coarseReloads('lhd')).toBeLessThan(30);
+  });
+
+  /**
+   * As {@link coarseReloads}, all pages at mip 0: the 40 pages passing at each place cover one
+   * feedback pixel each, the 10 that return three places later cover 20. Only the coverage tells
+   * them apart; the pool is told it with each use.
+   */
+  function wideReloads(policy: ReplacementPolicyFactory): number {
+    const pool = new PhysicalPool({ slotCount: 100, replacementPolicy: policy });
+    const wide = (place: number, i: number) => packPageId(0, 0, i, 2000 + place);
+    let fine = 0;
+    let reloads = 0;
+    for (let place = 3; place < 603; place++) {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push(wide(place, i), wide(place - 3, i));
+      for (let i = 0; i < 40; i++) ids.push(page(fine++));
+      for (let f = place * 10; f < place * 10 + 10; f++) {
+        for (const id of ids) {
+          const s = pool.slotOf(id);
+          if (s >= 0) pool.touch(s, f, pageY(id) >= 2000 ? 20 : 1);
+        }
+        for (const id of ids) {
+          if (pool.slotOf(id) >= 0) continue;
+          expect(pool.allocate(id, f, false, pageY(id) >= 2000 ? 20 : 1)).toBeGreaterThanOrEqual(0);
+          if (place >= 303 && id === wide(place - 3, id & 0xfff)) reloads++;
+        }
+      }
+    }
+    return reloads;
+  }
+
+  it('with coverage levels, learns that pages covering many feedback pixels come back and one-pixel pages do not', () => {
+    const plain: ReplacementPolicyFactory = (t) => new LhdPolicy(t);
+    const withCoverage: ReplacementPolicyFactory = (t) => new LhdPolicy(t, { coverageCuts: [0, 1, 4] });
+    expect(wideReloads(plain)).toBeGreaterThan(300); // 436 measured: the classes are alike
+    expect(wideReloads(withCoverage)).toBeLessThan(30); // 0 measured
+  });
+
+  it('refuses coverage cuts that are not ascending integers >= 0, at most 3, with a typed error', () => {
+    const table = new PhysicalPool({ slotCount: 4, replacementPolicy: 'lru' });
+    for (const cuts of [[-1], [1, 1], [4, 2], [0.5], [0, 1, 2, 3], [Number.NaN]]) {
+      expect(() => new LhdPolicy(table, { coverageCuts: cuts })).toThrow(TesseraConfigError);
+    }
+    expect(() => adaptivePolicy({ coverageCuts: [2, 1] })).toThrow(/coverageCuts/);
+    expect(new LhdPolicy(table, { coverageCuts: [] }).name).toBe('lhd');
   });
 
   it('is deterministic: the same stream gives the same victims', () => {
