@@ -20,8 +20,8 @@ import { RandomVictimPolicy } from './random-victim-policy';
  * a real trace, and `pool.eviction_growth_vs_random.<policy>` each policy's growth over that
  * floor's: what the policy adds to the growth, beyond the pool's own cache misses.
  *
- * What the machine charges for the pool's size: `pool.state_bytes.lhd.<size>` is the typed-array
- * memory of an lhd pool, `pool.dependent_read_ns.<size>` one dependent read (a pointer chase) in a
+ * What the machine charges for the pool's size: `pool.state_bytes.<lhd|adaptive>.<size>` is the
+ * typed-array memory of a pool with that policy, `pool.dependent_read_ns.<size>` one dependent read (a pointer chase) in a
  * buffer that large, and `pool.eviction_growth_in_reads.<policy>` the time an eviction gains from
  * 1K to 64K slots counted in the dependent reads gained over the same range: an eviction must read
  * its victim's page id and then that page's map cell, at least two dependent reads at a random
@@ -102,6 +102,7 @@ export default {
     for (const slots of [SIZES[0], SIZES[SIZES.length - 1]]) {
       const bytes = poolStateBytes(slots, 'lhd');
       out[`pool.state_bytes.lhd.${slots / 1024}K`] = bytes;
+      out[`pool.state_bytes.adaptive.${slots / 1024}K`] = poolStateBytes(slots, 'adaptive');
       out[`pool.dependent_read_ns.${slots / 1024}K`] = dependentReadNs(bytes);
     }
     const last = `${SIZES[SIZES.length - 1] / 1024}K`;
