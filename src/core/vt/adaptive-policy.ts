@@ -100,12 +100,12 @@ function checkOptions(options: AdaptivePolicyOptions): void {
  * other's content: the better of the two by a bounded margin, not exactly (measured: 1.0006 of
  * LRU's loads on the worst held-out trace).
  *
- * A frame's requests and their coverage are buffered (two typed arrays of one entry per slot) and replayed by the
- * shadows when the next frame begins, hits first, as the replay model serves them, so each shadow's
- * count is exactly that policy's alone on the same stream (a test checks it). O(1) per hook
- * amortised (each request is served once by each shadow; the predictor's hooks are O(log n)),
- * nothing allocated after construction; the price is two more pools of tags: about 4x lhd's time
- * per frame and 3x its memory per slot.
+ * A frame's requests and their coverage are buffered (two typed arrays of one entry per slot)
+ * and replayed by the shadows when the next frame begins, hits first, as the replay model serves
+ * them, so each shadow's count is exactly that policy's alone on the same stream (a test checks
+ * it). O(1) per hook amortised (each request is served once by each shadow; the predictor's hooks
+ * are O(log n)), nothing allocated after construction; the price is two more pools of tags:
+ * 12-19x lhd's time per page use and 4-7x its memory (`pool.*.adaptive`).
  *
  * Approximations in the streamer (not in replays): the shadows see the requests the pool serves
  * (uses of resident pages and loads), not requests still waiting for an upload; a page released by

@@ -77,12 +77,13 @@ export interface LhdPolicyOptions {
 /** Throws `TesseraConfigError` `invalid-option` unless `cuts` are valid {@link LhdPolicyOptions.coverageCuts}. */
 export function checkCoverageCuts(cuts: readonly number[]): void {
   const ok =
+    Array.isArray(cuts) &&
     cuts.length <= MAX_COVERAGE_CUTS &&
     cuts.every((c, i) => Number.isInteger(c) && c >= 0 && (i === 0 || c > cuts[i - 1]));
   if (!ok) {
     throw new TesseraConfigError(
       'invalid-option',
-      `lhd policy: coverageCuts must be at most ${MAX_COVERAGE_CUTS} ascending integers >= 0, got [${cuts.join(', ')}]`,
+      `lhd policy: coverageCuts must be at most ${MAX_COVERAGE_CUTS} ascending integers >= 0, got ${JSON.stringify(cuts)}`,
     );
   }
 }

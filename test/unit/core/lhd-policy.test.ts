@@ -236,6 +236,7 @@ describe('LhdPolicy', () => {
       expect(() => new LhdPolicy(table, { coverageCuts: cuts })).toThrow(TesseraConfigError);
     }
     expect(() => adaptivePolicy({ coverageCuts: [2, 1] })).toThrow(/coverageCuts/);
+    expect(() => adaptivePolicy({ coverageCuts: '4' as unknown as number[] })).toThrow(TesseraConfigError);
     expect(new LhdPolicy(table, { coverageCuts: [] }).name).toBe('lhd');
   });
 
