@@ -21,8 +21,8 @@ import { RandomVictimPolicy } from './random-victim-policy';
  * floor's: what the policy adds to the growth, beyond the pool's own cache misses.
  *
  * What the machine charges for the pool's size: `pool.state_bytes.<lhd|adaptive>.<size>` is the
- * typed-array memory of a pool with that policy, `pool.dependent_read_ns.<size>` one dependent read (a pointer chase) in a
- * buffer that large, and `pool.eviction_growth_in_reads.<policy>` the time an eviction gains from
+ * typed-array memory of a pool with that policy, `pool.dependent_read_ns.<size>` one dependent
+ * read (a pointer chase) in a buffer as large as lhd's, and `pool.eviction_growth_in_reads.<policy>` the time an eviction gains from
  * 1K to 64K slots counted in the dependent reads gained over the same range: an eviction must read
  * its victim's page id and then that page's map cell, at least two dependent reads at a random
  * slot, so no pool can be flat once its state leaves the core's cache.

@@ -1,3 +1,5 @@
+import { grownTypedArray } from '../core/structures/typed-array-growth';
+
 /**
  * Per-frame sets of requested page ids with each request's feedback coverage (pixels; 0 for a
  * fallback ancestor), flattened into growable typed arrays: the input of
@@ -30,11 +32,8 @@ export class RequestTrace {
 
   /** Opens a new frame; following {@link add} calls belong to it. */
   beginFrame(): void {
-    if (this.frames + 1 >= this.starts.length) {
-      const grown = new Uint32Array(this.starts.length * 2);
-      grown.set(this.starts);
-      this.starts = grown;
-    }
+    if (this.frames + 1 >= this.starts.length)
+      this.starts = grownTypedArray(this.starts, this.starts.length * 2);
     this.starts[this.frames] = this.idCount;
     this.frames++;
     this.starts[this.frames] = this.idCount;
@@ -47,8 +46,8 @@ export class RequestTrace {
   add(id: number, coverage = 0): void {
     if (this.frames === 0) this.beginFrame();
     if (this.idCount === this.ids.length) {
-      this.ids = doubled(this.ids);
-      this.coverages = doubled(this.coverages);
+      this.ids = grownTypedArray(this.ids, this.ids.length * 2);
+      this.coverages = grownTypedArray(this.coverages, this.ids.length);
     }
     this.coverages[this.idCount] = coverage;
     this.ids[this.idCount++] = id;
@@ -102,10 +101,4 @@ export class RequestTrace {
     for (let f = 0; f < this.frames; f++) max = Math.max(max, this.starts[f + 1] - this.starts[f]);
     return max;
   }
-}
-
-function doubled(array: Uint32Array): Uint32Array {
-  const grown = new Uint32Array(array.length * 2);
-  grown.set(array);
-  return grown;
 }

@@ -155,73 +155,59 @@ describe('LhdPolicy', () => {
   });
 
   /**
-   * Reloads of coarse pages after a warm-up on a teleporting camera: each place lasts 10 frames
-   * and sees 40 new mip-0 pages (never seen again) and 10 mip-2 pages of the coarse ground around
-   * it: 5 seen for the first time, and the 5 first seen three places before (each coarse page is
-   * seen at two places, 20 frames apart). 100 slots hold the 15 coarse pages still to return and
-   * a place's 50, not what LRU keeps between the two visits. Both visits look alike (ten frames
-   * in view, then gone), and a page's first return is its only one, so only the page's level
-   * tells a coarse page that will return from a fine one that will not.
+   * Reloads of returning pages after a warm-up on a teleporting camera: each place lasts 10 frames
+   * and sees 40 new mip-0 pages (never seen again) and 10 pages `returning(place, i)` of the
+   * ground around it: 5 seen for the first time, and the 5 first seen three places before (each is
+   * seen at two places, 20 frames apart). 100 slots hold the 15 pages still to return and a
+   * place's 50, not what LRU keeps between the two visits. Both visits look alike (ten frames in
+   * view, then gone), and a page's first return is its only one, so only what the policy is told
+   * of a page (its level in its id, `coverageOf(id)` feedback pixels at each use) tells a page that
+   * will return from one that will not.
    */
-  function coarseReloads(policy: 'lhd' | 'lru'): number {
+  function returnReloads(
+    policy: 'lhd' | 'lru' | ReplacementPolicyFactory,
+    returning: (place: number, i: number) => number,
+    coverageOf: (id: number) => number = () => 0,
+  ): number {
     const pool = new PhysicalPool({ slotCount: 100, replacementPolicy: policy });
-    const coarse = (place: number, i: number) => packPageId(0, 2, i, place);
     let fine = 0;
     let reloads = 0;
     for (let place = 3; place < 603; place++) {
       const ids: number[] = [];
-      for (let i = 0; i < 5; i++) ids.push(coarse(place, i), coarse(place - 3, i));
+      for (let i = 0; i < 5; i++) ids.push(returning(place, i), returning(place - 3, i));
       for (let i = 0; i < 40; i++) ids.push(page(fine++));
       for (let f = place * 10; f < place * 10 + 10; f++) {
         // As the streamer serves a frame: uses of resident pages first, then the loads.
         for (const id of ids) {
           const s = pool.slotOf(id);
-          if (s >= 0) pool.touch(s, f);
+          if (s >= 0) pool.touch(s, f, coverageOf(id));
         }
         for (const id of ids) {
           if (pool.slotOf(id) >= 0) continue;
-          expect(pool.allocate(id, f)).toBeGreaterThanOrEqual(0);
-          if (place >= 303 && id === coarse(place - 3, id & 0xfff)) reloads++;
+          expect(pool.allocate(id, f, false, coverageOf(id))).toBeGreaterThanOrEqual(0);
+          if (place >= 303 && id === returning(place - 3, id & 0xfff)) reloads++;
         }
       }
     }
     return reloads;
   }
 
+  /** Returning pages at mip 2: only their level tells them from the passing mip-0 pages. */
+  const coarse = (place: number, i: number) => packPageId(0, 2, i, place);
+
   it('learns that coarse pages come back after a teleport and fine ones do not, where LRU reloads them', () => {
-    expect(coarseReloads('lru')).toBe(300 * 5);
+    expect(returnReloads('lru', coarse)).toBe(300 * 5);
     // 0 measured; 436 before lhd's classes told mip 0 from coarser pages.
-    expect(coarseReloads('lhd')).toBeLessThan(30);
+    expect(returnReloads('lhd', coarse)).toBeLessThan(30);
   });
 
   /**
-   * As {@link coarseReloads}, all pages at mip 0: the 40 pages passing at each place cover one
-   * feedback pixel each, the 10 that return three places later cover 20. Only the coverage tells
-   * them apart; the pool is told it with each use.
+   * Returning pages at mip 0 too, covering 20 feedback pixels at each use where the passing pages
+   * cover one: only the coverage tells them apart.
    */
-  function wideReloads(policy: ReplacementPolicyFactory): number {
-    const pool = new PhysicalPool({ slotCount: 100, replacementPolicy: policy });
-    const wide = (place: number, i: number) => packPageId(0, 0, i, 2000 + place);
-    let fine = 0;
-    let reloads = 0;
-    for (let place = 3; place < 603; place++) {
-      const ids: number[] = [];
-      for (let i = 0; i < 5; i++) ids.push(wide(place, i), wide(place - 3, i));
-      for (let i = 0; i < 40; i++) ids.push(page(fine++));
-      for (let f = place * 10; f < place * 10 + 10; f++) {
-        for (const id of ids) {
-          const s = pool.slotOf(id);
-          if (s >= 0) pool.touch(s, f, pageY(id) >= 2000 ? 20 : 1);
-        }
-        for (const id of ids) {
-          if (pool.slotOf(id) >= 0) continue;
-          expect(pool.allocate(id, f, false, pageY(id) >= 2000 ? 20 : 1)).toBeGreaterThanOrEqual(0);
-          if (place >= 303 && id === wide(place - 3, id & 0xfff)) reloads++;
-        }
-      }
-    }
-    return reloads;
-  }
+  const wide = (place: number, i: number) => packPageId(0, 0, i, 2000 + place);
+  const wideCoverage = (id: number) => (pageY(id) >= 2000 ? 20 : 1);
+  const wideReloads = (policy: ReplacementPolicyFactory) => returnReloads(policy, wide, wideCoverage);
 
   it('with coverage levels, learns that pages covering many feedback pixels come back and one-pixel pages do not', () => {
     const plain: ReplacementPolicyFactory = (t) => new LhdPolicy(t);
