@@ -13,7 +13,7 @@ const COARSE_STEP = FEEDBACK_JITTER_PERIOD / 2;
  */
 export const AGE_BUCKETS = FINE_AGES + 128;
 /** Weight kept by old events at each reconfiguration, as in LHD (0.9): a slowly fading memory. */
-const DECAY = 0.9;
+export const LHD_DECAY = 0.9;
 
 /** Histogram bucket of an idle age, in frames (age >= 0). */
 export function ageBucket(age: number): number {
@@ -97,8 +97,8 @@ export class HitDensityTable {
         hitsAbove += h;
         eventsAbove += e;
         weightedAbove += e * a;
-        hits[base + b] = h * DECAY;
-        evictions[base + b] *= DECAY;
+        hits[base + b] = h * LHD_DECAY;
+        evictions[base + b] *= LHD_DECAY;
       }
     }
   }

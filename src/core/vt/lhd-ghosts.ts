@@ -12,7 +12,7 @@ import { NO_REQUEST } from './page-id';
 export class LhdGhosts {
   private readonly byPage: PageIndexMap;
   private readonly pages: Uint32Array;
-  private readonly classes: Uint8Array;
+  private readonly classes: Uint16Array;
   private readonly lastUses: Int32Array;
   private readonly evictionAges: Int32Array;
   private readonly age: IntrusiveList;
@@ -30,7 +30,7 @@ export class LhdGhosts {
   constructor(capacity: number) {
     this.byPage = new PageIndexMap(capacity);
     this.pages = new Uint32Array(capacity).fill(NO_REQUEST);
-    this.classes = new Uint8Array(capacity);
+    this.classes = new Uint16Array(capacity);
     this.lastUses = new Int32Array(capacity);
     this.evictionAges = new Int32Array(capacity);
     this.age = new IntrusiveList(capacity);

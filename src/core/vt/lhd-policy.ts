@@ -3,8 +3,9 @@ import { VISIT_GAP_FRAMES } from './arc-policy';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { HitDensityTable } from './hit-density-table';
 import { LhdGhosts } from './lhd-ghosts';
-import { NO_REQUEST, pageMip } from './page-id';
+import { NO_REQUEST, pageMip, parentPageId } from './page-id';
 import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
+import { ReturnRateRatio } from './return-rate-ratio';
 
 /**
  * Evictable pages compared per eviction (LHD's "associativity"), all of them when fewer: a count.
@@ -35,7 +36,7 @@ export const LHD_GHOSTS_PER_SLOT = 0.5;
  * a 2x2 grid, so a page on a feedback-pixel boundary tends to repeat its pattern every 4 frames.
  */
 const PATTERN_FRAMES = FEEDBACK_JITTER_PERIOD / 4;
-/** Ints per candidate record (slot, last use, class, padding: four records per 64-byte line). */
+/** Ints per candidate record (slot, last use, class, parent's slot: four records per 64-byte line). */
 const RECORD = 4;
 /**
  * Consecutive records read per random draw: two cache lines, read in order. 4 and 8 did equally
@@ -60,6 +61,10 @@ const BASE_CLASSES = 2 * COARSE;
 const COVERAGE_SHIFT = PRESENCE_BITS + 2;
 /** Most coverage cuts: the levels fit {@link COVERAGE_SHIFT}'s 2 bits. */
 const MAX_COVERAGE_CUTS = 3;
+/** Tag on a ghost's class: the page was evicted while its parent page was in use. */
+const PARENT_IN_USE = 0x8000;
+/** Coarsest mip a page id can name: it has no parent id. */
+const LAST_MIP = 15;
 
 /** Options of {@link LhdPolicy}. */
 export interface LhdPolicyOptions {
@@ -108,6 +113,14 @@ export function checkCoverageCuts(cuts: readonly number[]): void {
  * within a jitter cycle, loops returning after their period, trails never) follows the stream,
  * whatever its frame rate.
  *
+ * What a class cannot say, since it is fixed while the page is idle: whether the view still covers
+ * the page's neighbourhood now. A candidate whose parent page (one mip coarser) is in use in the
+ * latest frame of use lies next to what the view shows (a sibling, or the same ground a mip
+ * coarser, is on screen: a page at the view's edge or at a mip boundary that the motion or the
+ * jitter moved by a pixel); one whose parent is idle too has left the view. The first kind comes
+ * back more often, by a factor the policy learns ({@link ReturnRateRatio}: the return rates of
+ * evicted pages of each kind, through the ghosts) and multiplies such a candidate's density by.
+ *
  * Victim choice: {@link LHD_SAMPLE} evictable pages, in groups of consecutive records of a dense
  * candidate array drawn by a seeded generator (every page when there are fewer), the lowest
  * density winning and near ties ({@link LHD_DENSITY_TOLERANCE}) going to the older page (as
@@ -131,7 +144,8 @@ export class LhdPolicy implements ReplacementPolicy {
   private readonly history: Uint32Array;
   /**
    * Dense array of evictable pages, one record of {@link RECORD} ints each: slot, last use, class
-   * (both fixed while the page is idle). A victim choice reads records only, {@link GROUP} per
+   * (both fixed while the page is idle), and the slot of the page's parent when it became
+   * evictable (-1: not resident). A victim choice reads records only, {@link GROUP} per
    * cache line, so its memory traffic does not grow with the pool.
    */
   private readonly candidates: Int32Array;
@@ -149,8 +163,14 @@ export class LhdPolicy implements ReplacementPolicy {
   private readonly cut0: number;
   private readonly cut1: number;
   private readonly cut2: number;
+  private readonly slots: SlotTableView;
+  /** Latest frame in which any page was used, in frames: "in use" means used in it. */
+  private latestUse = 0;
+  /** Return rate of pages evicted while their parent was in use, over the others'. */
+  private readonly parentReturns = new ReturnRateRatio();
 
   constructor(slots: SlotTableView, options: LhdPolicyOptions = {}) {
+    this.slots = slots;
     const cuts = options.coverageCuts ?? [];
     checkCoverageCuts(cuts);
     this.cut0 = cuts[0] ?? 0x7fffffff;
@@ -171,14 +191,20 @@ export class LhdPolicy implements ReplacementPolicy {
 
   inserted(slot: number, pageId: number, frame: number, coverage: number): void {
     const ghosts = this.ghosts;
+    if (frame > this.latestUse) this.latestUse = frame;
     const back = ghosts.take(pageId);
-    // A page back from eviction: the age at which it would have been a hit.
-    if (back) this.table.addHit(ghosts.takenClass, frame - ghosts.takenLastUse);
+    if (back) {
+      // A page back from eviction: the age at which it would have been a hit.
+      const cls = ghosts.takenClass;
+      this.parentReturns.returned((cls & PARENT_IN_USE) !== 0);
+      this.table.addHit(cls & ~PARENT_IN_USE, frame - ghosts.takenLastUse);
+    }
     this.history[slot] =
       (back ? REVISITED_BIT | 1 : 1) | (pageMip(pageId) > 0 ? COARSE_BIT : 0) | this.coverageBits(coverage);
   }
 
   referenced(slot: number, frame: number, lastUse: number, coverage: number): void {
+    if (frame > this.latestUse) this.latestUse = frame;
     const age = frame - lastUse;
     // A page used in consecutive frames was never a candidate: only real absences are hits.
     if (age > 1) this.table.addHit(this.classOf(slot), age);
@@ -203,6 +229,23 @@ export class LhdPolicy implements ReplacementPolicy {
     this.candidates[r] = slot;
     this.candidates[r + 1] = lastUse;
     this.candidates[r + 2] = this.classOf(slot);
+    const page = this.slots.slotPages[slot];
+    this.candidates[r + 3] = pageMip(page) < LAST_MIP ? this.slots.slotOf(parentPageId(page)) : -1;
+  }
+
+  /**
+   * Whether the parent page of candidate record `i` is in use: its slot (found when the page
+   * became evictable) still holds it, loaded no later than the page's last use, and was used in
+   * the latest frame of use.
+   */
+  private parentInUse(i: number): boolean {
+    const r = RECORD * i;
+    const parent = this.candidates[r + 3];
+    return (
+      parent >= 0 &&
+      this.slots.slotLoadFrame[parent] <= this.candidates[r + 1] &&
+      this.slots.slotLastUse[parent] === this.latestUse
+    );
   }
 
   protect(slot: number): void {
@@ -216,6 +259,7 @@ export class LhdPolicy implements ReplacementPolicy {
       c[to] = c[from];
       c[to + 1] = c[from + 1];
       c[to + 2] = c[from + 2];
+      c[to + 3] = c[from + 3];
       this.candidateIndex[c[to]] = i;
     }
     this.candidateIndex[slot] = -1;
@@ -224,10 +268,16 @@ export class LhdPolicy implements ReplacementPolicy {
   removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void {
     this.protect(slot);
     if (!evicted) return;
-    this.remember(pageId, this.classOf(slot), lastUse, this.evictionFrame - lastUse);
+    // The pool has already taken the slot off the candidates: look the parent up.
+    const parent = pageMip(pageId) < LAST_MIP ? this.slots.slotOf(parentPageId(pageId)) : -1;
+    const parentInUse = parent >= 0 && this.slots.slotLastUse[parent] === this.latestUse;
+    this.parentReturns.evicted(parentInUse);
+    const cls = this.classOf(slot) | (parentInUse ? PARENT_IN_USE : 0);
+    this.remember(pageId, cls, lastUse, this.evictionFrame - lastUse);
     if (++this.evictionsSinceReconfigure >= LHD_RECONFIGURE_EVICTIONS) {
       this.evictionsSinceReconfigure = 0;
       this.table.reconfigure();
+      this.parentReturns.update();
     }
   }
 
@@ -244,6 +294,8 @@ export class LhdPolicy implements ReplacementPolicy {
   ): void {
     if (!(previous instanceof LhdPolicy) || previous.table.classes !== this.table.classes) return;
     this.table.copyFrom(previous.table);
+    this.parentReturns.copyFrom(previous.parentReturns);
+    this.latestUse = previous.latestUse;
     previous.ghosts.forEachOldestFirst((pageId, cls, lastUse, evictionAge) =>
       this.remember(pageId, cls, lastUse, evictionAge),
     );
@@ -265,7 +317,8 @@ export class LhdPolicy implements ReplacementPolicy {
   private remember(pageId: number, cls: number, lastUse: number, evictionAge: number): void {
     const ghosts = this.ghosts;
     ghosts.add(pageId, cls, lastUse, evictionAge);
-    if (ghosts.droppedClass >= 0) this.table.addEviction(ghosts.droppedClass, ghosts.droppedAge);
+    const dropped = ghosts.droppedClass;
+    if (dropped >= 0) this.table.addEviction(dropped & ~PARENT_IN_USE, ghosts.droppedAge);
   }
 
   /**
@@ -282,6 +335,7 @@ export class LhdPolicy implements ReplacementPolicy {
     if (n === 0) return -1;
     const c = this.candidates;
     const table = this.table;
+    const parentRatio = this.parentReturns.ratio;
     // Every record when few, else LHD_SAMPLE / GROUP random groups of GROUP consecutive records.
     const sampled = n > LHD_SAMPLE;
     const groups = sampled ? LHD_SAMPLE / GROUP : 1;
@@ -303,7 +357,8 @@ export class LhdPolicy implements ReplacementPolicy {
       for (let i = start; i < end; i++) {
         const r = RECORD * i;
         const age = frame - c[r + 1];
-        const d = table.densityOf(c[r + 2], age);
+        let d = table.densityOf(c[r + 2], age);
+        if (this.parentInUse(i)) d *= parentRatio;
         // Within the tolerance the older page goes, as LRU would choose.
         const better =
           age > bestAge ? d <= bestDensity * LHD_DENSITY_TOLERANCE : d * LHD_DENSITY_TOLERANCE < bestDensity;

@@ -13,6 +13,8 @@ export interface SlotTableView {
   readonly slotLoadFrame: Int32Array;
   /** Frames in which each slot's page was used since it was loaded. */
   readonly slotUseFrames: Int32Array;
+  /** Slot holding `pageId`, or -1 when it is not resident. O(1). */
+  slotOf(pageId: number): number;
 }
 
 /**

@@ -25,6 +25,10 @@ export class ShadowPool implements SlotTableView {
   /** Slots not yet offered to the policy, in last-use order (the rest are its candidates). */
   private readonly active: IntrusiveList;
 
+  slotOf(pageId: number): number {
+    return this.pageToSlot.get(pageId);
+  }
+
   /** `slotCount` slots (at least 1) ordered by the policy `createPolicy` builds on this table. */
   constructor(slotCount: number, createPolicy: (table: SlotTableView) => ReplacementPolicy) {
     const n = Math.max(1, slotCount);
