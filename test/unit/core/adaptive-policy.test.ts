@@ -3,7 +3,7 @@ import { TesseraConfigError } from '../../../src/core/errors';
 import { AdaptivePolicy, adaptivePolicy } from '../../../src/core/vt/adaptive-policy';
 import { LhdPolicy } from '../../../src/core/vt/lhd-policy';
 import { LruPolicy } from '../../../src/core/vt/lru-policy';
-import { packPageId } from '../../../src/core/vt/page-id';
+import { packPageId, parentPageId } from '../../../src/core/vt/page-id';
 import { PhysicalPool } from '../../../src/core/vt/physical-pool';
 import { ShadowPool } from '../../../src/core/vt/shadow-pool';
 import { replayLoads } from '../../../src/sim/policy-replay';
@@ -73,6 +73,8 @@ describe('ShadowPool', () => {
       const ids = new Set<number>();
       const base = Math.floor(f / 3);
       for (let k = 0; k < 20; k++) ids.add(page(base + Math.floor(rng.next() * 60)));
+      // Some parents too, so lhd's parent-in-use signal reads the shadow's page map.
+      for (const id of [...ids].slice(0, 5)) ids.add(parentPageId(id));
       frames.push([...ids]);
       coverages.push(frames[f].map(() => Math.floor(rng.next() * 8)));
     }

@@ -10,6 +10,7 @@ import { NO_REQUEST, packPageId, pageY } from '../../../src/core/vt/page-id';
 import { PhysicalPool } from '../../../src/core/vt/physical-pool';
 import { compactPool } from '../../../src/core/vt/pool-compaction';
 import type { ReplacementPolicyFactory } from '../../../src/core/vt/replacement-policy';
+import { ReturnRateRatio } from '../../../src/core/vt/return-rate-ratio';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 
@@ -50,6 +51,27 @@ describe('HitDensityTable', () => {
     expect(ageBucket(39)).toBe(32);
     expect(ageBucket(40)).toBe(33);
     expect(ageBucket(1e9)).toBe(AGE_BUCKETS - 1);
+  });
+});
+
+describe('ReturnRateRatio', () => {
+  it('is the ratio of the two kinds of return rates by the rule of succession, fading old counts', () => {
+    const r = new ReturnRateRatio();
+    expect(r.ratio).toBe(1);
+    for (let i = 0; i < 4; i++) {
+      r.evicted(true);
+      r.evicted(false);
+    }
+    for (let i = 0; i < 3; i++) r.returned(true);
+    r.update();
+    expect(r.ratio).toBeCloseTo(4 / 6 / (1 / 6), 12); // (3 + 1) / (4 + 2) over (0 + 1) / (4 + 2)
+    r.update(); // counts faded by 0.9: (2.7 + 1) / (3.6 + 2) over 1 / (3.6 + 2)
+    expect(r.ratio).toBeCloseTo(3.7, 12);
+    const copy = new ReturnRateRatio();
+    copy.copyFrom(r);
+    copy.update();
+    r.update();
+    expect(copy.ratio).toBe(r.ratio);
   });
 });
 
@@ -214,6 +236,56 @@ describe('LhdPolicy', () => {
     const withCoverage: ReplacementPolicyFactory = (t) => new LhdPolicy(t, { coverageCuts: [0, 1, 4] });
     expect(wideReloads(plain)).toBeGreaterThan(300); // 436 measured: the classes are alike
     expect(wideReloads(withCoverage)).toBeLessThan(30); // 0 measured
+  });
+
+  /**
+   * Reloads of returning pages after a warm-up, on a teleporting camera where a page's class
+   * cannot tell: each place lasts 10 frames and sees 40 new mip-0 pages (never seen again, under
+   * 10 mip-1 parents of their own) and 4 mip-0 pages under the place's mip-1 parent, which come
+   * back three places later. Both kinds are in view the same 10 frames, at the same level, with
+   * no coverage. But the returning pages' parent stays in view (requested from its place through
+   * the return, as the ground next to the view would be), and the passing pages' parents leave
+   * with them, unless `passingParentsStay`. The pool holds a place's requests and 20 more.
+   */
+  function parentReloads(policy: 'lhd' | 'lru', passingParentsStay: boolean): number {
+    const returning = (place: number, i: number) => packPageId(0, 0, 2 * place + (i & 1), i >> 1);
+    const returningParent = (place: number) => packPageId(0, 1, place, 0);
+    const passing = (place: number, j: number) => packPageId(0, 0, 2 * place + (j & 1), 200 + (j >> 1));
+    const passingParent = (place: number, k: number) => packPageId(0, 1, place, 100 + k);
+    const requestsAt = (place: number): number[] => {
+      const ids: number[] = [];
+      for (let i = 0; i < 4; i++) ids.push(returning(place, i), returning(place - 3, i));
+      for (let back = 0; back <= 3; back++) ids.push(returningParent(place - back));
+      for (let j = 0; j < 40; j++) ids.push(passing(place, j));
+      for (let back = 0; back <= (passingParentsStay ? 3 : 0); back++)
+        for (let k = 0; k < 10; k++) ids.push(passingParent(place - back, k));
+      return ids;
+    };
+    const pool = new PhysicalPool({ slotCount: requestsAt(3).length + 20, replacementPolicy: policy });
+    let reloads = 0;
+    for (let place = 3; place < 603; place++) {
+      const ids = requestsAt(place);
+      const returns = new Set([0, 1, 2, 3].map((i) => returning(place - 3, i)));
+      for (let f = place * 10; f < place * 10 + 10; f++) {
+        for (const id of ids) {
+          const s = pool.slotOf(id);
+          if (s >= 0) pool.touch(s, f);
+        }
+        for (const id of ids) {
+          if (pool.slotOf(id) >= 0) continue;
+          expect(pool.allocate(id, f)).toBeGreaterThanOrEqual(0);
+          if (place >= 303 && returns.has(id)) reloads++;
+        }
+      }
+    }
+    return reloads;
+  }
+
+  it('learns that pages whose parent stays in view come back and pages whose parent left do not', () => {
+    expect(parentReloads('lru', false)).toBeGreaterThan(1000); // 1200 measured: every return
+    expect(parentReloads('lhd', true)).toBeGreaterThan(600); // 1050 measured: the parents tell nothing
+    // 0 measured; 900 with the density not scaled by the parent's use.
+    expect(parentReloads('lhd', false)).toBeLessThan(30);
   });
 
   it('refuses coverage cuts that are not ascending integers >= 0, at most 3, with a typed error', () => {
