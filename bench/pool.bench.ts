@@ -1,5 +1,5 @@
 import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
-import { packPageId } from '../src/core/vt/page-id';
+import { NO_REQUEST, packPageId, parentPageId } from '../src/core/vt/page-id';
 import { PhysicalPool } from '../src/core/vt/physical-pool';
 import type { ReplacementPolicyFactory, ReplacementPolicyName } from '../src/core/vt/replacement-policy';
 import { dependentReadNs, poolStateBytes } from './dependent-read';
@@ -19,6 +19,10 @@ import { RandomVictimPolicy } from './random-victim-policy';
  * slot, nothing learned) is the floor for victims spread over the pool, as every policy's are on
  * a real trace, and `pool.eviction_growth_vs_random.<policy>` each policy's growth over that
  * floor's: what the policy adds to the growth, beyond the pool's own cache misses.
+ * `<policy>_parents` (lhd and LRU) is the same stream with each page's parent (one mip coarser)
+ * loaded with it and used with it, as feedback requests fallback ancestors: lhd then reads each
+ * sampled candidate's parent slot (its parent-in-use signal), which the stream above never gives
+ * it.
  *
  * What the machine charges for the pool's size: `pool.state_bytes.<lhd|adaptive>.<size>` is the
  * typed-array memory of a pool with that policy, `pool.dependent_read_ns.<size>` one dependent
@@ -41,12 +45,26 @@ function median(values: Float64Array): number {
  * frames of that frame's figure: a frame takes well under a millisecond, so few frames are
  * interrupted by other processes and the median is what the pool costs when it runs.
  */
-function measure(slots: number, policy: ReplacementPolicyName | ReplacementPolicyFactory): [number, number] {
+function measure(
+  slots: number,
+  policy: ReplacementPolicyName | ReplacementPolicyFactory,
+  withParents: boolean,
+): [number, number] {
   const pool = new PhysicalPool({ slotCount: slots, replacementPolicy: policy });
   const page = (i: number) => packPageId(0, 0, i & 0xfff, (i >>> 12) & 0xfff);
+  /** Uses (or loads) `id`, and its parent too `withParents`; evictions it caused. */
+  const use = (id: number): number => {
+    let evictions = 0;
+    for (let p = id, n = withParents ? 2 : 1; n > 0; n--, p = parentPageId(p)) {
+      const s = pool.slotOf(p);
+      if (s >= 0) pool.touch(s, frame);
+      else if (pool.allocate(p, frame) >= 0 && pool.lastEvictedPage !== NO_REQUEST) evictions++;
+    }
+    return evictions;
+  };
   let next = 0;
   let frame = 0;
-  for (; next < slots; next++) pool.allocate(page(next), frame);
+  while (pool.freeCount > 0) use(page(next++));
   // A view of 256 pages sliding over recent loads, so pages get reused.
   const frames = 400;
   const evictNs = new Float64Array(frames);
@@ -57,16 +75,19 @@ function measure(slots: number, policy: ReplacementPolicyName | ReplacementPolic
     let evictions = 0;
     const t0 = process.hrtime.bigint();
     for (let k = 0; k < 256; k++) {
-      const s = pool.slotOf(page(next - 1 - ((k * 7) % (slots >> 1))));
+      const id = page(next - 1 - ((k * 7) % (slots >> 1)));
+      const s = pool.slotOf(id);
       if (s >= 0) {
         pool.touch(s, frame);
         touches++;
+        if (withParents) {
+          const ps = pool.slotOf(parentPageId(id));
+          if (ps >= 0) pool.touch(ps, frame);
+        }
       }
     }
     const t1 = process.hrtime.bigint();
-    for (let k = 0; k < LOADS_PER_FRAME; k++) {
-      if (pool.allocate(page(next++), frame) >= 0 && pool.lastEvictedPage !== 0xffffffff) evictions++;
-    }
+    for (let k = 0; k < LOADS_PER_FRAME; k++) evictions += use(page(next++));
     const t2 = process.hrtime.bigint();
     touchNs[f] = Number(t1 - t0) / Math.max(1, touches);
     evictNs[f] = Number(t2 - t1) / Math.max(1, evictions);
@@ -78,17 +99,19 @@ export default {
   name: 'pool',
   async run(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    const policies: [string, ReplacementPolicyName | ReplacementPolicyFactory][] = [
-      ...REPLACEMENT_POLICIES.map((name): [string, ReplacementPolicyName] => [name, name]),
-      ['random', (table) => new RandomVictimPolicy(table)],
+    const policies: [string, ReplacementPolicyName | ReplacementPolicyFactory, boolean][] = [
+      ...REPLACEMENT_POLICIES.map((name): [string, ReplacementPolicyName, boolean] => [name, name, false]),
+      ['random', (table) => new RandomVictimPolicy(table), false],
+      ['lhd_parents', 'lhd', true],
+      ['lru_parents', 'lru', true],
     ];
-    for (const [name, policy] of policies) {
-      for (const slots of SIZES) measure(slots, policy); // warm-up
+    for (const [name, policy, withParents] of policies) {
+      for (const slots of SIZES) measure(slots, policy, withParents); // warm-up
       const evict = SIZES.map(() => Number.POSITIVE_INFINITY);
       const touch = SIZES.map(() => Number.POSITIVE_INFINITY);
       for (let round = 0; round < ROUNDS; round++) {
         SIZES.forEach((slots, i) => {
-          const [e, t] = measure(slots, policy);
+          const [e, t] = measure(slots, policy, withParents);
           evict[i] = Math.min(evict[i], e);
           touch[i] = Math.min(touch[i], t);
         });

@@ -36,7 +36,7 @@ export const LHD_GHOSTS_PER_SLOT = 0.5;
  * a 2x2 grid, so a page on a feedback-pixel boundary tends to repeat its pattern every 4 frames.
  */
 const PATTERN_FRAMES = FEEDBACK_JITTER_PERIOD / 4;
-/** Ints per candidate record (slot, last use, class, parent's slot: four records per 64-byte line). */
+/** Ints per candidate record (slot, last use, class, padding: four records per 64-byte line). */
 const RECORD = 4;
 /**
  * Consecutive records read per random draw: two cache lines, read in order. 4 and 8 did equally
@@ -144,8 +144,7 @@ export class LhdPolicy implements ReplacementPolicy {
   private readonly history: Uint32Array;
   /**
    * Dense array of evictable pages, one record of {@link RECORD} ints each: slot, last use, class
-   * (both fixed while the page is idle), and the slot of the page's parent when it became
-   * evictable (-1: not resident). A victim choice reads records only, {@link GROUP} per
+   * (both fixed while the page is idle). A victim choice reads records only, {@link GROUP} per
    * cache line, so its memory traffic does not grow with the pool.
    */
   private readonly candidates: Int32Array;
@@ -168,6 +167,9 @@ export class LhdPolicy implements ReplacementPolicy {
   private latestUse = 0;
   /** Return rate of pages evicted while their parent was in use, over the others'. */
   private readonly parentReturns = new ReturnRateRatio();
+  /** Slot of the latest {@link victim} (-1 once removed) and whether its parent was in use. */
+  private victimSlot = -1;
+  private victimParentInUse = false;
 
   constructor(slots: SlotTableView, options: LhdPolicyOptions = {}) {
     this.slots = slots;
@@ -229,23 +231,13 @@ export class LhdPolicy implements ReplacementPolicy {
     this.candidates[r] = slot;
     this.candidates[r + 1] = lastUse;
     this.candidates[r + 2] = this.classOf(slot);
-    const page = this.slots.slotPages[slot];
-    this.candidates[r + 3] = pageMip(page) < LAST_MIP ? this.slots.slotOf(parentPageId(page)) : -1;
   }
 
-  /**
-   * Whether the parent page of candidate record `i` is in use: its slot (found when the page
-   * became evictable) still holds it, loaded no later than the page's last use, and was used in
-   * the latest frame of use.
-   */
-  private parentInUse(i: number): boolean {
-    const r = RECORD * i;
-    const parent = this.candidates[r + 3];
-    return (
-      parent >= 0 &&
-      this.slots.slotLoadFrame[parent] <= this.candidates[r + 1] &&
-      this.slots.slotLastUse[parent] === this.latestUse
-    );
+  /** Whether the parent of `pageId` (one mip coarser) is resident and used in the latest frame of use. */
+  private parentInUse(pageId: number): boolean {
+    if (pageMip(pageId) === LAST_MIP) return false;
+    const parent = this.slots.slotOf(parentPageId(pageId));
+    return parent >= 0 && this.slots.slotLastUse[parent] === this.latestUse;
   }
 
   protect(slot: number): void {
@@ -259,7 +251,6 @@ export class LhdPolicy implements ReplacementPolicy {
       c[to] = c[from];
       c[to + 1] = c[from + 1];
       c[to + 2] = c[from + 2];
-      c[to + 3] = c[from + 3];
       this.candidateIndex[c[to]] = i;
     }
     this.candidateIndex[slot] = -1;
@@ -267,10 +258,12 @@ export class LhdPolicy implements ReplacementPolicy {
 
   removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void {
     this.protect(slot);
+    const chosen = slot === this.victimSlot;
+    this.victimSlot = -1;
     if (!evicted) return;
-    // The pool has already taken the slot off the candidates: look the parent up.
-    const parent = pageMip(pageId) < LAST_MIP ? this.slots.slotOf(parentPageId(pageId)) : -1;
-    const parentInUse = parent >= 0 && this.slots.slotLastUse[parent] === this.latestUse;
+    // The pool has already taken the slot off the candidates: the victim's record was read when
+    // it was chosen; a victim another policy chose (see `AdaptivePolicy`) is looked up.
+    const parentInUse = chosen ? this.victimParentInUse : this.parentInUse(pageId);
     this.parentReturns.evicted(parentInUse);
     const cls = this.classOf(slot) | (parentInUse ? PARENT_IN_USE : 0);
     this.remember(pageId, cls, lastUse, this.evictionFrame - lastUse);
@@ -327,6 +320,7 @@ export class LhdPolicy implements ReplacementPolicy {
    */
   evictingAt(frame: number): void {
     this.evictionFrame = frame;
+    this.victimSlot = -1;
   }
 
   victim(frame: number): number {
@@ -342,6 +336,7 @@ export class LhdPolicy implements ReplacementPolicy {
     const groupCount = Math.ceil(n / GROUP);
     let x = this.random;
     let best = -1;
+    let bestParentInUse = false;
     let bestDensity = Number.POSITIVE_INFINITY;
     let bestAge = -1;
     for (let g = 0; g < groups; g++) {
@@ -358,19 +353,37 @@ export class LhdPolicy implements ReplacementPolicy {
         const r = RECORD * i;
         const age = frame - c[r + 1];
         let d = table.densityOf(c[r + 2], age);
-        if (this.parentInUse(i)) d *= parentRatio;
-        // Within the tolerance the older page goes, as LRU would choose.
-        const better =
-          age > bestAge ? d <= bestDensity * LHD_DENSITY_TOLERANCE : d * LHD_DENSITY_TOLERANCE < bestDensity;
+        let better = this.beats(d, age, bestDensity, bestAge);
+        // The parent's use scales the density by the ratio; looked up only where it can change
+        // the choice (a ratio above 1 can only make a loser lose more), a few per eviction.
+        let parentInUse = false;
+        if (better || parentRatio < 1) {
+          parentInUse = this.parentInUse(this.slots.slotPages[c[r]]);
+          if (parentInUse) {
+            d *= parentRatio;
+            better = this.beats(d, age, bestDensity, bestAge);
+          }
+        }
         if (better) {
           best = c[r];
+          bestParentInUse = parentInUse;
           bestDensity = d;
           bestAge = age;
         }
       }
     }
     this.random = x;
+    this.victimSlot = best;
+    this.victimParentInUse = bestParentInUse;
     return best;
+  }
+
+  /**
+   * Whether a candidate of density `d` idle `age` frames beats the best so far: within the
+   * tolerance the older page goes, as LRU would choose.
+   */
+  private beats(d: number, age: number, bestDensity: number, bestAge: number): boolean {
+    return age > bestAge ? d <= bestDensity * LHD_DENSITY_TOLERANCE : d * LHD_DENSITY_TOLERANCE < bestDensity;
   }
 
   /** Class of `slot`'s page from its use history up to its last use. */
