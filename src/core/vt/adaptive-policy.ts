@@ -90,7 +90,7 @@ function checkOptions(options: AdaptivePolicyOptions): void {
  * Its lhd, real and shadow, also classes pages by their feedback coverage at their last use
  * ({@link ADAPTIVE_COVERAGE_CUTS}): alone, lhd lost with it on loops, where the duel hands over to
  * the predictor, and won on the tight cases the predictor cannot help (held-out worst 1.251 ->
- * 1.196, tuning 1.264 -> 1.255).
+ * 1.196, tuning 1.264 -> 1.255; with lhd's parent-in-use scaling since, 1.195 and 1.263).
  *
  * The pool follows lhd until the partner's shadow has led (needed fewer loads in total, by more
  * than `hysteresisLoads`) for `persistFrames` consecutive frames, then the partner until lhd has
