@@ -20,9 +20,9 @@ import { RandomVictimPolicy } from './random-victim-policy';
  * a real trace, and `pool.eviction_growth_vs_random.<policy>` each policy's growth over that
  * floor's: what the policy adds to the growth, beyond the pool's own cache misses.
  * `<policy>_parents` (lhd and LRU) is the same stream with each page's parent (one mip coarser)
- * loaded with it and used with it, as feedback requests fallback ancestors: lhd then reads each
- * sampled candidate's parent slot (its parent-in-use signal), which the stream above never gives
- * it.
+ * loaded with it and used with it, as feedback requests fallback ancestors: lhd then finds the
+ * parents of the candidates its signal could make the victim resident, and reads their use, which
+ * the stream above never gives it.
  *
  * What the machine charges for the pool's size: `pool.state_bytes.<lhd|adaptive>.<size>` is the
  * typed-array memory of a pool with that policy, `pool.dependent_read_ns.<size>` one dependent

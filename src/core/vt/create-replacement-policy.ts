@@ -28,8 +28,8 @@ export const REPLACEMENT_POLICIES: readonly ReplacementPolicyName[] = [
  * `bench/sim.bench.ts` its worst ratio to Belady's optimum is 1.25 (predictive 1.32, ARC 1.38,
  * LIRS 1.46, LRU 1.40), and it never needs more loads than LRU there (on the tuning paths at most
  * 0.03% more). `adaptive` (lhd or the predictor, by a duel of shadow pools) is 1.195 at worst
- * there, but 0.06% over LRU on one path and about 4x lhd's time per frame, so it is an option, not the
- * default.
+ * there, but 0.06% over LRU on one path and about 4x lhd's time per frame, so it is an option,
+ * not the default.
  * Throws {@link TesseraConfigError} on an unknown name.
  */
 export function createReplacementPolicy(

@@ -126,13 +126,14 @@ export function checkCoverageCuts(cuts: readonly number[]): void {
  * density winning and near ties ({@link LHD_DENSITY_TOLERANCE}) going to the older page (as
  * LRU); the parent's use is looked up (one page-map probe) only for a candidate it could make
  * the winner. That is O(1) per eviction and reads the same few cache lines whatever the pool
- * size; the table is recomputed every {@link LHD_RECONFIGURE_EVICTIONS} evictions, O(classes x age
- * buckets), amortised O(1). Allocates nothing after construction.
+ * size; the table is recomputed every {@link LHD_RECONFIGURE_EVICTIONS} evictions, O(classes x
+ * age buckets), amortised O(1). Allocates nothing after construction.
  *
  * Measured (`docs/replacement-policies.md`): worst loads / Belady 1.25 on the held-out paths (LRU
- * 1.40; 1.28 without the parent's use), never more loads than LRU there, a third to a half of the way from LRU to Belady where
- * the pool barely holds the view; weaker than the tuned predictor on long loops, since it learns
- * returns only through a ghost list of {@link LHD_GHOSTS_PER_SLOT} x slots.
+ * 1.40; 1.28 without the parent's use), never more loads than LRU there, a third to a half of the
+ * way from LRU to Belady where the pool barely holds the view; weaker than the tuned predictor on
+ * long loops, since it learns returns only through a ghost list of {@link LHD_GHOSTS_PER_SLOT} x
+ * slots.
  */
 export class LhdPolicy implements ReplacementPolicy {
   readonly name = 'lhd';
