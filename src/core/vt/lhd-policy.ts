@@ -3,7 +3,7 @@ import { VISIT_GAP_FRAMES } from './arc-policy';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { HitDensityTable } from './hit-density-table';
 import { LhdGhosts } from './lhd-ghosts';
-import { NO_REQUEST, pageMip, parentPageId } from './page-id';
+import { MAX_MIP, NO_REQUEST, pageMip, parentPageId } from './page-id';
 import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
 import { ReturnRateRatio } from './return-rate-ratio';
 
@@ -63,8 +63,6 @@ const COVERAGE_SHIFT = PRESENCE_BITS + 2;
 const MAX_COVERAGE_CUTS = 3;
 /** Tag on a ghost's class: the page was evicted while its parent page was in use. */
 const PARENT_IN_USE = 0x8000;
-/** Coarsest mip a page id can name: it has no parent id. */
-const LAST_MIP = 15;
 
 /** Options of {@link LhdPolicy}. */
 export interface LhdPolicyOptions {
@@ -237,7 +235,7 @@ export class LhdPolicy implements ReplacementPolicy {
 
   /** Whether the parent of `pageId` (one mip coarser) is resident and used in the latest frame of use. */
   private parentInUse(pageId: number): boolean {
-    if (pageMip(pageId) === LAST_MIP) return false;
+    if (pageMip(pageId) === MAX_MIP) return false; // no page one mip coarser
     const parent = this.slots.slotOf(parentPageId(pageId));
     return parent >= 0 && this.slots.slotLastUse[parent] === this.latestUse;
   }

@@ -25,10 +25,6 @@ export class ShadowPool implements SlotTableView {
   /** Slots not yet offered to the policy, in last-use order (the rest are its candidates). */
   private readonly active: IntrusiveList;
 
-  slotOf(pageId: number): number {
-    return this.pageToSlot.get(pageId);
-  }
-
   /** `slotCount` slots (at least 1) ordered by the policy `createPolicy` builds on this table. */
   constructor(slotCount: number, createPolicy: (table: SlotTableView) => ReplacementPolicy) {
     const n = Math.max(1, slotCount);
@@ -63,9 +59,14 @@ export class ShadowPool implements SlotTableView {
     return loads;
   }
 
+  /** Slot holding `pageId`, or -1 (`SlotTableView.slotOf`, read by lhd for a page's parent). */
+  slotOf(pageId: number): number {
+    return this.pageToSlot.get(pageId);
+  }
+
   /** True when the shadow holds `pageId`. */
   holds(pageId: number): boolean {
-    return this.pageToSlot.get(pageId) >= 0;
+    return this.slotOf(pageId) >= 0;
   }
 
   /** Forgets `pageId` without counting an eviction (its owner released it). */

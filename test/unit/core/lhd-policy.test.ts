@@ -193,13 +193,32 @@ describe('LhdPolicy', () => {
   ): number {
     const pool = new PhysicalPool({ slotCount: 100, replacementPolicy: policy });
     let fine = 0;
-    let reloads = 0;
-    for (let place = 3; place < 603; place++) {
+    const requestsAt = (place: number): number[] => {
       const ids: number[] = [];
       for (let i = 0; i < 5; i++) ids.push(returning(place, i), returning(place - 3, i));
       for (let i = 0; i < 40; i++) ids.push(page(fine++));
+      return ids;
+    };
+    const returned = (place: number, id: number) => id === returning(place - 3, id & 0xfff);
+    return teleportReloads(pool, requestsAt, returned, coverageOf);
+  }
+
+  /**
+   * Serves a teleporting camera to `pool`: places 3 to 602 of 10 frames each, each frame requesting
+   * `requestsAt(place)` (called once per place, in order), served as the streamer serves a frame
+   * (uses of resident pages first, then the loads). Returns the loads from place 303 on (after a
+   * warm-up) of the pages `returned(place, id)` tells came back.
+   */
+  function teleportReloads(
+    pool: PhysicalPool,
+    requestsAt: (place: number) => number[],
+    returned: (place: number, id: number) => boolean,
+    coverageOf: (id: number) => number = () => 0,
+  ): number {
+    let reloads = 0;
+    for (let place = 3; place < 603; place++) {
+      const ids = requestsAt(place);
       for (let f = place * 10; f < place * 10 + 10; f++) {
-        // As the streamer serves a frame: uses of resident pages first, then the loads.
         for (const id of ids) {
           const s = pool.slotOf(id);
           if (s >= 0) pool.touch(s, f, coverageOf(id));
@@ -207,7 +226,7 @@ describe('LhdPolicy', () => {
         for (const id of ids) {
           if (pool.slotOf(id) >= 0) continue;
           expect(pool.allocate(id, f, false, coverageOf(id))).toBeGreaterThanOrEqual(0);
-          if (place >= 303 && id === returning(place - 3, id & 0xfff)) reloads++;
+          if (place >= 303 && returned(place, id)) reloads++;
         }
       }
     }
@@ -262,23 +281,8 @@ describe('LhdPolicy', () => {
       return ids;
     };
     const pool = new PhysicalPool({ slotCount: requestsAt(3).length + 20, replacementPolicy: policy });
-    let reloads = 0;
-    for (let place = 3; place < 603; place++) {
-      const ids = requestsAt(place);
-      const returns = new Set([0, 1, 2, 3].map((i) => returning(place - 3, i)));
-      for (let f = place * 10; f < place * 10 + 10; f++) {
-        for (const id of ids) {
-          const s = pool.slotOf(id);
-          if (s >= 0) pool.touch(s, f);
-        }
-        for (const id of ids) {
-          if (pool.slotOf(id) >= 0) continue;
-          expect(pool.allocate(id, f)).toBeGreaterThanOrEqual(0);
-          if (place >= 303 && returns.has(id)) reloads++;
-        }
-      }
-    }
-    return reloads;
+    const returned = (place: number, id: number) => [0, 1, 2, 3].some((i) => id === returning(place - 3, i));
+    return teleportReloads(pool, requestsAt, returned);
   }
 
   it('learns that pages whose parent stays in view come back and pages whose parent left do not', () => {
