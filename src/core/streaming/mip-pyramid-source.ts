@@ -167,3 +167,47 @@ export function checkPyramidShape(width: number, height: number, mipLevelCount: 
     );
   }
 }
+
+/** Formats whose texels may be read either as sRGB-encoded colour or as linear data (WebGPU has both views of them). */
+const HAS_SRGB_TWIN: ReadonlySet<string> = new Set([
+  'rgba8unorm',
+  'bc1-rgba-unorm',
+  'bc3-rgba-unorm',
+  'bc7-rgba-unorm',
+  'etc2-rgb8unorm',
+  'etc2-rgba8unorm',
+  'astc-4x4-unorm',
+  'uastc-4x4',
+  'etc1s',
+]);
+
+/**
+ * `format` read as sRGB-encoded colour (`srgb` true) or as linear data: its twin where it has one
+ * (`bc7-rgba-unorm` <-> `bc7-rgba-unorm-srgb`), else itself (one- and two-channel formats are data).
+ */
+export function withColorEncoding<F extends EncodedPyramidSource['format']>(format: F, srgb: boolean): F {
+  const isSrgb = format.endsWith('-srgb');
+  if (srgb === isSrgb) return format;
+  if (!srgb) return format.slice(0, -'-srgb'.length) as F;
+  return (HAS_SRGB_TWIN.has(format) ? `${format}-srgb` : format) as F;
+}
+
+/**
+ * `source` with its texels read in the colour encoding of where they are bound: three's
+ * `GLTFLoader` makes a base-colour map sRGB and a normal map linear whatever the file's own
+ * transfer function says, and a streamed texture must decode the same bytes the same way. The
+ * bytes are not touched; only the format the GPU views them as changes.
+ */
+export function withSourceColorEncoding(source: EncodedPyramidSource, srgb: boolean): EncodedPyramidSource {
+  const format = withColorEncoding(source.format, srgb);
+  if (format === source.format) return source;
+  return {
+    width: source.width,
+    height: source.height,
+    mipLevelCount: source.mipLevelCount,
+    format,
+    hasAlpha: source.hasAlpha,
+    basisLz: source.basisLz,
+    loadLevel: (level, signal) => source.loadLevel(level, signal),
+  };
+}

@@ -1,4 +1,18 @@
-import { LoaderUtils } from 'three';
+import {
+  ClampToEdgeWrapping,
+  LinearFilter,
+  LinearMipmapLinearFilter,
+  LinearMipmapNearestFilter,
+  LoaderUtils,
+  type MagnificationTextureFilter,
+  type MinificationTextureFilter,
+  MirroredRepeatWrapping,
+  NearestFilter,
+  NearestMipmapLinearFilter,
+  NearestMipmapNearestFilter,
+  RepeatWrapping,
+  type Wrapping,
+} from 'three';
 import type { GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { TileSourceError } from '../../core/errors';
 import type { EncodedPyramidSource } from '../../core/streaming/mip-pyramid-source';
@@ -14,12 +28,24 @@ interface GltfJson {
     extensions?: Record<string, { source?: number }>;
   }[];
   images?: { uri?: string; bufferView?: number; mimeType?: string; name?: string }[];
-  materials?: {
-    pbrMetallicRoughness?: { baseColorTexture?: { index: number } };
-    emissiveTexture?: { index: number };
-    extensions?: Record<string, Record<string, { index: number } | undefined>>;
-  }[];
-  samplers?: { wrapS?: number; wrapT?: number }[];
+  materials?: Record<string, unknown>[];
+  samplers?: { wrapS?: number; wrapT?: number; magFilter?: number; minFilter?: number }[];
+  extensionsUsed?: string[];
+}
+
+/** glTF's (WebGL's) filter enums to three's, as three's GLTFLoader maps them. */
+const FILTERS: Record<number, MinificationTextureFilter> = {
+  9728: NearestFilter,
+  9729: LinearFilter,
+  9984: NearestMipmapNearestFilter,
+  9985: LinearMipmapNearestFilter,
+  9986: NearestMipmapLinearFilter,
+  9987: LinearMipmapLinearFilter,
+};
+
+/** glTF's (WebGL's) wrap enums to three's; glTF's default is repeat. */
+function wrappingOf(gl: number | undefined): Wrapping {
+  return gl === 33071 ? ClampToEdgeWrapping : gl === 33648 ? MirroredRepeatWrapping : RepeatWrapping;
 }
 
 /** Where a glTF texture's pixels come from, resolved against the glTF file. */
@@ -31,9 +57,11 @@ export interface GltfTextureImage {
   readonly mimeType: string;
   /** Texture, image or URI name (labels the GPU textures). */
   readonly name: string;
-  /** glTF sampler wrap modes (WebGL enums; 10497 repeat by default). */
-  readonly wrapS: number;
-  readonly wrapT: number;
+  /** The glTF sampler's wrap modes and filters, as three's GLTFLoader maps them (repeat and trilinear by default). */
+  readonly wrapS: Wrapping;
+  readonly wrapT: Wrapping;
+  readonly magFilter: MagnificationTextureFilter;
+  readonly minFilter: MinificationTextureFilter;
 }
 
 /** `KHR_texture_basisu` source of texture `index`, else its `EXT_texture_webp` source, else its `source`. */
@@ -55,34 +83,83 @@ export function gltfTextureImage(parser: GLTFParser, index: number): GltfTexture
     mimeType,
     name:
       texture.name ?? image.name ?? (uri !== undefined && !uri.startsWith('data:') ? uri : `texture${index}`),
-    wrapS: sampler?.wrapS ?? 10497,
-    wrapT: sampler?.wrapT ?? 10497,
+    wrapS: wrappingOf(sampler?.wrapS),
+    wrapT: wrappingOf(sampler?.wrapT),
+    magFilter: (FILTERS[sampler?.magFilter ?? 0] ?? LinearFilter) as MagnificationTextureFilter,
+    minFilter: FILTERS[sampler?.minFilter ?? 0] ?? LinearMipmapLinearFilter,
   };
 }
 
 /**
- * Indices of the textures a material reads as colour (glTF says these are sRGB-encoded: base
- * colour, emissive, sheen colour, specular colour, diffuse of the spec-gloss extension); every
- * other texture (normal, occlusion, metallic-roughness, ...) is linear data.
+ * One way a material reads a glTF texture (a `textureInfo`): as colour or data, through which uv
+ * set and uv transform. three's GLTFLoader gives each distinct use its own texture object.
  */
-export function srgbTextureIndices(parser: GLTFParser): Set<number> {
+export interface GltfTextureUse {
+  /**
+   * Colour (sRGB-encoded, as glTF says of base colour, emissive, sheen colour, specular colour and
+   * the spec-gloss diffuse) or linear data (normal, occlusion, metallic-roughness, ...).
+   */
+  readonly srgb: boolean;
+  /** UV set: `KHR_texture_transform`'s `texCoord`, else the textureInfo's, else 0. */
+  readonly channel: number;
+  /** `KHR_texture_transform` offset, scale and rotation (radians); identity without it. */
+  readonly offset: readonly [number, number];
+  readonly repeat: readonly [number, number];
+  readonly rotation: number;
+}
+
+/** Names of the textureInfo fields glTF defines as sRGB colour. */
+const SRGB_SLOTS: ReadonlySet<string> = new Set([
+  'baseColorTexture',
+  'emissiveTexture',
+  'sheenColorTexture',
+  'specularColorTexture',
+  'diffuseTexture',
+]);
+
+/** The use `standIn`'s fields describe, as GLTFLoader set them on the texture it assigned. */
+export function gltfUseKey(use: GltfTextureUse): string {
+  return `${use.srgb ? 1 : 0}|${use.channel}|${use.offset[0]},${use.offset[1]}|${use.repeat[0]},${use.repeat[1]}|${use.rotation}`;
+}
+
+/**
+ * Every distinct use of each texture by the glTF's materials, by texture index: each
+ * `textureInfo` in a material (core fields and extensions alike: any `...Texture` object with an
+ * `index`), with the uv transform GLTFLoader applies (only when the file declares
+ * `KHR_texture_transform` in `extensionsUsed`, as GLTFLoader does).
+ */
+export function gltfTextureUses(parser: GLTFParser): Map<number, GltfTextureUse[]> {
   const json = parser.json as GltfJson;
-  const srgb = new Set<number>();
-  for (const material of json.materials ?? []) {
-    const base = material.pbrMetallicRoughness?.baseColorTexture?.index;
-    if (base !== undefined) srgb.add(base);
-    if (material.emissiveTexture !== undefined) srgb.add(material.emissiveTexture.index);
-    const ext = material.extensions ?? {};
-    for (const [name, field] of [
-      ['KHR_materials_sheen', 'sheenColorTexture'],
-      ['KHR_materials_specular', 'specularColorTexture'],
-      ['KHR_materials_pbrSpecularGlossiness', 'diffuseTexture'],
-    ] as const) {
-      const ref = ext[name]?.[field];
-      if (ref !== undefined) srgb.add(ref.index);
+  const transforms = json.extensionsUsed?.includes('KHR_texture_transform') === true;
+  const uses = new Map<number, GltfTextureUse[]>();
+  const add = (slot: string, info: Record<string, unknown>) => {
+    const index = info.index as number;
+    const transform = transforms
+      ? ((info.extensions as Record<string, Record<string, unknown>> | undefined)?.KHR_texture_transform ??
+        {})
+      : {};
+    const use: GltfTextureUse = {
+      srgb: SRGB_SLOTS.has(slot),
+      channel: (transform.texCoord as number | undefined) ?? (info.texCoord as number | undefined) ?? 0,
+      offset: (transform.offset as [number, number] | undefined) ?? [0, 0],
+      repeat: (transform.scale as [number, number] | undefined) ?? [1, 1],
+      rotation: (transform.rotation as number | undefined) ?? 0,
+    };
+    const list = uses.get(index) ?? [];
+    const key = gltfUseKey(use);
+    if (!list.some((other) => gltfUseKey(other) === key)) list.push(use);
+    uses.set(index, list);
+  };
+  const walk = (value: Record<string, unknown>) => {
+    for (const [key, field] of Object.entries(value)) {
+      if (field === null || typeof field !== 'object' || Array.isArray(field)) continue;
+      const object = field as Record<string, unknown>;
+      if (key.endsWith('Texture') && typeof object.index === 'number') add(key, object);
+      else walk(object);
     }
-  }
-  return srgb;
+  };
+  for (const material of json.materials ?? []) walk(material);
+  return uses;
 }
 
 /**

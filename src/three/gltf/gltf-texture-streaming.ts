@@ -1,23 +1,23 @@
-import {
-  ClampToEdgeWrapping,
-  type Material,
-  type Mesh,
-  MirroredRepeatWrapping,
-  type Object3D,
-  RepeatWrapping,
-  Texture,
-  type Wrapping,
-} from 'three';
+import { type Material, type Mesh, NoColorSpace, type Object3D, SRGBColorSpace, Texture } from 'three';
 import type {
   GLTF,
   GLTFLoader,
   GLTFLoaderPlugin,
   GLTFParser,
 } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import type { EncodedPyramidSource } from '../../core/streaming/mip-pyramid-source';
+import { isEtc1sPyramidFormat, isUastcPyramidFormat } from '../../core/streaming/mip-pyramid-source';
 import { ImagePyramidGenerator } from '../../sources/mips/image-pyramid-generator';
 import type { StreamedTexture } from '../streamed/streamed-texture';
 import type { TextureStreamingSystem } from '../streamed/texture-streaming-system';
-import { gltfTextureImage, openGltfTextureSource, srgbTextureIndices } from './gltf-texture-sources';
+import {
+  type GltfTextureImage,
+  type GltfTextureUse,
+  gltfTextureImage,
+  gltfTextureUses,
+  gltfUseKey,
+  openGltfTextureSource,
+} from './gltf-texture-sources';
 
 /** Options of {@link registerGltfTextureStreaming}. */
 export interface GltfTextureStreamingOptions {
@@ -50,11 +50,6 @@ export interface GltfTextureStreamingOptions {
 /** userData key marking GLTFLoader's stand-in for a streamed texture (survives `texture.clone()`). */
 const STAND_IN = 'tesseraGltfTexture';
 
-/** GLTFLoader's WebGL wrap enums to three's. */
-function wrappingOf(gl: number): Wrapping {
-  return gl === 33071 ? ClampToEdgeWrapping : gl === 33648 ? MirroredRepeatWrapping : RepeatWrapping;
-}
-
 /**
  * A registration of Tessera's streaming on a three.js `GLTFLoader` (from
  * {@link registerGltfTextureStreaming}): every material texture of the scenes it loads is a
@@ -69,6 +64,7 @@ export class GltfTextureStreaming {
   private readonly onError: (error: unknown, textureName: string) => void;
   private readonly byRoot = new WeakMap<Object3D, StreamedTexture[]>();
   private disposed = false;
+  private warnedNotBasis = false;
 
   /** @internal use {@link registerGltfTextureStreaming}. */
   constructor(
@@ -119,30 +115,61 @@ export class GltfTextureStreaming {
     ];
   }
 
-  /** @internal */
-  createStreamed(
-    parser: GLTFParser,
-    index: number,
-    srgb: boolean,
-    tag: string,
-  ): Promise<StreamedTexture | null> {
+  /**
+   * @internal Opens the mip source of glTF texture `index` read as colour (`srgb`) or data, or null
+   * when it cannot be streamed (reported through `onError`).
+   */
+  openSource(parser: GLTFParser, index: number, srgb: boolean): Promise<OpenedGltfTexture | null> {
     const image = gltfTextureImage(parser, index);
     if (image === null || this.disposed) return Promise.resolve(null);
     return openGltfTextureSource(parser, image, srgb, this.images, new AbortController().signal)
-      .then((source) =>
-        this.streaming.createTexture(source, {
-          name: image.name,
-          tag,
-          core: this.isCore(image.name),
-          ...(this.anisotropy === undefined ? {} : { anisotropy: this.anisotropy }),
-          wrapS: wrappingOf(image.wrapS),
-          wrapT: wrappingOf(image.wrapT),
-        }),
-      )
+      .then((source) => {
+        if (image.mimeType === 'image/ktx2') this.warnIfNotBasis(source, image.name);
+        return { image, source };
+      })
       .catch((error: unknown) => {
         this.onError(error, image.name);
         return null;
       });
+  }
+
+  /**
+   * @internal The streamed texture of one use of an opened glTF texture: the glTF sampler's wraps
+   * and filters, the use's colour space, uv set and uv transform, as three's GLTFLoader sets them.
+   */
+  createStreamed(opened: OpenedGltfTexture, use: GltfTextureUse, tag: string): StreamedTexture | null {
+    const { image, source } = opened;
+    try {
+      return this.streaming.createTexture(source, {
+        name: image.name,
+        tag,
+        core: this.isCore(image.name),
+        ...(this.anisotropy === undefined ? {} : { anisotropy: this.anisotropy }),
+        wrapS: image.wrapS,
+        wrapT: image.wrapT,
+        magFilter: image.magFilter,
+        minFilter: image.minFilter,
+        colorSpace: use.srgb ? SRGBColorSpace : NoColorSpace,
+        channel: use.channel,
+        uvTransform: { offset: use.offset, repeat: use.repeat, rotation: use.rotation },
+      });
+    } catch (error) {
+      this.onError(error, image.name);
+      return null;
+    }
+  }
+
+  /**
+   * `KHR_texture_basisu` names Basis Universal payloads; three's KTX2Loader also takes other KTX2
+   * files there (rgba8, BC7, ...), and so does Tessera, saying so once.
+   */
+  private warnIfNotBasis(source: EncodedPyramidSource, name: string): void {
+    if (this.warnedNotBasis || isUastcPyramidFormat(source.format) || isEtc1sPyramidFormat(source.format))
+      return;
+    this.warnedNotBasis = true;
+    console.warn(
+      `tessera: glTF texture '${name}' is a '${source.format}' KTX2 file under KHR_texture_basisu, which names Basis Universal (UASTC or ETC1S) payloads; streamed as it is.`,
+    );
   }
 
   /** @internal */
@@ -154,12 +181,30 @@ export class GltfTextureStreaming {
   attach(mesh: Mesh, texture: StreamedTexture, property: string): void {
     this.streaming.attach(mesh, texture, property);
   }
+
+  /** @internal */
+  release(texture: StreamedTexture): void {
+    this.streaming.release(texture);
+  }
 }
 
-/** The state of one `GLTFLoader.parse`: each texture index streamed once, stand-ins swapped after. */
+/** A glTF texture's image and its opened mip source. */
+interface OpenedGltfTexture {
+  readonly image: GltfTextureImage;
+  readonly source: EncodedPyramidSource;
+}
+
+/**
+ * The state of one `GLTFLoader.parse`: each texture's source opened once per colour space, one
+ * streamed texture per distinct use (colour space, uv set, uv transform: what three's GLTFLoader
+ * gives a texture object of its own), stand-ins swapped for them after.
+ */
 class GltfParseStreaming {
-  private readonly streamed = new Map<number, Promise<StreamedTexture | null>>();
-  private srgb: Set<number> | null = null;
+  /** Opened sources by `${index}|${srgb}`. */
+  private readonly sources = new Map<string, Promise<OpenedGltfTexture | null>>();
+  /** Streamed textures by `${index}|${gltfUseKey(use)}`. */
+  private readonly streamed = new Map<string, Promise<StreamedTexture | null>>();
+  private uses: Map<number, GltfTextureUse[]> | null = null;
 
   constructor(
     private readonly owner: GltfTextureStreaming,
@@ -175,38 +220,48 @@ class GltfParseStreaming {
 
   /**
    * GLTFLoader asks for texture `index`: open its source (KTX2 metadata by Range, or the image and
-   * its generated mips) and create the streamed texture now, so its pinned mips start loading;
-   * GLTFLoader gets a stand-in (it sets flipY, colour space and wraps on what it gets, which must
-   * not touch the shared placeholder), swapped for the streamed texture in {@link afterRoot}.
+   * its generated mips) and create the streamed texture of each of its uses now, so their pinned
+   * mips start loading; GLTFLoader gets a stand-in (it sets flipY, colour space, uv set and
+   * transform on what it gets, cloning it per use, which must not touch a shared placeholder),
+   * swapped for the streamed texture of its use in {@link afterRoot}.
    */
   loadTexture(index: number): Promise<Texture> {
-    this.srgb ??= srgbTextureIndices(this.parser);
-    let streamed = this.streamed.get(index);
-    if (streamed === undefined) {
-      streamed = this.owner.createStreamed(this.parser, index, this.srgb.has(index), this.tag);
-      this.streamed.set(index, streamed);
-    }
-    return streamed.then((texture) => {
+    this.uses ??= gltfTextureUses(this.parser);
+    const uses = this.uses.get(index) ?? [DATA_USE];
+    return Promise.all(uses.map((use) => this.streamedFor(index, use))).then((textures) => {
       const standIn = new Texture();
       standIn.userData[STAND_IN] = index;
       // A texture that could not be streamed resolves to a stand-in too; afterRoot removes it.
-      standIn.name = texture?.name ?? '';
+      standIn.name = textures[0]?.name ?? '';
       return standIn;
     });
   }
 
-  /** Swap every stand-in in the loaded scenes' materials for its streamed texture (attached to the mesh). */
-  async afterRoot(gltf: GLTF): Promise<void> {
-    const all: StreamedTexture[] = [];
-    const done = new Map<number, StreamedTexture | null>();
-    for (const [index, promise] of this.streamed) {
-      const texture = await promise;
-      done.set(index, texture);
-      if (texture !== null) all.push(texture);
+  /** The streamed texture of `use` of texture `index`, created on first request. */
+  private streamedFor(index: number, use: GltfTextureUse): Promise<StreamedTexture | null> {
+    const key = `${index}|${gltfUseKey(use)}`;
+    let streamed = this.streamed.get(key);
+    if (streamed === undefined) {
+      const sourceKey = `${index}|${use.srgb}`;
+      let opened = this.sources.get(sourceKey);
+      if (opened === undefined) {
+        opened = this.owner.openSource(this.parser, index, use.srgb);
+        this.sources.set(sourceKey, opened);
+      }
+      streamed = opened.then((source) =>
+        source === null ? null : this.owner.createStreamed(source, use, this.tag),
+      );
+      this.streamed.set(key, streamed);
     }
+    return streamed;
+  }
+
+  /** Swap every stand-in in the loaded scenes' materials for its use's streamed texture (attached to the mesh). */
+  async afterRoot(gltf: GLTF): Promise<void> {
+    const swaps: { mesh: Mesh; material: Material; key: string; texture: Promise<StreamedTexture | null> }[] =
+      [];
     const roots = gltf.scenes.length > 0 ? gltf.scenes : [gltf.scene];
     for (const root of roots) {
-      const used: StreamedTexture[] = [];
       root.traverse((object) => {
         const mesh = object as Mesh;
         if (!(mesh as { isMesh?: boolean }).isMesh) return;
@@ -214,24 +269,59 @@ class GltfParseStreaming {
         for (const material of materials) {
           const fields = material as unknown as Record<string, unknown>;
           for (const key of Object.keys(fields)) {
-            const value = fields[key] as Texture | null;
-            const index = (value as { userData?: Record<string, unknown> } | null)?.userData?.[STAND_IN];
+            const standIn = fields[key] as Texture | null;
+            const index = (standIn as { userData?: Record<string, unknown> } | null)?.userData?.[STAND_IN];
             if (typeof index !== 'number') continue;
-            const texture = done.get(index) ?? null;
-            if (texture === null) {
-              fields[key] = null;
-              material.needsUpdate = true;
-              continue;
-            }
-            this.owner.attach(mesh, texture, key);
-            if (!used.includes(texture)) used.push(texture);
+            swaps.push({ mesh, material, key, texture: this.streamedFor(index, useOf(standIn as Texture)) });
           }
         }
       });
+    }
+    const byMesh = new Map<Mesh, StreamedTexture[]>();
+    for (const swap of swaps) {
+      const texture = await swap.texture;
+      const fields = swap.material as unknown as Record<string, unknown>;
+      if (texture === null) {
+        fields[swap.key] = null;
+        swap.material.needsUpdate = true;
+        continue;
+      }
+      this.owner.attach(swap.mesh, texture, swap.key);
+      const list = byMesh.get(swap.mesh) ?? [];
+      list.push(texture);
+      byMesh.set(swap.mesh, list);
+    }
+    const all: StreamedTexture[] = [];
+    for (const root of roots) {
+      const used: StreamedTexture[] = [];
+      root.traverse((object) => {
+        for (const texture of byMesh.get(object as Mesh) ?? [])
+          if (!used.includes(texture)) used.push(texture);
+      });
+      for (const texture of used) if (!all.includes(texture)) all.push(texture);
       this.owner.remember(root, used);
     }
     if (gltf.scene !== undefined && !roots.includes(gltf.scene)) this.owner.remember(gltf.scene, all);
+    // A use of a material no mesh of these scenes draws streamed for nothing: give its room back.
+    for (const promise of this.streamed.values()) {
+      const texture = await promise;
+      if (texture !== null && !all.includes(texture)) this.owner.release(texture);
+    }
   }
+}
+
+/** A texture no material reads (linear data, first uv set, no transform). */
+const DATA_USE: GltfTextureUse = { srgb: false, channel: 0, offset: [0, 0], repeat: [1, 1], rotation: 0 };
+
+/** The use GLTFLoader set up on a stand-in: its colour space, uv set and uv transform. */
+function useOf(standIn: Texture): GltfTextureUse {
+  return {
+    srgb: standIn.colorSpace === SRGBColorSpace,
+    channel: standIn.channel,
+    offset: [standIn.offset.x, standIn.offset.y],
+    repeat: [standIn.repeat.x, standIn.repeat.y],
+    rotation: standIn.rotation,
+  };
 }
 
 /**
@@ -247,7 +337,10 @@ class GltfParseStreaming {
  * const gltf = await loader.loadAsync('castle.gltf');
  * scene.add(gltf.scene); // textures stream in as streaming.update(camera, scene) runs
  * ```
- * Limits: `KHR_texture_transform` and `texCoord` > 0 are not carried over to the streamed texture.
+ * Each texture is sampled as three's GLTFLoader sets it up: the glTF sampler's wraps and filters,
+ * sRGB or linear by the material slot, the textureInfo's uv set (`texCoord`) and
+ * `KHR_texture_transform`. A texture read in several ways (another slot's colour space, another
+ * uv transform) streams once per way, as GLTFLoader gives each way a texture object of its own.
  */
 export function registerGltfTextureStreaming(
   loader: GLTFLoader,

@@ -2,13 +2,10 @@ import {
   CompressedTexture,
   type CompressedTexture as CompressedTextureType,
   type DataTexture,
-  LinearFilter,
-  LinearMipmapLinearFilter,
   NoColorSpace,
   RGBAFormat,
   SRGBColorSpace,
   UnsignedByteType,
-  type Wrapping,
 } from 'three';
 import {
   isSrgbFormat,
@@ -18,14 +15,7 @@ import {
 import { createAllocatedTexture } from '../allocated-texture';
 import type { BackendBridge } from '../backend-bridge';
 import { isBlockFormat, threeBlockFormatOf } from './streamed-format-support';
-
-/** Sampler settings every chain of one streamed texture shares. */
-export interface ChainSampling {
-  wrapS: Wrapping;
-  wrapT: Wrapping;
-  /** Anisotropy ratio (1 = off). */
-  anisotropy: number;
-}
+import { applySampling, type TextureSampling } from './texture-sampling';
 
 /** GPU label prefix of every streamed chain (the GPU tracker counts `tessera:` labels). */
 export const STREAMED_LABEL_PREFIX = 'tessera:streamed:';
@@ -68,7 +58,7 @@ export class ChainTexture {
     format: StreamedTextureFormat,
     firstMip: number,
     mipCount: number,
-    sampling: ChainSampling,
+    sampling: TextureSampling,
     blockLevels?: readonly Uint8Array[],
   ) {
     this.bridge = bridge;
@@ -78,14 +68,16 @@ export class ChainTexture {
     this.mipCount = mipCount;
     this.texture = isBlockFormat(format)
       ? compressedChain(name, sourceWidth, sourceHeight, format, firstMip, mipCount, blockLevels)
-      : this.allocatedChain(name, format);
-    this.texture.wrapS = sampling.wrapS;
-    this.texture.wrapT = sampling.wrapT;
-    this.texture.anisotropy = sampling.anisotropy;
+      : this.allocatedChain(name, format, sampling);
+    applySampling(this.texture, sampling);
     bridge.renderer.initTexture(this.texture);
   }
 
-  private allocatedChain(name: string, format: StreamedTextureFormat): DataTexture {
+  private allocatedChain(
+    name: string,
+    format: StreamedTextureFormat,
+    sampling: TextureSampling,
+  ): DataTexture {
     const mipCount = this.mipCount;
     return createAllocatedTexture({
       name: `${STREAMED_LABEL_PREFIX}${name}`,
@@ -95,8 +87,8 @@ export class ChainTexture {
       format: RGBAFormat,
       type: UnsignedByteType,
       srgb: format === 'rgba8unorm-srgb',
-      magFilter: LinearFilter,
-      minFilter: mipCount > 1 ? LinearMipmapLinearFilter : LinearFilter,
+      magFilter: sampling.magFilter,
+      minFilter: sampling.minFilter,
     });
   }
 
@@ -176,8 +168,6 @@ function compressedChain(
   );
   texture.name = `${STREAMED_LABEL_PREFIX}${name}`;
   texture.colorSpace = isSrgbFormat(format) ? SRGBColorSpace : NoColorSpace;
-  texture.magFilter = LinearFilter;
-  texture.minFilter = mipCount > 1 ? LinearMipmapLinearFilter : LinearFilter;
   texture.generateMipmaps = false;
   texture.flipY = false;
   texture.needsUpdate = true;

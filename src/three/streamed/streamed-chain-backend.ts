@@ -1,5 +1,6 @@
 import { TesseraError } from '../../core/errors';
 import { levelByteLength } from '../../core/streaming/mip-pyramid-source';
+import type { ShedLevelCache } from '../../core/streaming/shed-level-cache';
 import type { StreamingBackend } from '../../core/streaming/streaming-backend';
 import type { BackendBridge } from '../backend-bridge';
 import { ChainTexture } from './chain-texture';
@@ -24,6 +25,9 @@ export interface StreamedChainEvents {
  * user, and destroys replaced chains only once nothing binds them. Block-format chains (BC, ETC2,
  * ASTC) keep CPU copies on both backends: three uploads a compressed texture whole, so a new chain
  * is built from the cached levels plus the newly loaded ones (a quarter of rgba8's bytes or less).
+ * CPU copies of levels the planner sheds move to the shared {@link ShedLevelCache} (bounded), and a
+ * later load takes them from there instead of the source, so growing back costs no network. rgba8
+ * chains on WebGPU keep no CPU copies, so their shed levels are loaded again from the source.
  */
 export class StreamedChainBackend implements StreamingBackend {
   private readonly bridge: BackendBridge;
@@ -32,13 +36,16 @@ export class StreamedChainBackend implements StreamingBackend {
   private readonly events: StreamedChainEvents;
   /** WebGL2 keeps CPU copies of resident levels (no GPU-to-GPU level copies there). */
   private readonly keepsCpuCopies: boolean;
+  private readonly shedLevels: ShedLevelCache;
 
   constructor(
     bridge: BackendBridge,
     table: StreamedTextureTable,
     placeholders: StreamingPlaceholders,
     events: StreamedChainEvents,
+    shedLevels: ShedLevelCache,
   ) {
+    this.shedLevels = shedLevels;
     this.bridge = bridge;
     this.table = table;
     this.placeholders = placeholders;
@@ -66,7 +73,7 @@ export class StreamedChainBackend implements StreamingBackend {
     } else if (texture.streamed !== null && texture.streamed.firstMip === firstMip) {
       const streamed = texture.streamed;
       texture.streamed = null;
-      texture.bind(texture.pinned?.texture ?? this.placeholders.of(texture.source.format));
+      texture.bind(texture.pinned?.texture ?? this.placeholders.of(texture.source.format, texture.sampling));
       streamed.dispose();
     }
     this.trimCache(texture);
@@ -78,7 +85,7 @@ export class StreamedChainBackend implements StreamingBackend {
     if (texture === null) return;
     texture.pending?.controller.abort();
     texture.pending = null;
-    texture.bind(this.placeholders.of(texture.source.format));
+    texture.bind(this.placeholders.of(texture.source.format, texture.sampling));
     texture.retiring?.dispose();
     texture.streamed?.dispose();
     texture.pinned?.dispose();
@@ -87,6 +94,7 @@ export class StreamedChainBackend implements StreamingBackend {
     texture.pinned = null;
     texture.markReleased();
     this.table.remove(texture);
+    this.shedLevels.forget(id);
     this.events.released(texture);
   }
 
@@ -147,7 +155,8 @@ export class StreamedChainBackend implements StreamingBackend {
       )
         continue;
       levels.push(level);
-      loads.push(source.loadLevel(level, signal));
+      const shed = this.shedLevels.take(texture.id, level);
+      loads.push(shed !== null ? Promise.resolve(shed) : source.loadLevel(level, signal));
     }
     const data = await Promise.all(loads);
     if (stale()) return null;
@@ -208,15 +217,21 @@ export class StreamedChainBackend implements StreamingBackend {
     return chain;
   }
 
-  /** Drop CPU copies of levels finer than the finest resident or loading one (WebGL2 cache). */
+  /**
+   * Move the CPU copies of levels finer than the finest resident or loading one (levels the planner
+   * shed) to the shed level cache.
+   */
   private trimCache(texture: StreamedTexture): void {
     const none = texture.source.mipLevelCount;
-    texture.cache.dropFinerThan(
-      Math.min(
-        texture.streamed?.firstMip ?? none,
-        texture.pinned?.firstMip ?? none,
-        texture.pending?.firstMip ?? none,
-      ),
+    const finestKept = Math.min(
+      texture.streamed?.firstMip ?? none,
+      texture.pinned?.firstMip ?? none,
+      texture.pending?.firstMip ?? none,
     );
+    for (let level = 0; level < finestKept; level++) {
+      const copy = texture.cache.get(level);
+      if (copy !== null) this.shedLevels.put(texture.id, level, copy);
+    }
+    texture.cache.dropFinerThan(finestKept);
   }
 }

@@ -1,13 +1,18 @@
-import type { Material, Texture, Wrapping } from 'three';
+import type { ColorSpace, Material, Texture } from 'three';
 import { texture as textureNode } from 'three/tsl';
 import type { Node, TextureNode } from 'three/webgpu';
 import type { MipPyramidSource } from '../../core/streaming/mip-pyramid-source';
-import type { ChainSampling, ChainTexture } from './chain-texture';
+import type { ChainTexture } from './chain-texture';
 import { CpuLevelCache } from './cpu-level-cache';
 import { MaterialBindings } from './material-bindings';
+import type { TextureSampling, TextureSamplingOptions } from './texture-sampling';
 
-/** Options of `TextureStreamingSystem.createTexture`. */
-export interface StreamedTextureOptions {
+/**
+ * Options of `TextureStreamingSystem.createTexture`. The sampling fields are three's `Texture`
+ * fields of the same names: every texture bound for this one (placeholder, pinned and streamed
+ * chains) carries them, so materials sample it as three samples an ordinary texture set up alike.
+ */
+export interface StreamedTextureOptions extends TextureSamplingOptions {
   /** Name; GPU textures are labelled `tessera:streamed:<name>`. Default `t<id>`. */
   name?: string;
   /** Lifetime tag: 'persistent', 'scene:<id>', 'transient' or custom. Default 'persistent'. */
@@ -16,12 +21,13 @@ export interface StreamedTextureOptions {
   core?: boolean;
   /** Multiplies the streaming priority. Default 1. */
   priorityBias?: number;
-  /** Default RepeatWrapping. */
-  wrapS?: Wrapping;
-  /** Default RepeatWrapping. */
-  wrapT?: Wrapping;
-  /** Anisotropy ratio. Default 1. */
-  anisotropy?: number;
+  /**
+   * How the texels are decoded, as three's `texture.colorSpace`: `SRGBColorSpace` for colour
+   * (base colour, emissive), `NoColorSpace` or `LinearSRGBColorSpace` for data (normals,
+   * roughness). Default: the source format's own encoding. Formats without an sRGB form (one or
+   * two channels) stay linear.
+   */
+  colorSpace?: ColorSpace;
 }
 
 /** A chain load in flight. */
@@ -61,8 +67,8 @@ export class StreamedTexture {
   readonly cache: CpuLevelCache;
   /** @internal bytes of the pinned chain. */
   pinnedBytes = 0;
-  /** @internal sampler settings of every chain. */
-  readonly sampling: ChainSampling;
+  /** Sampler state, uv channel and uv transform of every texture bound for this one (read only). */
+  readonly sampling: TextureSampling;
   private current: Texture;
   private isReleased = false;
 
@@ -74,7 +80,7 @@ export class StreamedTexture {
     tag: string,
     core: boolean,
     placeholder: Texture,
-    sampling: ChainSampling,
+    sampling: TextureSampling,
   ) {
     this.id = id;
     this.sampling = sampling;

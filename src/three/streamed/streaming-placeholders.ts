@@ -3,6 +3,7 @@ import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../../core/budget/budget-priority';
 import type { TextureBudget } from '../../core/budget/texture-budget';
 import { isSrgbFormat, type StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
+import { applySampling, samplingKey, type TextureSampling } from './texture-sampling';
 
 /** GPU label of the shared placeholders. */
 export const PLACEHOLDER_LABEL = 'tessera:placeholder';
@@ -16,14 +17,17 @@ interface Placeholder {
 
 /**
  * The 1x1 mid-grey textures bound wherever a streamed texture has nothing on the GPU yet or was
- * released: one linear and one sRGB, created on first use, their bytes reserved in the budget.
- * Materials always bind something valid, never a destroyed texture.
+ * released, their bytes reserved in the budget. One per colour space and {@link TextureSampling}
+ * in use (created on first use, shared by every streamed texture sampled alike): a material is
+ * built from the texture bound first, so the placeholder must be sampled as the texture that
+ * replaces it (see `texture-sampling.ts`). Materials always bind something valid, never a
+ * destroyed texture.
  */
 export class StreamingPlaceholders {
   private readonly renderer: WebGPURenderer;
   private readonly budget: TextureBudget;
-  /** Index 0: linear (rgba8unorm), 1: sRGB (rgba8unorm-srgb). */
-  private readonly placeholders: (Placeholder | null)[] = [null, null];
+  /** By colour space (`s`/`l`) and sampling key; looked up when a texture is created or released, not per frame. */
+  private readonly placeholders = new Map<string, Placeholder>();
 
   constructor(renderer: WebGPURenderer, budget: TextureBudget) {
     this.renderer = renderer;
@@ -32,35 +36,41 @@ export class StreamingPlaceholders {
 
   /** Bytes of the placeholders created so far. */
   get bytes(): number {
-    let count = 0;
-    for (let i = 0; i < this.placeholders.length; i++) if (this.placeholders[i] !== null) count++;
-    return count * PLACEHOLDER_BYTES;
+    return this.placeholders.size * PLACEHOLDER_BYTES;
   }
 
-  /** The placeholder for textures of `format`, created (and its bytes reserved) on first use. */
-  of(format: StreamedTextureFormat): DataTexture {
-    const index = isSrgbFormat(format) ? 1 : 0;
-    const existing = this.placeholders[index];
-    if (existing !== null) return existing.texture;
+  /** Bytes {@link of} would add for a texture of `format` sampled as `sampling` (0 when its placeholder exists). */
+  bytesToAdd(format: StreamedTextureFormat, sampling: TextureSampling): number {
+    return this.placeholders.has(keyOf(format, sampling)) ? 0 : PLACEHOLDER_BYTES;
+  }
+
+  /** The placeholder for textures of `format` sampled as `sampling`, created (and its bytes reserved) on first use. */
+  of(format: StreamedTextureFormat, sampling: TextureSampling): DataTexture {
+    const key = keyOf(format, sampling);
+    const existing = this.placeholders.get(key);
+    if (existing !== undefined) return existing.texture;
     const handle = this.budget.reserve('other', PLACEHOLDER_BYTES, 0, BudgetPriority.pinned);
     // Mid grey: visibly "not loaded" without flashing black or white.
     const texture = new DataTexture(new Uint8Array([128, 128, 128, 255]), 1, 1);
     texture.name = PLACEHOLDER_LABEL;
-    texture.colorSpace = index === 1 ? SRGBColorSpace : NoColorSpace;
+    texture.colorSpace = isSrgbFormat(format) ? SRGBColorSpace : NoColorSpace;
+    applySampling(texture, sampling);
     texture.needsUpdate = true;
     this.renderer.initTexture(texture);
-    this.placeholders[index] = { texture, handle };
+    this.placeholders.set(key, { texture, handle });
     return texture;
   }
 
   /** Destroy the placeholders and return their bytes; call once nothing binds them. */
   dispose(): void {
-    for (let i = 0; i < this.placeholders.length; i++) {
-      const placeholder = this.placeholders[i];
-      if (placeholder === null) continue;
+    for (const placeholder of this.placeholders.values()) {
       placeholder.texture.dispose();
       this.budget.release(placeholder.handle);
-      this.placeholders[i] = null;
     }
+    this.placeholders.clear();
   }
+}
+
+function keyOf(format: StreamedTextureFormat, sampling: TextureSampling): string {
+  return `${isSrgbFormat(format) ? 's' : 'l'}:${samplingKey(sampling)}`;
 }

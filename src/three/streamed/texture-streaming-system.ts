@@ -1,5 +1,5 @@
 import type { Camera, Mesh, Object3D } from 'three';
-import { RepeatWrapping } from 'three';
+import { SRGBColorSpace } from 'three';
 import type { TextureNode, WebGPURenderer } from 'three/webgpu';
 import { TextureBudget } from '../../core/budget/texture-budget';
 import { textureLevelRangeBytes } from '../../core/budget/texture-bytes';
@@ -9,6 +9,7 @@ import {
   type EncodedPyramidSource,
   levelWidth,
   type MipPyramidSource,
+  withSourceColorEncoding,
 } from '../../core/streaming/mip-pyramid-source';
 import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
 import { SceneTransition } from '../../core/streaming/scene-transition';
@@ -30,6 +31,7 @@ import {
   sceneSide,
 } from './streaming-transition';
 import { TextureNeedEstimator } from './texture-need-estimator';
+import { type TextureSampling, textureSampling } from './texture-sampling';
 import type {
   TextureStreamingEvents,
   TextureStreamingStats,
@@ -166,26 +168,35 @@ export class TextureStreamingSystem {
    */
   createTexture(encoded: EncodedPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
     this.assertLive();
-    const source = this.transcoding.prepare(encoded);
+    const source = this.transcoding.prepare(
+      options.colorSpace === undefined
+        ? encoded
+        : withSourceColorEncoding(encoded, options.colorSpace === SRGBColorSpace),
+    );
     checkPyramidShape(source.width, source.height, source.mipLevelCount);
     checkStreamableSource(this.bridge, source);
+    const sampling = checkedSampling(options);
     const pinnedBytes = TextureStreamingSystem.pinnedBytesOf(source);
-    const placeholder = this.placeholders.of(source.format);
-    const placeholderBytes = this.placeholders.bytes;
+    const placeholderBytes = this.placeholders.bytes + this.placeholders.bytesToAdd(source.format, sampling);
     if (this.pinnedTotal + pinnedBytes + placeholderBytes > this.budget.budgetBytes) {
       throw new TesseraConfigError(
         'budget-too-small',
         `The pinned mips of all streamed textures (${this.pinnedTotal + pinnedBytes} bytes) and placeholders exceed the ${this.budget.budgetBytes}-byte budget.`,
       );
     }
+    const placeholder = this.placeholders.of(source.format, sampling);
     const tag = options.tag ?? 'persistent';
     const core = options.core ?? false;
     const id = this.registry.register({ tag, core }, this.frame, this.now());
-    const texture = new StreamedTexture(id, options.name ?? `t${id}`, source, tag, core, placeholder, {
-      wrapS: options.wrapS ?? RepeatWrapping,
-      wrapT: options.wrapT ?? RepeatWrapping,
-      anisotropy: options.anisotropy ?? 1,
-    });
+    const texture = new StreamedTexture(
+      id,
+      options.name ?? `t${id}`,
+      source,
+      tag,
+      core,
+      placeholder,
+      sampling,
+    );
     texture.pinnedBytes = pinnedBytes;
     this.table.add(texture);
     this.pinnedTotal += pinnedBytes;
@@ -360,4 +371,20 @@ export class TextureStreamingSystem {
   private assertLive(): void {
     if (this.disposed) throw new TesseraError('disposed', 'This TextureStreamingSystem was disposed.');
   }
+}
+
+/**
+ * The sampling of `options`, checked.
+ * @throws TesseraConfigError('invalid-option') for an anisotropy outside 1..16 or a uv channel that is not 0..3.
+ */
+function checkedSampling(options: StreamedTextureOptions): TextureSampling {
+  const sampling = textureSampling(options);
+  if (!(sampling.anisotropy >= 1 && sampling.anisotropy <= 16))
+    throw new TesseraConfigError('invalid-option', `anisotropy must be 1..16, got ${sampling.anisotropy}.`);
+  if (!Number.isInteger(sampling.channel) || sampling.channel < 0 || sampling.channel > 3)
+    throw new TesseraConfigError(
+      'invalid-option',
+      `channel must be an integer 0..3, got ${sampling.channel}.`,
+    );
+  return sampling;
 }

@@ -1,6 +1,15 @@
+import {
+  ClampToEdgeWrapping,
+  LinearFilter,
+  LinearMipmapLinearFilter,
+  MirroredRepeatWrapping,
+  NearestFilter,
+  NearestMipmapLinearFilter,
+  RepeatWrapping,
+} from 'three';
 import type { GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it } from 'vitest';
-import { gltfTextureImage, srgbTextureIndices } from '../../../src/three/gltf/gltf-texture-sources';
+import { gltfTextureImage, gltfTextureUses } from '../../../src/three/gltf/gltf-texture-sources';
 
 /** The parser fields the plugin reads: its JSON and its base path. */
 function parser(json: unknown, path = 'https://cdn.example/scenes/'): GLTFParser {
@@ -14,7 +23,7 @@ const json = {
     { bufferView: 3, mimeType: 'image/webp', name: 'moss' },
     { uri: 'textures/bark.jpg' },
   ],
-  samplers: [{ wrapS: 33071, wrapT: 33648 }],
+  samplers: [{ wrapS: 33071, wrapT: 33648, magFilter: 9728, minFilter: 9986 }],
   textures: [
     { source: 1, extensions: { KHR_texture_basisu: { source: 0 } }, sampler: 0 },
     { extensions: { EXT_texture_webp: { source: 2 } } },
@@ -38,8 +47,10 @@ describe('glTF texture sources', () => {
       bufferView: null,
       mimeType: 'image/ktx2',
       name: 'rock.ktx2',
-      wrapS: 33071,
-      wrapT: 33648,
+      wrapS: ClampToEdgeWrapping,
+      wrapT: MirroredRepeatWrapping,
+      magFilter: NearestFilter,
+      minFilter: NearestMipmapLinearFilter,
     });
     expect(gltfTextureImage(parser(json), 1)).toMatchObject({
       url: null,
@@ -47,18 +58,45 @@ describe('glTF texture sources', () => {
       mimeType: 'image/webp',
       name: 'moss',
     });
-    // No mimeType: from the URI's extension; the texture's name wins; glTF's default wrap is repeat.
+    // No mimeType: from the URI's extension; the texture's name wins; no sampler: repeat, trilinear (as GLTFLoader).
     expect(gltfTextureImage(parser(json), 2)).toMatchObject({
       url: 'https://cdn.example/scenes/textures/bark.jpg',
       mimeType: 'image/jpeg',
       name: 'bark',
-      wrapS: 10497,
+      wrapS: RepeatWrapping,
+      magFilter: LinearFilter,
+      minFilter: LinearMipmapLinearFilter,
     });
     expect(gltfTextureImage(parser(json), 9)).toBeNull();
   });
 
   it('colour textures (base colour, emissive, sheen colour) are sRGB; normal and others linear', () => {
-    expect([...srgbTextureIndices(parser(json))].sort()).toEqual([0, 1, 3]);
-    expect(srgbTextureIndices(parser({})).size).toBe(0);
+    const uses = gltfTextureUses(parser(json));
+    const srgb = [...uses].filter(([, list]) => list.some((use) => use.srgb)).map(([index]) => index);
+    expect(srgb.sort()).toEqual([0, 1, 3]);
+    expect(uses.get(2)).toEqual([{ srgb: false, channel: 0, offset: [0, 0], repeat: [1, 1], rotation: 0 }]);
+    expect(gltfTextureUses(parser({})).size).toBe(0);
+  });
+
+  it('each distinct use: texCoord, and KHR_texture_transform only when the file declares it', () => {
+    const transform = { offset: [0.5, 0], scale: [10, 10], rotation: 0.25, texCoord: 1 };
+    const materials = [
+      {
+        pbrMetallicRoughness: {
+          baseColorTexture: { index: 0, extensions: { KHR_texture_transform: transform } },
+        },
+        normalTexture: { index: 0, texCoord: 1 },
+        occlusionTexture: { index: 0, texCoord: 1 },
+      },
+      { pbrMetallicRoughness: { baseColorTexture: { index: 0 } } },
+    ];
+    const declared = gltfTextureUses(parser({ materials, extensionsUsed: ['KHR_texture_transform'] }));
+    expect(declared.get(0)).toEqual([
+      { srgb: true, channel: 1, offset: [0.5, 0], repeat: [10, 10], rotation: 0.25 },
+      { srgb: false, channel: 1, offset: [0, 0], repeat: [1, 1], rotation: 0 },
+      { srgb: true, channel: 0, offset: [0, 0], repeat: [1, 1], rotation: 0 },
+    ]);
+    // Undeclared, GLTFLoader ignores the extension: the first and last uses are the same.
+    expect(gltfTextureUses(parser({ materials })).get(0)).toHaveLength(2);
   });
 });

@@ -1,19 +1,16 @@
-import { DataTexture, Mesh, MeshBasicMaterial, PlaneGeometry, RepeatWrapping } from 'three';
+import { DataTexture, Mesh, MeshBasicMaterial, PlaneGeometry } from 'three';
 import { describe, expect, it } from 'vitest';
 import type { MipPyramidSource } from '../../../src/core/streaming/mip-pyramid-source';
 import { MeshAttachments } from '../../../src/three/streamed/mesh-attachments';
 import { StreamedTexture } from '../../../src/three/streamed/streamed-texture';
+import { textureSampling } from '../../../src/three/streamed/texture-sampling';
 import { collectGarbage } from '../support/collect-garbage';
 
 const placeholder = new DataTexture();
 const source = { width: 64, height: 64, mipLevelCount: 7, format: 'rgba8unorm' } as MipPyramidSource;
 
 function streamed(id: number): StreamedTexture {
-  return new StreamedTexture(id, `t${id}`, source, 'persistent', false, placeholder, {
-    wrapS: RepeatWrapping,
-    wrapT: RepeatWrapping,
-    anisotropy: 1,
-  });
+  return new StreamedTexture(id, `t${id}`, source, 'persistent', false, placeholder, textureSampling({}));
 }
 
 describe('MeshAttachments', () => {
