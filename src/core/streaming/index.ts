@@ -4,6 +4,7 @@ export * from './mip-pyramid-source';
 export * from './mip-streaming-options';
 export * from './mip-streaming-planner';
 export * from './scene-transition';
+export * from './shed-level-cache';
 export * from './stale-sweep';
 export * from './streaming-backend';
 export * from './texture-registry';

@@ -1,5 +1,5 @@
 import type { TextureByteDescriptor } from '../budget/texture-bytes';
-import type { TesseraError } from '../errors';
+import { TesseraConfigError, type TesseraError } from '../errors';
 
 /** Describes a streamed texture to {@link MipStreamingPlanner.add}. */
 export interface StreamedTextureDescriptor extends TextureByteDescriptor {
@@ -27,4 +27,26 @@ export interface MipStreamingPlannerOptions {
   tagWeights?: Record<string, number>;
   /** Called when a chain fails to load; the texture keeps its previous chain (or its placeholder). */
   onLoadFailed?: (textureId: number, error: TesseraError) => void;
+}
+
+/** The planner's numeric options with their defaults, checked. @throws TesseraConfigError('invalid-option'). */
+export function plannerSettings(options: MipStreamingPlannerOptions) {
+  const dropAfterFrames = options.dropAfterFrames ?? 30;
+  if (!Number.isInteger(dropAfterFrames) || dropAfterFrames < 0) {
+    throw new TesseraConfigError('invalid-option', 'dropAfterFrames must be an integer >= 0.');
+  }
+  return {
+    maxLoadsInFlight: positiveInteger(options.maxLoadsInFlight ?? 4, 'maxLoadsInFlight'),
+    maxDropsPerFrame: positiveInteger(options.maxDropsPerFrame ?? 8, 'maxDropsPerFrame'),
+    dropAfterFrames,
+    growMargin: options.growMargin ?? 0.25,
+    mipBias: options.mipBias ?? 0,
+  };
+}
+
+function positiveInteger(value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TesseraConfigError('invalid-option', `${what} must be an integer >= 1, got ${value}.`);
+  }
+  return value;
 }

@@ -1,9 +1,14 @@
 import { BudgetPriority } from '../budget/budget-priority';
 import { NO_RESERVATION, type TextureBudget } from '../budget/texture-budget';
-import { TesseraConfigError, TesseraError } from '../errors';
+import { TesseraError } from '../errors';
 import { IndexedMinHeap } from '../structures/indexed-heap';
+import { LevelCaps } from './level-caps';
 import { LifetimeTagWeights } from './lifetime-tag-weights';
-import type { MipStreamingPlannerOptions, StreamedTextureDescriptor } from './mip-streaming-options';
+import {
+  type MipStreamingPlannerOptions,
+  plannerSettings,
+  type StreamedTextureDescriptor,
+} from './mip-streaming-options';
 import { MAX_LEVELS, NONE, StreamedTextureTable } from './streamed-texture-table';
 import type { StreamingBackend } from './streaming-backend';
 import type { ManagedTextureRegistry } from './texture-registry';
@@ -17,24 +22,26 @@ export { PINNED_MAX_EDGE } from './streamed-texture-table';
  * one streamed chain `residentMip ..`. Finer chains are loaded in priority order (screen benefit x
  * tag weight x missing levels) while the budget has room; under pressure the least important
  * textures lose their finest mips first. Hysteresis: grow only past `growMargin`, drop surplus only
- * after `dropAfterFrames` frames of a 1+ level coarser need. Two indexed heaps, no per-frame sort,
- * no allocation in steady state. State is struct-of-arrays indexed by registry slot.
+ * after `dropAfterFrames` frames of a 1+ level coarser need.
+ *
+ * Below the view's need the planner settles on one set of levels instead of thrashing: room is made
+ * only from strictly less important textures (a strict order, so a texture shed for another can
+ * never shed it back), only when shedding them would let the grower gain a level, and a texture
+ * shed (or left short) for lack of room is capped until room returns ({@link LevelCaps}). Indexed
+ * heaps, no per-frame sort, no allocation in steady state; struct-of-arrays state by registry slot.
  */
 export class MipStreamingPlanner {
   private readonly budget: TextureBudget;
   private readonly registry: ManagedTextureRegistry;
   private readonly backend: StreamingBackend;
-  private readonly maxLoadsInFlight: number;
-  private readonly maxDropsPerFrame: number;
-  private readonly dropAfterFrames: number;
-  private readonly growMargin: number;
-  private readonly mipBias: number;
+  private readonly settings: ReturnType<typeof plannerSettings>;
   private readonly tagWeights: LifetimeTagWeights;
   private readonly textures = new StreamedTextureTable();
   private readonly onLoadFailed?: (textureId: number, error: TesseraError) => void;
 
   private readonly loadHeap = new IndexedMinHeap();
   private readonly dropHeap = new IndexedMinHeap();
+  private readonly caps = new LevelCaps(this.textures);
   private inFlight = 0;
   private registrations = 0;
 
@@ -47,14 +54,7 @@ export class MipStreamingPlanner {
     this.budget = budget;
     this.registry = registry;
     this.backend = backend;
-    this.maxLoadsInFlight = positiveInteger(options.maxLoadsInFlight ?? 4, 'maxLoadsInFlight');
-    this.maxDropsPerFrame = positiveInteger(options.maxDropsPerFrame ?? 8, 'maxDropsPerFrame');
-    this.dropAfterFrames = options.dropAfterFrames ?? 30;
-    if (!Number.isInteger(this.dropAfterFrames) || this.dropAfterFrames < 0) {
-      throw new TesseraConfigError('invalid-option', 'dropAfterFrames must be an integer >= 0.');
-    }
-    this.growMargin = options.growMargin ?? 0.25;
-    this.mipBias = options.mipBias ?? 0;
+    this.settings = plannerSettings(options);
     this.tagWeights = new LifetimeTagWeights(registry.tags, options.tagWeights);
     this.onLoadFailed = options.onLoadFailed;
     registry.addEvictListener((id, slot) => this.forget(id, slot));
@@ -87,14 +87,14 @@ export class MipStreamingPlanner {
     const slot = this.registry.slotOf(id);
     if (t.managed[slot] === 0) throw new TesseraError('unknown-texture', `Texture ${id} is not streamed.`);
     if (projectedSizePx > 0) this.registry.touch(id, frame, nowMs);
-    const wanted = wantedMipLevel(t.texelsPerWorld[slot], projectedSizePx, worldSize, this.mipBias);
+    const wanted = wantedMipLevel(t.texelsPerWorld[slot], projectedSizePx, worldSize, this.settings.mipBias);
     t.wanted[slot] = Math.max(0, wanted);
     // biome-ignore lint/complexity/useMathMinMax: NaN input must become 0, which Math.max would not do
     t.benefit[slot] = projectedSizePx > 0 ? projectedSizePx : 0;
     const resident = t.residentMip[slot];
     if (Math.floor(t.wanted[slot]) >= resident + 1 && resident < t.pinnedMip[slot]) {
       if (t.coarserSince[slot] === NONE) t.coarserSince[slot] = frame;
-      t.surplus[slot] = frame - t.coarserSince[slot] >= this.dropAfterFrames ? 1 : 0;
+      t.surplus[slot] = frame - t.coarserSince[slot] >= this.settings.dropAfterFrames ? 1 : 0;
     } else {
       t.coarserSince[slot] = NONE;
       t.surplus[slot] = 0;
@@ -136,7 +136,7 @@ export class MipStreamingPlanner {
 
   /**
    * True when texture `id` has nothing left to stream: no load in flight, and it is renderable (or
-   * failed) with no finer level wanted past the grow margin.
+   * failed) with no finer level wanted past the grow margin, or allowed (see {@link LevelCaps}).
    */
   isSettled(id: number): boolean {
     const t = this.textures;
@@ -158,31 +158,57 @@ export class MipStreamingPlanner {
   }
 
   /**
-   * Per-frame step: drop sustained surplus mips, then start the most important loads while there is
-   * room (making room from less important textures when needed).
+   * Per-frame step: relax the caps the free bytes now allow, drop sustained surplus mips, then start
+   * the most important loads while there is room (making room from less important textures when
+   * that lets the load gain a level; capping the texture at what fits when it does not).
    */
   update(frame: number): void {
     const t = this.textures;
+    const free = this.budget.freeBytes;
+    for (let slot = this.caps.relaxOne(free); slot >= 0; slot = this.caps.relaxOne(free)) this.rekey(slot);
     let drops = 0;
-    while (drops < this.maxDropsPerFrame && this.dropHeap.size > 0 && this.dropHeap.peekKey() < 0) {
+    while (drops < this.settings.maxDropsPerFrame && this.dropHeap.size > 0 && this.dropHeap.peekKey() < 0) {
       const slot = this.dropHeap.pop();
       const target = Math.min(Math.floor(t.wanted[slot]), t.pinnedMip[slot]);
       this.switchChain(slot, target, frame, true);
       drops++;
     }
-    while (this.inFlight < this.maxLoadsInFlight && this.loadHeap.size > 0) {
+    while (this.inFlight < this.settings.maxLoadsInFlight && this.loadHeap.size > 0) {
       const slot = this.loadHeap.peek();
-      const priority = -this.loadHeap.peekKey();
-      const target = t.pinnedReady[slot] === 0 ? t.pinnedMip[slot] : this.growTarget(slot);
-      if (t.pinnedReady[slot] === 1 && target >= t.residentMip[slot]) {
+      if (t.pinnedReady[slot] === 0) {
+        if (!this.switchChain(slot, t.pinnedMip[slot], frame, false)) break;
+        continue;
+      }
+      const resident = t.residentMip[slot];
+      const wanted = this.growTarget(slot);
+      if (wanted >= resident) {
         this.loadHeap.pop();
         continue;
       }
-      const bytes = t.chainBytes[slot * MAX_LEVELS + target];
-      while (bytes > this.budget.freeBytes && drops < this.maxDropsPerFrame && this.dropHeap.size > 0) {
-        if (this.dropHeap.peek() === slot || this.dropHeap.peekKey() >= priority) break;
-        this.dropOneLevel(this.dropHeap.pop(), frame);
-        drops++;
+      const base = slot * MAX_LEVELS;
+      let target = wanted;
+      if (t.chainBytes[base + target] > this.budget.freeBytes) {
+        const importance = this.importance(slot);
+        const room = this.budget.freeBytes + this.caps.sheddableBelow(this.dropHeap, this.budget, importance);
+        while (target < resident && t.chainBytes[base + target] > room) target++;
+        if (target === resident) {
+          this.cap(slot, resident, importance);
+          continue;
+        }
+        // One-level drops free their bytes when their smaller chain lands: count them as freed.
+        let freeing = 0;
+        while (
+          t.chainBytes[base + target] > this.budget.freeBytes + freeing &&
+          drops < this.settings.maxDropsPerFrame &&
+          this.dropHeap.size > 0 &&
+          this.dropHeap.peekKey() < importance
+        ) {
+          freeing += this.dropOneLevel(this.dropHeap.pop(), frame);
+          drops++;
+        }
+        // Room is still being made (drops in flight, or this frame's drops used): try next frame.
+        if (t.chainBytes[base + target] > this.budget.freeBytes) break;
+        if (target > wanted) this.cap(slot, target, importance);
       }
       if (!this.switchChain(slot, target, frame, false)) break;
     }
@@ -236,23 +262,41 @@ export class MipStreamingPlanner {
     this.rekey(slot);
   }
 
-  /** Free streamed chains, least important first, until `bytes` are freed (budget shedder). */
+  /** Free streamed chains, least important first, until `bytes` are freed (budget shedder), capped. */
   private shed(bytes: number): void {
     let freed = 0;
     while (freed < bytes && this.dropHeap.size > 0) {
       const slot = this.dropHeap.pop();
       freed += this.budget.bytesOf(this.textures.streamHandle[slot]);
       this.freeStream(slot);
+      this.cap(slot, this.textures.pinnedMip[slot], this.importance(slot));
     }
   }
 
-  /** One level coarser when the smaller chain fits beside the old one, else down to the pinned chain. */
-  private dropOneLevel(slot: number, frame: number): void {
+  /**
+   * Sheds `slot` for lack of room, capped where it is left: one level coarser when the smaller chain
+   * fits beside the old one, else down to the pinned chain. Returns the bytes freed once it lands.
+   */
+  private dropOneLevel(slot: number, frame: number): number {
     const t = this.textures;
-    const target = t.residentMip[slot] + 1;
-    const bytes = t.chainBytes[slot * MAX_LEVELS + target];
-    if (target >= t.pinnedMip[slot] || bytes > this.budget.freeBytes) this.freeStream(slot);
-    else this.switchChain(slot, target, frame, true);
+    const base = slot * MAX_LEVELS;
+    const resident = t.residentMip[slot];
+    const target = resident + 1;
+    const importance = this.importance(slot);
+    if (target >= t.pinnedMip[slot] || t.chainBytes[base + target] > this.budget.freeBytes) {
+      this.freeStream(slot);
+      this.cap(slot, t.pinnedMip[slot], importance);
+      return 0;
+    }
+    this.cap(slot, target, importance);
+    if (!this.switchChain(slot, target, frame, true)) return 0;
+    return t.chainBytes[base + resident] - t.chainBytes[base + target];
+  }
+
+  /** Caps `slot` at `level` until room returns (see {@link LevelCaps}). */
+  private cap(slot: number, level: number, importance: number): void {
+    this.caps.cap(slot, level, importance);
+    this.rekey(slot);
   }
 
   /** Start replacing the streamed chain of `slot` by `target ..`; false when the budget refused. */
@@ -299,12 +343,12 @@ export class MipStreamingPlanner {
     this.rekey(slot);
   }
 
-  /** The level to grow to, or the resident level when the need does not pass the grow margin. */
+  /** The level to grow to (no finer than its cap), or the resident level when the need does not pass the grow margin. */
   private growTarget(slot: number): number {
     const resident = this.textures.residentMip[slot];
     const wanted = this.textures.wanted[slot];
-    if (!(wanted <= resident - this.growMargin)) return resident;
-    return Math.max(0, Math.floor(wanted));
+    if (!(wanted <= resident - this.settings.growMargin)) return resident;
+    return Math.max(this.textures.allowedMip[slot], Math.floor(wanted));
   }
 
   private importance(slot: number): number {
@@ -325,6 +369,7 @@ export class MipStreamingPlanner {
     }
     if (t.pinnedReady[slot] === 0) return;
     const importance = this.importance(slot);
+    this.caps.reconsider(slot, importance);
     const resident = t.residentMip[slot];
     const target = this.growTarget(slot);
     if (target < resident) this.loadHeap.set(slot, -importance * (resident - t.wanted[slot]) - 1e-9);
@@ -340,6 +385,7 @@ export class MipStreamingPlanner {
     t.managed[slot] = 0;
     this.loadHeap.delete(slot);
     this.dropHeap.delete(slot);
+    this.caps.forget(slot);
     if (t.loadingMip[slot] !== NONE) this.inFlight--;
     t.loadingMip[slot] = NONE;
     this.backend.release(id);
@@ -350,11 +396,4 @@ export class MipStreamingPlanner {
     t.streamHandle[slot] = NONE;
     t.pendingHandle[slot] = NONE;
   }
-}
-
-function positiveInteger(value: number, what: string): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new TesseraConfigError('invalid-option', `${what} must be an integer >= 1, got ${value}.`);
-  }
-  return value;
 }

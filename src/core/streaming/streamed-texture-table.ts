@@ -43,6 +43,13 @@ export class StreamedTextureTable {
   coarserSince = new Int32Array(64).fill(NONE);
   /** 1 once that need has lasted `dropAfterFrames`: the streamed mips are surplus. */
   surplus = new Uint8Array(64);
+  /**
+   * Finest level the texture may grow to: 0 (no cap) unless it was shed, or could not grow, for
+   * lack of room; then the level it was left at, until room returns.
+   */
+  allowedMip = new Uint8Array(64);
+  /** Importance of the texture when it was capped (see {@link allowedMip}). */
+  cappedImportance = new Float32Array(64);
   /** Budget handles of the pinned, streamed and in-flight chains, or {@link NONE}. */
   pinnedHandle = new Float64Array(64).fill(NONE);
   streamHandle = new Float64Array(64).fill(NONE);
@@ -83,6 +90,8 @@ export class StreamedTextureTable {
     this.texelsPerWorld[slot] = desc.uvDensity * Math.sqrt(desc.width * desc.height);
     this.coarserSince[slot] = NONE;
     this.surplus[slot] = 0;
+    this.allowedMip[slot] = 0;
+    this.cappedImportance[slot] = 0;
     this.pinnedHandle[slot] = NONE;
     this.streamHandle[slot] = NONE;
     this.pendingHandle[slot] = NONE;
@@ -105,6 +114,8 @@ export class StreamedTextureTable {
     this.texelsPerWorld = grownTypedArray(this.texelsPerWorld, size);
     this.coarserSince = grownTypedArray(this.coarserSince, size, NONE);
     this.surplus = grownTypedArray(this.surplus, size);
+    this.allowedMip = grownTypedArray(this.allowedMip, size);
+    this.cappedImportance = grownTypedArray(this.cappedImportance, size);
     this.pinnedHandle = grownTypedArray(this.pinnedHandle, size, NONE);
     this.streamHandle = grownTypedArray(this.streamHandle, size, NONE);
     this.pendingHandle = grownTypedArray(this.pendingHandle, size, NONE);

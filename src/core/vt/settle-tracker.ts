@@ -1,4 +1,5 @@
 import type { TesseraError } from '../errors';
+import { FrameWaiters } from '../structures/frame-waiters';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 
 /**
@@ -28,9 +29,7 @@ export class SettleTracker {
   private lastRegistrationFrame = 0;
   /** Bit `frame % FEEDBACK_JITTER_PERIOD` per quiet feedback since the latest one that was not. */
   private quietPhases = 0;
-  private readonly fromFrames: number[] = [];
-  private readonly resolvers: ((frame: number) => void)[] = [];
-  private readonly rejecters: ((error: TesseraError) => void)[] = [];
+  private readonly waiters = new FrameWaiters();
 
   /** A material sampling a virtual texture was compiled during frame `frame`. */
   noteRegistration(frame: number): void {
@@ -55,42 +54,21 @@ export class SettleTracker {
 
   /** Waiters not yet resolved. */
   get waiting(): number {
-    return this.fromFrames.length;
+    return this.waiters.waiting;
   }
 
   /** A promise resolved by the first {@link resolve} with a feedback frame >= `fromFrame`. */
   whenSettled(fromFrame: number): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      this.fromFrames.push(fromFrame);
-      this.resolvers.push(resolve);
-      this.rejecters.push(reject);
-    });
+    return this.waiters.wait(fromFrame);
   }
 
   /** The view is settled: resolves every waiter whose frame the latest feedback reaches. */
   resolve(): void {
-    const feedbackFrame = this.lastFeedbackFrame;
-    let kept = 0;
-    for (let i = 0; i < this.fromFrames.length; i++) {
-      if (this.fromFrames[i] <= feedbackFrame) {
-        this.resolvers[i](feedbackFrame);
-        continue;
-      }
-      this.fromFrames[kept] = this.fromFrames[i];
-      this.resolvers[kept] = this.resolvers[i];
-      this.rejecters[kept] = this.rejecters[i];
-      kept++;
-    }
-    this.fromFrames.length = kept;
-    this.resolvers.length = kept;
-    this.rejecters.length = kept;
+    this.waiters.resolve(this.lastFeedbackFrame);
   }
 
   /** Rejects every waiter with `error`. */
   rejectAll(error: TesseraError): void {
-    for (const reject of this.rejecters) reject(error);
-    this.fromFrames.length = 0;
-    this.resolvers.length = 0;
-    this.rejecters.length = 0;
+    this.waiters.rejectAll(error);
   }
 }

@@ -18,6 +18,12 @@ export interface TextureStreamingSystemOptions extends StreamedTranscodingOption
   planner?: Omit<MipStreamingPlannerOptions, 'onLoadFailed'>;
   /** Stale sweep options (cadence, transient policy). */
   sweep?: StaleSweepOptions;
+  /**
+   * CPU bytes kept of levels shed from the GPU (for lack of room or a coarser need), so that growing
+   * back loads them from memory instead of the network; least recently shed dropped first. Not
+   * counted in the GPU budget. 0 keeps none. Default 4 MiB.
+   */
+  shedLevelCacheBytes?: number;
   /** Refresh the screen need of every texture every this many frames. Default 4. */
   needRefreshFrames?: number;
   /** Clock for idle-ms policies, in milliseconds. Default performance.now. */
@@ -39,6 +45,8 @@ export interface TextureStreamingStats {
   textures: number;
   /** Chain loads in flight. */
   loadsInFlight: number;
+  /** CPU bytes held by the cache of shed levels (see `shedLevelCacheBytes`; not in the budget). */
+  shedLevelBytes: number;
   /** The budget by category and by tag, in bytes. */
   budget: TextureBudgetStats;
 }

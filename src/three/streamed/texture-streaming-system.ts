@@ -13,8 +13,10 @@ import {
 } from '../../core/streaming/mip-pyramid-source';
 import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
 import { SceneTransition } from '../../core/streaming/scene-transition';
+import { ShedLevelCache } from '../../core/streaming/shed-level-cache';
 import { StaleSweep } from '../../core/streaming/stale-sweep';
 import { ManagedTextureRegistry } from '../../core/streaming/texture-registry';
+import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
 import { BackendBridge } from '../backend-bridge';
 import { MeshAttachments } from './mesh-attachments';
@@ -57,6 +59,7 @@ export type {
  * const rock = streaming.createTexture(new LevelListSource(levels), { tag: 'scene:cave', core: true });
  * streaming.attach(mesh, rock); // mesh.material.map follows the resident chain
  * renderer.setAnimationLoop(() => { streaming.update(camera, scene); renderer.render(scene, camera); });
+ * await streaming.whenSettled(); // every texture at the level the view and the budget allow
  * ```
  */
 export class TextureStreamingSystem {
@@ -83,13 +86,19 @@ export class TextureStreamingSystem {
   private pinnedTotal = 0;
   private frame = 0;
   private framesSinceNeed = Number.POSITIVE_INFINITY;
+  /** Frames of the latest screen-need refresh and of the latest texture or mesh change. */
+  private needFrame = 0;
+  private changeFrame = 0;
+  private readonly settled = new FrameWaiters();
+  /** CPU copies of shed levels, so that growing back costs no network (not in the GPU budget). */
+  private readonly shedLevels: ShedLevelCache;
   private active: StreamingTransition | null = null;
   private disposed = false;
   private readonly releasedEvent = { texture: null as unknown as StreamedTexture };
 
   /**
    * @throws TesseraConfigError('budget-too-small') when the budget is below `pinnedMinimumBytes`,
-   *   ('invalid-option') for bad options or an uninitialised renderer.
+   *   ('invalid-option') for bad options or an uninitialised renderer, ('invalid-size') for a bad `shedLevelCacheBytes`.
    */
   constructor(renderer: WebGPURenderer, options: TextureStreamingSystemOptions) {
     if (options.budget === undefined && options.budgetBytes === undefined) {
@@ -112,10 +121,17 @@ export class TextureStreamingSystem {
     this.registry = new ManagedTextureRegistry(this.budget.tags);
     this.placeholders = new StreamingPlaceholders(renderer, this.budget);
     this.transcoding = new StreamedTranscoding(bridge, options);
-    const backend = new StreamedChainBackend(bridge, this.table, this.placeholders, {
-      completeLoad: (id, firstMip, error) => this.planner.completeLoad(id, firstMip, error),
-      released: (texture) => this.forgetReleased(texture),
-    });
+    this.shedLevels = new ShedLevelCache(options.shedLevelCacheBytes ?? 4 << 20);
+    const backend = new StreamedChainBackend(
+      bridge,
+      this.table,
+      this.placeholders,
+      {
+        completeLoad: (id, firstMip, error) => this.planner.completeLoad(id, firstMip, error),
+        released: (texture) => this.forgetReleased(texture),
+      },
+      this.shedLevels,
+    );
     this.planner = new MipStreamingPlanner(this.budget, this.registry, backend, {
       ...options.planner,
       onLoadFailed: (id, error) => {
@@ -213,6 +229,7 @@ export class TextureStreamingSystem {
       this.registry.evict(id);
       throw error;
     }
+    this.changeFrame = this.frame;
     return texture;
   }
 
@@ -224,11 +241,13 @@ export class TextureStreamingSystem {
   attach(mesh: Mesh, texture: StreamedTexture, target: string | TextureNode = 'map'): void {
     this.table.check(texture);
     this.attachments.attach(mesh, texture, target, this.table.live);
+    this.changeFrame = this.frame;
   }
 
   /** Stop counting `mesh` in any texture's need and forget its materials' bindings. */
   detach(mesh: Mesh): void {
     this.attachments.detach(mesh);
+    this.changeFrame = this.frame;
   }
 
   /** Protect `texture` from sweeps and transitions. Returns the holder count. */
@@ -320,10 +339,12 @@ export class TextureStreamingSystem {
         frame,
         now,
       );
+      this.needFrame = frame;
     }
     this.sweep.update(frame, now);
     if (this.active?.step()) this.active = null;
     this.planner.update(frame);
+    if (this.settled.waiting > 0 && this.isSettled) this.settled.resolve(this.needFrame, frame);
   }
 
   /** Finest resident level of `texture` (its pinned level until finer mips load). */
@@ -332,12 +353,36 @@ export class TextureStreamingSystem {
     return this.planner.residentMipOf(texture.id);
   }
 
+  /**
+   * True when streaming is done for the current view: need measured since the latest texture or mesh
+   * change, no transition, nothing loading, every texture at its wanted level, or failed, or at the
+   * finest the budget allows (below the view's need it settles too; see ARCHITECTURE.md).
+   */
+  get isSettled(): boolean {
+    if (this.needFrame <= this.changeFrame || this.active !== null || this.planner.loadsInFlight > 0)
+      return false;
+    const live = this.table.live;
+    for (let i = 0; i < live.length; i++) if (!this.planner.isSettled(live[i].id)) return false;
+    return true;
+  }
+
+  /**
+   * Resolves with a frame number once streaming has settled ({@link isSettled}) on a screen need
+   * measured after this call (so a camera move just before it counts). Keep calling {@link update};
+   * rejects with TesseraError('disposed') if the system is disposed first.
+   */
+  whenSettled(): Promise<number> {
+    this.assertLive();
+    return this.settled.wait(this.frame + 1);
+  }
+
   /** A snapshot of the budget by category and tag, and streaming counters. */
   stats(): TextureStreamingStats {
     return {
       frame: this.frame,
       textures: this.table.live.length,
       loadsInFlight: this.planner.loadsInFlight,
+      shedLevelBytes: this.shedLevels.bytes,
       budget: this.budget.stats(),
     };
   }
@@ -354,7 +399,9 @@ export class TextureStreamingSystem {
     }
     this.placeholders.dispose();
     this.transcoding.dispose();
+    this.shedLevels.clear();
     this.disposed = true;
+    this.settled.rejectAll(new TesseraError('disposed', 'This TextureStreamingSystem was disposed.'));
     this.events.clear();
   }
 
