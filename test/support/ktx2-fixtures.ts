@@ -39,6 +39,8 @@ export interface Ktx2FixtureOptions {
   supercompression?: 'none' | 'zstd' | 'zlib';
   /** Colour of level `l` (default: a distinct colour per level). */
   colourOf?: (level: number) => Rgba;
+  /** rgba8 only: the texels of level `l` (4 bytes each), instead of a solid colour. */
+  texelsOf?: (level: number) => Uint8Array;
 }
 
 /** A distinct odd-valued colour per level (valid for BC7 mode 6). */
@@ -81,6 +83,7 @@ export function solidBc7Block(colour: Rgba): Uint8Array {
 function levelData(options: Ktx2FixtureOptions, level: number): Uint8Array {
   const w = Math.max(1, options.width >> level);
   const h = Math.max(1, options.height >> level);
+  if (options.payload === 'rgba8' && options.texelsOf !== undefined) return options.texelsOf(level);
   const colour = (options.colourOf ?? levelColour)(level);
   if (options.payload === 'rgba8') {
     const data = new Uint8Array(w * h * 4);

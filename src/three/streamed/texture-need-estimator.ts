@@ -7,17 +7,16 @@ import type { StreamedTextureTable } from './streamed-texture-table';
 
 /**
  * The screen need of every live streamed texture: of all meshes attached to it, the one with the
- * most projected pixels per UV unit decides, and that size goes to the planner. Per-slot scratch
+ * most pixels per texture UV unit where it is seen finest decides (see ScreenNeedProjector), and
+ * goes to the planner with that mesh's projected size as the screen benefit. Per-slot scratch
  * arrays grow with the registry and are reused (no allocation per refresh in steady state).
  */
 export class TextureNeedEstimator {
   private readonly projector = new ScreenNeedProjector();
-  /** Best projected pixels per UV unit seen this refresh, by registry slot. */
+  /** Most pixels per texture UV unit seen this refresh, by registry slot. */
   private bestRatio = new Float64Array(64);
   /** Projected size of the best mesh, in pixels, by slot. */
   private bestPx = new Float64Array(64);
-  /** UV extent of the best mesh, in UV units, by slot. */
-  private bestExtent = new Float64Array(64);
 
   /**
    * Project every attached mesh seen by `camera` and set each live texture's need in `planner`
@@ -39,7 +38,6 @@ export class TextureNeedEstimator {
       const size = Math.max(slots, this.bestRatio.length * 2);
       this.bestRatio = new Float64Array(size);
       this.bestPx = new Float64Array(size);
-      this.bestExtent = new Float64Array(size);
     }
     this.bestRatio.fill(0);
     this.projector.begin(camera, viewportHeightPx);
@@ -49,14 +47,15 @@ export class TextureNeedEstimator {
         attachments.removeAt(i);
         continue;
       }
-      const px = this.projector.projectedPx(mesh, scene);
-      if (px <= 0) continue;
-      const slot = textureSlot(attachments.ownerAt(i).id);
-      const ratio = px / this.projector.uvExtent;
+      const owner = attachments.ownerAt(i);
+      if (!this.projector.measure(mesh, scene, owner.texture)) continue;
+      const px = this.projector.benefitPx;
+      const ratio = this.projector.pixelsPerUv;
+      if (!(px > 0)) continue;
+      const slot = textureSlot(owner.id);
       if (ratio > this.bestRatio[slot]) {
         this.bestRatio[slot] = ratio;
         this.bestPx[slot] = px;
-        this.bestExtent[slot] = this.projector.uvExtent;
       }
     }
     const live = table.live;
@@ -64,7 +63,10 @@ export class TextureNeedEstimator {
       const id = live[i].id;
       const slot = textureSlot(id);
       const seen = this.bestRatio[slot] > 0;
-      planner.setScreenNeed(id, seen ? this.bestPx[slot] : 0, seen ? this.bestExtent[slot] : 1, frame, nowMs);
+      // The planner asks log2(texels per UV unit x extent / px): an extent of px / ratio UV units
+      // gives it the texel density at the nearest point while px stays the benefit.
+      const px = seen ? this.bestPx[slot] : 0;
+      planner.setScreenNeed(id, px, seen ? px / this.bestRatio[slot] : 1, frame, nowMs);
     }
   }
 }

@@ -1,0 +1,152 @@
+import { writeShowcaseScene } from '../../support/gltf-showcase-scene';
+import { SHOWCASE_MESHES } from '../../support/gltf-showcase-view';
+import { expect, test } from '../fixtures';
+import { serveFiles } from './serve-files';
+
+const PAGE = 'test/browser/gltf/pages/gltf-fidelity.html';
+
+/** A texture view bound in a bind group, with the sampler three declares just before it (binding - 1), if any. */
+interface BoundTexture {
+  label: string;
+  sampler: Record<string, unknown> | null;
+}
+
+/**
+ * Records, on WebGPU, each texture view every bind group binds: its texture's label (three labels
+ * a GPU texture with `texture.name`) and the descriptor of the sampler three's WGSL builder
+ * declares at the binding before it (a texture sampled without one is fetched unfiltered).
+ */
+function recordBoundTextures(): void {
+  const proto = (globalThis as unknown as { GPUDevice?: { prototype: Record<string, unknown> } }).GPUDevice
+    ?.prototype;
+  const textureProto = (globalThis as unknown as { GPUTexture?: { prototype: Record<string, unknown> } })
+    .GPUTexture?.prototype;
+  if (proto === undefined || textureProto === undefined) return;
+  const samplers = new WeakMap<object, Record<string, unknown>>();
+  const views = new WeakMap<object, string>();
+  const bound: BoundTexture[] = [];
+  (globalThis as { __boundTextures?: unknown }).__boundTextures = bound;
+  const createSampler = proto.createSampler as (d?: Record<string, unknown>) => object;
+  proto.createSampler = function (this: unknown, descriptor?: Record<string, unknown>) {
+    const sampler = createSampler.call(this, descriptor);
+    const d = descriptor ?? {};
+    samplers.set(sampler, {
+      addressModeU: d.addressModeU ?? 'clamp-to-edge',
+      addressModeV: d.addressModeV ?? 'clamp-to-edge',
+      magFilter: d.magFilter ?? 'nearest',
+      minFilter: d.minFilter ?? 'nearest',
+      mipmapFilter: d.mipmapFilter ?? 'nearest',
+      maxAnisotropy: d.maxAnisotropy ?? 1,
+    });
+    return sampler;
+  };
+  const createView = textureProto.createView as (d?: unknown) => object;
+  textureProto.createView = function (this: { label: string }, descriptor?: unknown) {
+    const view = createView.call(this, descriptor);
+    views.set(view, this.label);
+    return view;
+  };
+  type Entry = { binding: number; resource: object };
+  const createBindGroup = proto.createBindGroup as (d: { entries: Entry[] }) => object;
+  proto.createBindGroup = function (this: unknown, descriptor: { entries: Entry[] }) {
+    for (const entry of descriptor.entries) {
+      const label = views.get(entry.resource);
+      if (label === undefined || bound.length >= 50000) continue;
+      const before = descriptor.entries.find((other) => other.binding === entry.binding - 1);
+      bound.push({ label, sampler: before === undefined ? null : (samplers.get(before.resource) ?? null) });
+    }
+    return createBindGroup.call(this, descriptor);
+  };
+}
+
+interface FidelityRun {
+  frames: number;
+  settled: boolean;
+  firstTexturedFrame: number;
+  overall: number;
+  perMesh: Record<string, number>;
+  maskCounts: number[];
+  textures: {
+    name: string;
+    format: string;
+    mip: number;
+    label: string;
+    channel: number;
+    repeat: number[];
+    offset: number[];
+  }[];
+  uses: { use: string; label: string; colorSpace: string }[];
+  gl: Record<string, Record<string, number> | null>;
+  referenceGl: Record<string, Record<string, number> | null>;
+  gpuBytes: number;
+}
+
+test.describe('a glTF scene of real-looking images, streamed, against three’s own loaders', () => {
+  test('samplers, uv sets and transforms as three sets them; settled frame per mesh against GLTFLoader + KTX2Loader', async ({
+    page,
+    openPage,
+    backend,
+  }, testInfo) => {
+    test.setTimeout(240_000);
+    const files = await writeShowcaseScene('showcase', 512);
+    await serveFiles(page, files);
+    await page.addInitScript(recordBoundTextures);
+    await openPage(PAGE);
+    await expect(page).toHaveTitle('ready');
+    const r = (await page.evaluate(
+      (budget) =>
+        (globalThis as never as { fidelityPage: { run(b: number): Promise<never> } }).fidelityPage.run(
+          budget,
+        ),
+      64 << 20,
+    )) as FidelityRun;
+    console.log(
+      `[gltf-fidelity ${testInfo.project.name}] overall=${r.overall.toFixed(2)} dB per_mesh=${JSON.stringify(
+        Object.fromEntries(Object.entries(r.perMesh).map(([k, v]) => [k, Number(v.toFixed(2))])),
+      )} frames=${r.frames} first_textured=${r.firstTexturedFrame} gpu_bytes=${r.gpuBytes} mips=${JSON.stringify(
+        r.textures.map((t) => [t.name, t.format, t.mip]),
+      )}`,
+    );
+    expect(r.settled).toBe(true);
+    // Every mesh is on screen (the mask found it).
+    for (let m = 0; m < SHOWCASE_MESHES.length; m++)
+      expect(r.maskCounts[m], SHOWCASE_MESHES[m]).toBeGreaterThan(200);
+
+    // The poster's texture reads uv set 1 through KHR_texture_transform, as GLTFLoader sets it.
+    const poster = r.textures.find((t) => t.name.startsWith('poster'));
+    expect(poster).toMatchObject({ channel: 1, repeat: [0.5, 1], offset: [0.25, 0] });
+    // Colour by slot: the sphere's normal map is linear data, its base colour sRGB.
+    const colourOf = (use: string) => r.uses.find((u) => u.use === use)?.colorSpace;
+    expect(colourOf('sphere.normalMap')).toBe('');
+    expect(colourOf('sphere.map')).toBe('srgb');
+
+    if (backend === 'webgpu') {
+      // What reached the GPU: every streamed texture and placeholder ever bound is sampled (never
+      // fetched unfiltered), with the glTF default sampler: repeat, trilinear.
+      const bound = (await page.evaluate(
+        () => (globalThis as never as { __boundTextures: BoundTexture[] }).__boundTextures,
+      )) as BoundTexture[];
+      const ours = bound.filter((b) => b.label.startsWith('tessera:'));
+      expect(ours.length).toBeGreaterThan(0);
+      for (const b of ours)
+        expect(b.sampler, b.label).toEqual({
+          addressModeU: 'repeat',
+          addressModeV: 'repeat',
+          magFilter: 'linear',
+          minFilter: 'linear',
+          mipmapFilter: 'linear',
+          maxAnisotropy: 1,
+        });
+    } else {
+      // WebGL2: the GL texture parameters of each streamed texture equal those three set on its own.
+      for (const [use, parameters] of Object.entries(r.gl)) {
+        expect(parameters, use).not.toBeNull();
+        expect(parameters, use).toEqual(r.referenceGl[use]);
+      }
+    }
+
+    // The settled frame against three's: the targets of issue 31.
+    expect(r.overall).toBeGreaterThanOrEqual(40);
+    for (const [mesh, value] of Object.entries(r.perMesh)) expect(value, mesh).toBeGreaterThanOrEqual(35);
+  });
+});
