@@ -186,7 +186,6 @@ export class ScreenNeedProjector {
   private focalPx = 1;
   /** View depth of the near plane (perspective); needs are never taken nearer. */
   private nearDepth = 0;
-  private viewportHeight = 1;
   /** Pixels per world unit at the nearest visible point of the last instance measured. */
   private instancePxPerWorld = 0;
   /** Largest axis scale of the last instance measured (world units per object unit). */
@@ -213,7 +212,6 @@ export class ScreenNeedProjector {
   begin(camera: Camera, viewportHeightPx: number): void {
     camera.updateMatrixWorld();
     this.camera = camera;
-    this.viewportHeight = Math.max(1, viewportHeightPx);
     const reversed = camera.reversedDepth === true;
     const webgpu = camera.coordinateSystem === WebGPUCoordinateSystem;
     this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
@@ -234,7 +232,7 @@ export class ScreenNeedProjector {
       );
     this.orthographic = (camera as Camera & { isOrthographicCamera?: boolean }).isOrthographicCamera === true;
     // Row 1 of the projection maps view y (at depth 1 in perspective) to NDC: half the buffer per unit.
-    this.focalPx = 0.5 * this.viewportHeight * Math.abs(camera.projectionMatrix.elements[5]) || 1;
+    this.focalPx = 0.5 * Math.max(1, viewportHeightPx) * Math.abs(camera.projectionMatrix.elements[5]) || 1;
     this.nearDepth = this.orthographic ? 0 : Math.max(-this.frustumView[2], 1e-6);
   }
 
