@@ -67,8 +67,9 @@ export class MipStreamingPlanner {
   }
 
   /**
-   * Stream the registered texture `id`. Its pinned chain is queued at once, ahead of every finer
-   * mip (core textures first); it renders its placeholder until that chain has loaded.
+   * Stream the registered texture `id`. Its pinned chain starts loading at once when the budget
+   * has room (else it is queued ahead of every finer mip, core textures first); it renders its
+   * placeholder until that chain has loaded.
    * @throws TesseraConfigError for a bad descriptor; TesseraError('unknown-texture') for a bad id.
    */
   add(id: number, desc: StreamedTextureDescriptor): void {
@@ -76,6 +77,10 @@ export class MipStreamingPlanner {
     this.textures.start(slot, desc);
     const coreBoost = this.registry.isCoreAt(slot) ? 2e15 : 1e15;
     this.loadHeap.set(slot, -coreBoost + ++this.registrations);
+    // The pinned chain (a few KiB) starts loading now, not at the next update: a scene loaded
+    // before the render loop runs is textured from its first frame. Without room it waits in the
+    // heap, ahead of every finer mip.
+    this.switchChain(slot, this.textures.pinnedMip[slot], 0, false);
   }
 
   /**

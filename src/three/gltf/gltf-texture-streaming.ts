@@ -182,6 +182,15 @@ export class GltfTextureStreaming {
     this.streaming.attach(mesh, texture, property);
   }
 
+  /**
+   * @internal Resolves once every texture of `textures` whose pinned chain is loading has it bound
+   * (or failed). One still queued (no room yet) is not waited for: it loads as updates run.
+   */
+  pinnedChainsOf(textures: readonly StreamedTexture[]): Promise<unknown> {
+    const planner = this.streaming.planner;
+    return Promise.all(textures.filter((t) => planner.isLoading(t.id)).map((t) => t.pinnedSettled));
+  }
+
   /** @internal */
   release(texture: StreamedTexture): void {
     this.streaming.release(texture);
@@ -307,6 +316,9 @@ class GltfParseStreaming {
       const texture = await promise;
       if (texture !== null && !all.includes(texture)) this.owner.release(texture);
     }
+    // As three's loader resolves with its textures uploaded, resolve with the pinned chains bound
+    // (a few KiB each, loading since each texture was created): the first frame is textured.
+    await this.owner.pinnedChainsOf(all);
   }
 }
 

@@ -243,7 +243,11 @@ export class ScreenNeedProjector {
    * instance is the geometry under its own matrix, as separate meshes would be); a `SkinnedMesh`
    * its own bounds (`computeBoundingBox()`, which three also culls by).
    */
-  measure(object: Object3D & { geometry: BufferGeometry }, root: Object3D, texture?: Texture): boolean {
+  measure(
+    object: Object3D & { geometry: BufferGeometry },
+    root: Object3D,
+    texture?: Pick<Texture, 'repeat' | 'channel' | 'anisotropy'>,
+  ): boolean {
     this.pixelsPerUv = 0;
     this.benefitPx = 0;
     if (!isShownUnder(object, root)) return false;

@@ -93,6 +93,7 @@ export class StreamedChainBackend implements StreamingBackend {
     texture.streamed = null;
     texture.pinned = null;
     texture.markReleased();
+    texture.settlePinned();
     this.table.remove(texture);
     this.shedLevels.forget(id);
     this.events.released(texture);
@@ -114,6 +115,7 @@ export class StreamedChainBackend implements StreamingBackend {
       if (stale()) return;
       texture.pending = null;
       this.events.completeLoad(texture.id, firstMip, error ?? new Error('load failed'));
+      texture.settlePinned();
       return;
     }
     texture.pending = null;
@@ -125,6 +127,7 @@ export class StreamedChainBackend implements StreamingBackend {
     }
     texture.bind(chain.texture);
     this.events.completeLoad(texture.id, firstMip);
+    texture.settlePinned();
     // The planner frees the replaced chain in completeLoad; never leave one behind.
     if (texture.retiring !== null) {
       texture.retiring.dispose();

@@ -69,6 +69,13 @@ export class StreamedTexture {
   pinnedBytes = 0;
   /** Sampler state, uv channel and uv transform of every texture bound for this one (read only). */
   readonly sampling: TextureSampling;
+  /**
+   * @internal Resolves once the pinned chain is bound, its load failed or the texture was released:
+   * what a scene loader waits for, so the first frame after it resolves is textured.
+   */
+  readonly pinnedSettled: Promise<void>;
+  /** @internal resolves {@link pinnedSettled} (idempotent). */
+  settlePinned: () => void = () => {};
   private current: Texture;
   private isReleased = false;
 
@@ -90,6 +97,9 @@ export class StreamedTexture {
     this.core = core;
     this.current = placeholder;
     this.cache = new CpuLevelCache(source.mipLevelCount);
+    this.pinnedSettled = new Promise((resolve) => {
+      this.settlePinned = resolve;
+    });
   }
 
   /** The three texture bound now (placeholder, pinned chain or streamed chain). */

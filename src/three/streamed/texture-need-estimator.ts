@@ -48,7 +48,7 @@ export class TextureNeedEstimator {
         continue;
       }
       const owner = attachments.ownerAt(i);
-      if (!this.projector.measure(mesh, scene, owner.texture)) continue;
+      if (!this.projector.measure(mesh, scene, owner.sampling)) continue;
       const px = this.projector.benefitPx;
       const ratio = this.projector.pixelsPerUv;
       if (!(px > 0)) continue;

@@ -161,11 +161,68 @@ function texturesByUse(root: Object3D): Map<string, Texture> {
   return out;
 }
 
-async function run(budgetBytes: number) {
+/**
+ * The README's path: the plugin on a GLTFLoader, the streaming system updated every frame (into
+ * the target the settled frame is read from: its render objects live through every swap, so a
+ * material built for the first texture bound and never rebuilt shows in the comparison), until
+ * `whenSettled()` resolves (at most 600 frames). Bytes served are tagged `phase`.
+ */
+async function streamScene(budgetBytes: number, phase: string) {
+  const streaming = new TextureStreamingSystem(renderer as unknown as WebGPURenderer, { budgetBytes });
+  const loader = new GLTFLoader();
+  const gltfStreaming = registerGltfTextureStreaming(loader, streaming, { tag: 'scene:showcase' });
+  await mark(phase, 0);
+  const gltf = await loader.loadAsync('/gltf-files/showcase.gltf');
+  const scene = lit(gltf.scene);
+  const textures = gltfStreaming.texturesOf(gltf.scene);
+  let settledAt = -1;
+  void streaming.whenSettled().then((frame) => {
+    settledAt = frame;
+  });
+  let firstTexturedFrame = -1;
+  let overBudgetFrames = 0;
+  let n = 0;
+  while (n < 600 && settledAt < 0) {
+    streaming.update(camera, scene, ++n);
+    renderer.setRenderTarget(target);
+    renderer.render(scene, camera);
+    renderer.setRenderTarget(null);
+    if (firstTexturedFrame < 0 && textures.every((t) => streaming.planner.isRenderable(t.id)))
+      firstTexturedFrame = n;
+    if (streaming.budget.stats().liveBytes > budgetBytes) overBudgetFrames++;
+    await mark(phase, n);
+    await nextTask();
+  }
+  const report = {
+    frames: n,
+    settledAt,
+    firstTexturedFrame,
+    overBudgetFrames,
+    gpuBytes: streaming.budget.stats().liveBytes,
+    textures: textures.map((t) => ({
+      name: t.name,
+      format: t.source.format,
+      mip: streaming.residentMipOf(t),
+      label: t.texture.name,
+      channel: t.texture.channel,
+      repeat: [t.texture.repeat.x, t.texture.repeat.y],
+      offset: [t.texture.offset.x, t.texture.offset.y],
+    })),
+  };
+  const dispose = async () => {
+    gltfStreaming.dispose();
+    streaming.dispose();
+    await nextTask();
+  };
+  return { gltf, scene, report, dispose };
+}
+
+/** The settled frame against three's own render of the same file, per mesh, and what reached the GPU. */
+async function compare(budgetBytes: number) {
   const url = '/gltf-files/showcase.gltf';
-  // three's own render of the same file.
   const ktx2Loader = new KTX2Loader().setTranscoderPath('/node_modules/three/examples/jsm/libs/basis/');
   ktx2Loader.detectSupport(renderer as unknown as WebGPURenderer);
+  await mark('reference', 0);
   const reference = await new GLTFLoader().setKTX2Loader(ktx2Loader).loadAsync(url);
   const referenceScene = lit(reference.scene);
   await renderer.compileAsync(referenceScene, camera);
@@ -177,62 +234,31 @@ async function run(budgetBytes: number) {
   for (const texture of referenceTextures.values()) texture.dispose();
   ktx2Loader.dispose();
 
-  // The README's path: the plugin on a GLTFLoader, the streaming system updated every frame.
-  const streaming = new TextureStreamingSystem(renderer as unknown as WebGPURenderer, { budgetBytes });
-  const loader = new GLTFLoader();
-  const gltfStreaming = registerGltfTextureStreaming(loader, streaming, { tag: 'scene:showcase' });
-  await mark('load', 0);
-  const gltf = await loader.loadAsync(url);
-  const scene = lit(gltf.scene);
-  const textures = gltfStreaming.texturesOf(gltf.scene);
-  let firstTexturedFrame = -1;
-  let n = 0;
-  const settled = () => textures.every((t) => streaming.planner.isSettled(t.id));
-  for (; n < 600 && (n < 20 || !settled()); ) {
-    streaming.update(camera, scene, ++n);
-    // Into the target the settled frame is read from: its render objects live through every
-    // swap (placeholder, pinned chain, streamed chains), so a material built for the first texture
-    // and never rebuilt shows in the comparison.
-    renderer.setRenderTarget(target);
-    renderer.render(scene, camera);
-    renderer.setRenderTarget(null);
-    if (firstTexturedFrame < 0 && textures.every((t) => streaming.planner.isRenderable(t.id)))
-      firstTexturedFrame = n;
-    await mark('stream', n);
-    await nextTask();
-  }
-  const streamedPixels = await draw(scene);
-  const streamedTextures = texturesByUse(gltf.scene);
+  const streamed = await streamScene(budgetBytes, 'stream');
+  const streamedPixels = await draw(streamed.scene);
+  const streamedTextures = texturesByUse(streamed.gltf.scene);
   const perMesh: Record<string, number> = {};
   for (let m = 0; m < SHOWCASE_MESHES.length; m++)
     perMesh[SHOWCASE_MESHES[m]] = psnr(referencePixels, streamedPixels, mask, m);
   const out = {
-    frames: n,
-    settled: settled(),
-    firstTexturedFrame,
+    ...streamed.report,
     overall: psnr(referencePixels, streamedPixels, mask),
     perMesh,
     maskCounts: SHOWCASE_MESHES.map((_, m) => mask.filter((x) => x === m).length),
-    textures: textures.map((t) => ({
-      name: t.name,
-      format: t.source.format,
-      mip: streaming.residentMipOf(t),
-      wanted: t.source.mipLevelCount,
-      label: t.texture.name,
-      channel: t.texture.channel,
-      repeat: [t.texture.repeat.x, t.texture.repeat.y],
-      offset: [t.texture.offset.x, t.texture.offset.y],
-    })),
     uses: [...streamedTextures].map(([use, t]) => ({ use, label: t.name, colorSpace: t.colorSpace })),
     gl: Object.fromEntries([...streamedTextures].map(([use, t]) => [use, glParameters(t)])),
     referenceGl,
-    gpuBytes: streaming.budget.stats().liveBytes,
   };
-  gltfStreaming.dispose();
-  streaming.dispose();
-  await nextTask();
+  await streamed.dispose();
   return out;
 }
 
-(globalThis as unknown as { fidelityPage: unknown }).fidelityPage = { run };
+/** Streams the scene under `budgetBytes`, bytes served tagged `phase`. */
+async function stream(budgetBytes: number, phase: string) {
+  const streamed = await streamScene(budgetBytes, phase);
+  await streamed.dispose();
+  return streamed.report;
+}
+
+(globalThis as unknown as { fidelityPage: unknown }).fidelityPage = { compare, stream };
 document.title = 'ready';
