@@ -9,6 +9,7 @@
 
 import type { TransitionResult } from '../../../demo/automation';
 import { expect, test } from '../fixtures';
+import { boundTextures, recordBoundTextures } from '../support/bound-textures';
 import {
   type CheckpointRecord,
   checkpointRecorder,
@@ -49,6 +50,7 @@ test('demo: automation API drives load, teleport, settle and region transitions 
 }) => {
   await isolateFromDevServerReloads(page);
   await installBaselineProbe(page);
+  await page.addInitScript(recordBoundTextures);
   const tOpen = Date.now();
   await openPage(DEMO_PAGE, { auto: 0, size: '256x144', hud: 0, budget: BUDGET_MIB, seed: 7 });
   await demoReady(page);
@@ -177,6 +179,21 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   expect(Object.keys(afterCorrupt.byTag)).toEqual(['scene:snowfield']);
   expect(afterCorrupt.streamed.count).toBe(5);
   expect(afterCorrupt.errors).toEqual([]);
+
+  // The props' streamed textures (glTF through the plugin) are sampled, never fetched unfiltered:
+  // on WebGPU every placeholder and chain bound has a trilinear sampler beside it.
+  if (backend === 'webgpu') {
+    const props = (await boundTextures(page)).filter(
+      (b) => b.label.startsWith('tessera:streamed:') || b.label === 'tessera:placeholder',
+    );
+    expect(props.length).toBeGreaterThan(0);
+    for (const b of props)
+      expect(b.sampler, b.label).toMatchObject({
+        magFilter: 'linear',
+        minFilter: 'linear',
+        mipmapFilter: 'linear',
+      });
+  }
 
   writeJson(`test-results/demo/${backend}-summary.json`, {
     backend,

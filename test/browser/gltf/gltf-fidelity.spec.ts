@@ -1,63 +1,10 @@
 import { writeShowcaseScene } from '../../support/gltf-showcase-scene';
 import { SHOWCASE_MESHES } from '../../support/gltf-showcase-view';
 import { expect, test } from '../fixtures';
+import { boundTextures, recordBoundTextures } from '../support/bound-textures';
 import { serveFiles } from './serve-files';
 
 const PAGE = 'test/browser/gltf/pages/gltf-fidelity.html';
-
-/** A texture view bound in a bind group, with the sampler three declares just before it (binding - 1), if any. */
-interface BoundTexture {
-  label: string;
-  sampler: Record<string, unknown> | null;
-}
-
-/**
- * Records, on WebGPU, each texture view every bind group binds: its texture's label (three labels
- * a GPU texture with `texture.name`) and the descriptor of the sampler three's WGSL builder
- * declares at the binding before it (a texture sampled without one is fetched unfiltered).
- */
-function recordBoundTextures(): void {
-  const proto = (globalThis as unknown as { GPUDevice?: { prototype: Record<string, unknown> } }).GPUDevice
-    ?.prototype;
-  const textureProto = (globalThis as unknown as { GPUTexture?: { prototype: Record<string, unknown> } })
-    .GPUTexture?.prototype;
-  if (proto === undefined || textureProto === undefined) return;
-  const samplers = new WeakMap<object, Record<string, unknown>>();
-  const views = new WeakMap<object, string>();
-  const bound: BoundTexture[] = [];
-  (globalThis as { __boundTextures?: unknown }).__boundTextures = bound;
-  const createSampler = proto.createSampler as (d?: Record<string, unknown>) => object;
-  proto.createSampler = function (this: unknown, descriptor?: Record<string, unknown>) {
-    const sampler = createSampler.call(this, descriptor);
-    const d = descriptor ?? {};
-    samplers.set(sampler, {
-      addressModeU: d.addressModeU ?? 'clamp-to-edge',
-      addressModeV: d.addressModeV ?? 'clamp-to-edge',
-      magFilter: d.magFilter ?? 'nearest',
-      minFilter: d.minFilter ?? 'nearest',
-      mipmapFilter: d.mipmapFilter ?? 'nearest',
-      maxAnisotropy: d.maxAnisotropy ?? 1,
-    });
-    return sampler;
-  };
-  const createView = textureProto.createView as (d?: unknown) => object;
-  textureProto.createView = function (this: { label: string }, descriptor?: unknown) {
-    const view = createView.call(this, descriptor);
-    views.set(view, this.label);
-    return view;
-  };
-  type Entry = { binding: number; resource: object };
-  const createBindGroup = proto.createBindGroup as (d: { entries: Entry[] }) => object;
-  proto.createBindGroup = function (this: unknown, descriptor: { entries: Entry[] }) {
-    for (const entry of descriptor.entries) {
-      const label = views.get(entry.resource);
-      if (label === undefined || bound.length >= 50000) continue;
-      const before = descriptor.entries.find((other) => other.binding === entry.binding - 1);
-      bound.push({ label, sampler: before === undefined ? null : (samplers.get(before.resource) ?? null) });
-    }
-    return createBindGroup.call(this, descriptor);
-  };
-}
 
 /** What the page reports of one streamed run. */
 interface StreamRun {
@@ -135,9 +82,7 @@ test.describe('a glTF scene of real-looking images, streamed, against three’s 
     if (backend === 'webgpu') {
       // What reached the GPU: every streamed texture and placeholder ever bound is sampled (never
       // fetched unfiltered), with the glTF default sampler: repeat, trilinear.
-      const bound = (await page.evaluate(
-        () => (globalThis as never as { __boundTextures: BoundTexture[] }).__boundTextures,
-      )) as BoundTexture[];
+      const bound = await boundTextures(page);
       const ours = bound.filter((b) => b.label.startsWith('tessera:'));
       expect(ours.length).toBeGreaterThan(0);
       for (const b of ours)
