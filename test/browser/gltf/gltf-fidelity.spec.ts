@@ -1,44 +1,10 @@
 import { writeShowcaseScene } from '../../support/gltf-showcase-scene';
-import { SHOWCASE_MESHES } from '../../support/gltf-showcase-view';
+import { type FidelityPage, SHOWCASE_MESHES } from '../../support/gltf-showcase-view';
 import { expect, test } from '../fixtures';
 import { boundTextures, recordBoundTextures } from '../support/bound-textures';
 import { serveFiles } from './serve-files';
 
 const PAGE = 'test/browser/gltf/pages/gltf-fidelity.html';
-
-/** What the page reports of one streamed run. */
-interface StreamRun {
-  frames: number;
-  /** Frame `whenSettled()` resolved with, -1 when it did not within the run. */
-  settledAt: number;
-  firstTexturedFrame: number;
-  overBudgetFrames: number;
-  gpuBytes: number;
-  textures: {
-    name: string;
-    format: string;
-    mip: number;
-    label: string;
-    channel: number;
-    repeat: number[];
-    offset: number[];
-  }[];
-}
-
-/** A streamed run compared with three's own render. */
-interface FidelityRun extends StreamRun {
-  overall: number;
-  perMesh: Record<string, number>;
-  maskCounts: number[];
-  uses: { use: string; label: string; colorSpace: string }[];
-  gl: Record<string, Record<string, number> | null>;
-  referenceGl: Record<string, Record<string, number> | null>;
-}
-
-type FidelityPage = {
-  compare(budget: number): Promise<FidelityRun>;
-  stream(budget: number, phase: string): Promise<StreamRun>;
-};
 
 test.describe('a glTF scene of real-looking images, streamed, against three’s own loaders', () => {
   test('samplers, uv sets and transforms as three sets them; settled frame per mesh against GLTFLoader + KTX2Loader', async ({

@@ -43,6 +43,14 @@ const camera = new PerspectiveCamera(
 camera.position.fromArray(SHOWCASE_CAMERA.position);
 camera.lookAt(...SHOWCASE_CAMERA.target);
 camera.updateMatrixWorld();
+interface Tracker {
+  liveBytesWithPrefix(prefix: string): number;
+  snapshot(): { liveBytes: number };
+}
+const tracker = (globalThis as unknown as { __tesseraGpuTracker: Tracker }).__tesseraGpuTracker;
+/** GPU bytes the independent tracker sees: everything on WebGPU, GL textures on WebGL2. */
+const trackedBytes = () =>
+  backend === 'webgpu' ? tracker.snapshot().liveBytes : tracker.liveBytesWithPrefix('webgl:texture');
 const mark = (globalThis as unknown as { markFrame(phase: string, frame: number): Promise<void> }).markFrame;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -223,10 +231,12 @@ async function compare(budgetBytes: number) {
   const ktx2Loader = new KTX2Loader().setTranscoderPath('/node_modules/three/examples/jsm/libs/basis/');
   ktx2Loader.detectSupport(renderer as unknown as WebGPURenderer);
   await mark('reference', 0);
+  const before = trackedBytes();
   const reference = await new GLTFLoader().setKTX2Loader(ktx2Loader).loadAsync(url);
   const referenceScene = lit(reference.scene);
   await renderer.compileAsync(referenceScene, camera);
   const referencePixels = await draw(referenceScene);
+  const referenceGpuBytes = trackedBytes() - before;
   const referenceTextures = texturesByUse(reference.scene);
   const referenceGl = Object.fromEntries([...referenceTextures].map(([use, t]) => [use, glParameters(t)]));
   const mask = await maskOf(reference.scene);
@@ -248,6 +258,7 @@ async function compare(budgetBytes: number) {
     uses: [...streamedTextures].map(([use, t]) => ({ use, label: t.name, colorSpace: t.colorSpace })),
     gl: Object.fromEntries([...streamedTextures].map(([use, t]) => [use, glParameters(t)])),
     referenceGl,
+    referenceGpuBytes,
   };
   await streamed.dispose();
   return out;
