@@ -16,6 +16,10 @@ test.describe('a glTF scene of real-looking images, streamed, against three’s 
     const files = await writeShowcaseScene('showcase', 512);
     await serveFiles(page, files);
     await page.addInitScript(recordBoundTextures);
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
     await openPage(PAGE);
     await expect(page).toHaveTitle('ready');
     const r = await page.evaluate(
@@ -40,6 +44,9 @@ test.describe('a glTF scene of real-looking images, streamed, against three’s 
     // The poster's texture reads uv set 1 through KHR_texture_transform, as GLTFLoader sets it.
     const poster = r.textures.find((t) => t.name.startsWith('poster'));
     expect(poster).toMatchObject({ channel: 1, repeat: [0.5, 1], offset: [0.25, 0] });
+    // The rgba8 KTX2 under KHR_texture_basisu streams, as three's KTX2Loader takes it, said once.
+    expect(r.textures.find((t) => t.name === 'sign.ktx2')?.format).toBe('rgba8unorm-srgb');
+    expect(warnings.filter((w) => w.includes('KHR_texture_basisu'))).toHaveLength(1);
     // Colour by slot: the sphere's normal map is linear data, its base colour sRGB.
     const colourOf = (use: string) => r.uses.find((u) => u.use === use)?.colorSpace;
     expect(colourOf('sphere.normalMap')).toBe('');
