@@ -22,6 +22,8 @@ export interface StreamRun {
   settledAt: number;
   firstTexturedFrame: number;
   overBudgetFrames: number;
+  /** Render pipelines (WebGPU) created from the first textured frame to the settled one. */
+  pipelinesAfterFirstFrame: number;
   gpuBytes: number;
   textures: {
     name: string;

@@ -55,6 +55,8 @@ test.describe('a glTF scene of real-looking images, streamed, against three’s 
     if (backend === 'webgpu') {
       // What reached the GPU: every streamed texture and placeholder ever bound is sampled (never
       // fetched unfiltered), with the glTF default sampler: repeat, trilinear.
+      // Level swaps only change bind groups: no material is rebuilt after the first textured frame.
+      expect(r.pipelinesAfterFirstFrame).toBe(0);
       const bound = await boundTextures(page);
       const ours = bound.filter((b) => b.label.startsWith('tessera:'));
       expect(ours.length).toBeGreaterThan(0);

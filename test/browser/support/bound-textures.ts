@@ -9,7 +9,8 @@ export interface BoundTexture {
 /**
  * An init script (`page.addInitScript(recordBoundTextures)`): records, on WebGPU, each texture view every bind group binds: its texture's label (three labels
  * a GPU texture with `texture.name`) and the descriptor of the sampler three's WGSL builder
- * declares at the binding before it (a texture sampled without one is fetched unfiltered).
+ * declares at the binding before it (a texture sampled without one is fetched unfiltered), and
+ * counts render pipelines (`__pipelineCounts`).
  */
 export function recordBoundTextures(): void {
   const proto = (globalThis as unknown as { GPUDevice?: { prototype: Record<string, unknown> } }).GPUDevice
@@ -21,6 +22,16 @@ export function recordBoundTextures(): void {
   const views = new WeakMap<object, string>();
   const bound: BoundTexture[] = [];
   (globalThis as { __boundTextures?: unknown }).__boundTextures = bound;
+  // Render pipelines created so far: a material rebuilt at a texture swap shows as new ones.
+  const counts = { renderPipelines: 0 };
+  (globalThis as { __pipelineCounts?: unknown }).__pipelineCounts = counts;
+  for (const name of ['createRenderPipeline', 'createRenderPipelineAsync']) {
+    const create = proto[name] as (d: unknown) => unknown;
+    proto[name] = function (this: unknown, descriptor: unknown) {
+      counts.renderPipelines++;
+      return create.call(this, descriptor);
+    };
+  }
   const createSampler = proto.createSampler as (d?: Record<string, unknown>) => object;
   proto.createSampler = function (this: unknown, descriptor?: Record<string, unknown>) {
     const sampler = createSampler.call(this, descriptor);

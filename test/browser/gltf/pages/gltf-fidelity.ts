@@ -51,6 +51,9 @@ const tracker = (globalThis as unknown as { __tesseraGpuTracker: Tracker }).__te
 /** GPU bytes the independent tracker sees: everything on WebGPU, GL textures on WebGL2. */
 const trackedBytes = () =>
   backend === 'webgpu' ? tracker.snapshot().liveBytes : tracker.liveBytesWithPrefix('webgl:texture');
+/** Render pipelines created so far (WebGPU, counted by the spec's init script; 0 without it). */
+const renderPipelines = () =>
+  (globalThis as { __pipelineCounts?: { renderPipelines: number } }).__pipelineCounts?.renderPipelines ?? 0;
 const mark = (globalThis as unknown as { markFrame(phase: string, frame: number): Promise<void> }).markFrame;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -188,6 +191,7 @@ async function streamScene(budgetBytes: number, phase: string) {
     settledAt = frame;
   });
   let firstTexturedFrame = -1;
+  let pipelinesAtFirstFrame = -1;
   let overBudgetFrames = 0;
   let n = 0;
   while (n < 600 && settledAt < 0) {
@@ -195,8 +199,10 @@ async function streamScene(budgetBytes: number, phase: string) {
     renderer.setRenderTarget(target);
     renderer.render(scene, camera);
     renderer.setRenderTarget(null);
-    if (firstTexturedFrame < 0 && textures.every((t) => streaming.planner.isRenderable(t.id)))
+    if (firstTexturedFrame < 0 && textures.every((t) => streaming.planner.isRenderable(t.id))) {
       firstTexturedFrame = n;
+      pipelinesAtFirstFrame = renderPipelines();
+    }
     if (streaming.budget.stats().liveBytes > budgetBytes) overBudgetFrames++;
     await mark(phase, n);
     await nextTask();
@@ -206,6 +212,7 @@ async function streamScene(budgetBytes: number, phase: string) {
     settledAt,
     firstTexturedFrame,
     overBudgetFrames,
+    pipelinesAfterFirstFrame: pipelinesAtFirstFrame < 0 ? -1 : renderPipelines() - pipelinesAtFirstFrame,
     gpuBytes: streaming.budget.stats().liveBytes,
     textures: textures.map((t) => ({
       name: t.name,
