@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from 'vite';
 import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../test/browser/chromium';
+import { type Served, serveFiles } from '../test/browser/gltf/serve-files';
 import { cachedFixtureTexture, type GltfFixtureTexture, writeGltfScene } from '../test/support/gltf-fixtures';
 
 const EDGE = 2048;
@@ -42,14 +43,6 @@ function cached(kind: 'uastc' | 'etc1s', name: string, seed: number): Promise<Gl
     [190, 170, 60],
   ][seed % 4] as [number, number, number];
   return cachedFixtureTexture(kind, name, EDGE, colour, seed);
-}
-
-interface Served {
-  file: string;
-  bytes: number;
-  range: boolean;
-  phase: string;
-  afterFrame: number;
 }
 
 export default {
@@ -81,34 +74,7 @@ export default {
       });
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
-      const served: Served[] = [];
-      let phase = 'load';
-      let frame = 0;
-      await page.exposeFunction('markFrame', (p: string, f: number) => {
-        phase = p;
-        frame = f;
-      });
-      await page.route('**/gltf-files/*', async (route) => {
-        const name = new URL(route.request().url()).pathname.split('/').pop() as string;
-        const file = (files as Record<string, Uint8Array>)[name];
-        if (file === undefined) return route.fulfill({ status: 404 });
-        const m = /^bytes=(\d+)-(\d+)$/.exec(route.request().headers().range ?? '');
-        if (m === null) {
-          served.push({ file: name, bytes: file.length, range: false, phase, afterFrame: frame });
-          return route.fulfill({ status: 200, body: Buffer.from(file) });
-        }
-        const start = Number(m[1]);
-        const end = Math.min(Number(m[2]), file.length - 1);
-        served.push({ file: name, bytes: end - start + 1, range: true, phase, afterFrame: frame });
-        return route.fulfill({
-          status: 206,
-          body: Buffer.from(file.subarray(start, end + 1)),
-          headers: {
-            'content-range': `bytes ${start}-${end}/${file.length}`,
-            'access-control-expose-headers': 'content-range',
-          },
-        });
-      });
+      const served = await serveFiles(page as never, files);
       // 4 x 2 quads at 1.1 spacing: 4.4 x 2.2 units on 2048 x 1024 pixels, ~465 pixels a unit:
       // a 2048² texture wants mip log2(2048 / 465) = 2.14.
       const query = new URLSearchParams({ backend: 'webgpu', w: '2048', h: '1024', hw: '2.2', hh: '1.1' });
