@@ -1,5 +1,5 @@
 import { PhysicalPool } from '../src/core/vt/physical-pool';
-import type { ReplacementPolicyName } from '../src/core/vt/replacement-policy';
+import type { ReplacementPolicyFactory, ReplacementPolicyName } from '../src/core/vt/replacement-policy';
 import { SeededRandom } from '../src/sim/seeded-random';
 
 /** Ints per cache line (64 bytes): the chase visits one int per line. */
@@ -12,7 +12,10 @@ const READS = 1 << 21;
  * lists and the policy's state), measured as the growth of the process's ArrayBuffer memory while
  * constructing it.
  */
-export function poolStateBytes(slots: number, policy: ReplacementPolicyName): number {
+export function poolStateBytes(
+  slots: number,
+  policy: ReplacementPolicyName | ReplacementPolicyFactory,
+): number {
   const before = process.memoryUsage().arrayBuffers;
   const pool = new PhysicalPool({ slotCount: slots, replacementPolicy: policy });
   const bytes = process.memoryUsage().arrayBuffers - before;

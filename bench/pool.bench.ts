@@ -24,8 +24,8 @@ import { RandomVictimPolicy } from './random-victim-policy';
  * parents of the candidates its signal could make the victim resident, and reads their use, which
  * the stream above never gives it.
  *
- * What the machine charges for the pool's size: `pool.state_bytes.<lhd|adaptive>.<size>` is the
- * typed-array memory of a pool with that policy, `pool.dependent_read_ns.<size>` one dependent
+ * What the machine charges for the pool's size: `pool.state_bytes.lhd.<size>` is the typed-array
+ * memory of a pool with the default policy, `pool.dependent_read_ns.<size>` one dependent
  * read (a pointer chase) in a buffer as large as lhd's, and `pool.eviction_growth_in_reads.<policy>` the time an eviction gains from
  * 1K to 64K slots counted in the dependent reads gained over the same range: an eviction must read
  * its victim's page id and then that page's map cell, at least two dependent reads at a random
@@ -45,7 +45,7 @@ function median(values: Float64Array): number {
  * frames of that frame's figure: a frame takes well under a millisecond, so few frames are
  * interrupted by other processes and the median is what the pool costs when it runs.
  */
-function measure(
+export function measure(
   slots: number,
   policy: ReplacementPolicyName | ReplacementPolicyFactory,
   withParents: boolean,
@@ -95,37 +95,50 @@ function measure(
   return [median(evictNs), median(touchNs)];
 }
 
+/** A policy of the bench: report name, the policy, whether each page's parent is used with it. */
+export type BenchedPolicy = [string, ReplacementPolicyName | ReplacementPolicyFactory, boolean];
+
+/** The floor of victims spread over the pool ({@link RandomVictimPolicy}). */
+export const RANDOM_VICTIMS: BenchedPolicy = ['random', (table) => new RandomVictimPolicy(table), false];
+
+/**
+ * Adds `pool.eviction_ns.<name>.<size>`, `pool.touch_ns.<name>.<size>` and
+ * `pool.eviction_growth.<name>` of each of `policies` to `out` (fastest of {@link ROUNDS} runs).
+ */
+export function measureEvictions(policies: readonly BenchedPolicy[], out: Record<string, number>): void {
+  for (const [name, policy, withParents] of policies) {
+    for (const slots of SIZES) measure(slots, policy, withParents); // warm-up
+    const evict = SIZES.map(() => Number.POSITIVE_INFINITY);
+    const touch = SIZES.map(() => Number.POSITIVE_INFINITY);
+    for (let round = 0; round < ROUNDS; round++) {
+      SIZES.forEach((slots, i) => {
+        const [e, t] = measure(slots, policy, withParents);
+        evict[i] = Math.min(evict[i], e);
+        touch[i] = Math.min(touch[i], t);
+      });
+    }
+    SIZES.forEach((slots, i) => {
+      out[`pool.eviction_ns.${name}.${slots / 1024}K`] = evict[i];
+      out[`pool.touch_ns.${name}.${slots / 1024}K`] = touch[i];
+    });
+    out[`pool.eviction_growth.${name}`] = evict[SIZES.length - 1] / evict[0];
+  }
+}
+
 export default {
   name: 'pool',
   async run(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    const policies: [string, ReplacementPolicyName | ReplacementPolicyFactory, boolean][] = [
-      ...REPLACEMENT_POLICIES.map((name): [string, ReplacementPolicyName, boolean] => [name, name, false]),
-      ['random', (table) => new RandomVictimPolicy(table), false],
+    const policies: BenchedPolicy[] = [
+      ...REPLACEMENT_POLICIES.map((name): BenchedPolicy => [name, name, false]),
+      RANDOM_VICTIMS,
       ['lhd_parents', 'lhd', true],
       ['lru_parents', 'lru', true],
     ];
-    for (const [name, policy, withParents] of policies) {
-      for (const slots of SIZES) measure(slots, policy, withParents); // warm-up
-      const evict = SIZES.map(() => Number.POSITIVE_INFINITY);
-      const touch = SIZES.map(() => Number.POSITIVE_INFINITY);
-      for (let round = 0; round < ROUNDS; round++) {
-        SIZES.forEach((slots, i) => {
-          const [e, t] = measure(slots, policy, withParents);
-          evict[i] = Math.min(evict[i], e);
-          touch[i] = Math.min(touch[i], t);
-        });
-      }
-      SIZES.forEach((slots, i) => {
-        out[`pool.eviction_ns.${name}.${slots / 1024}K`] = evict[i];
-        out[`pool.touch_ns.${name}.${slots / 1024}K`] = touch[i];
-      });
-      out[`pool.eviction_growth.${name}`] = evict[SIZES.length - 1] / evict[0];
-    }
+    measureEvictions(policies, out);
     for (const slots of [SIZES[0], SIZES[SIZES.length - 1]]) {
       const bytes = poolStateBytes(slots, 'lhd');
       out[`pool.state_bytes.lhd.${slots / 1024}K`] = bytes;
-      out[`pool.state_bytes.adaptive.${slots / 1024}K`] = poolStateBytes(slots, 'adaptive');
       out[`pool.dependent_read_ns.${slots / 1024}K`] = dependentReadNs(bytes);
     }
     const last = `${SIZES[SIZES.length - 1] / 1024}K`;

@@ -1,12 +1,14 @@
 /**
  * Benchmark runner: `npm run bench` prints a table, `npm run bench -- --json` prints one JSON
  * object (flat keys such as `feedback.analyze.240x135.median_ms`) on stdout and nothing else.
- * `--only <name>` runs the benchmarks whose name contains <name>.
+ * `--only <name>` runs the benchmarks whose name contains <name>; `--dir <folder>` runs the
+ * `*.bench.ts` of another folder (`npm run bench:lab`: `lab/bench`).
  *
  * Each `bench/*.bench.ts` default-exports `{ name, run(): Promise<Record<string, number>> }`.
  * Benchmarks measure; the targets they are compared with live in the issues and the README.
  */
 import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** One benchmark module. */
@@ -19,11 +21,12 @@ const args = process.argv.slice(2);
 const json = args.includes('--json');
 const onlyIndex = args.indexOf('--only');
 const only = onlyIndex >= 0 ? args[onlyIndex + 1] : undefined;
+const dirIndex = args.indexOf('--dir');
 
 // In JSON mode stdout carries the JSON document alone: benchmark chatter goes to stderr.
 if (json) console.log = console.error;
 
-const dir = new URL('./', import.meta.url);
+const dir = dirIndex >= 0 ? pathToFileURL(`${resolve(args[dirIndex + 1])}/`) : new URL('./', import.meta.url);
 const files = readdirSync(dir)
   .filter((file) => file.endsWith('.bench.ts'))
   .sort();

@@ -368,7 +368,7 @@ export class FrameSimulator {
     trace.beginFrame();
     for (let i = 0; i < a.count; i++) {
       const id = a.pages[i];
-      if (((id >>> 24) & 0xf) < firstPinned) trace.add(id, a.coverage[i]);
+      if (((id >>> 24) & 0xf) < firstPinned) trace.add(id);
     }
   }
 

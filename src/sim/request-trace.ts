@@ -1,14 +1,12 @@
 import { grownTypedArray } from '../core/structures/typed-array-growth';
 
 /**
- * Per-frame sets of requested page ids with each request's feedback coverage (pixels; 0 for a
- * fallback ancestor), flattened into growable typed arrays: the input of
+ * Per-frame sets of requested page ids, flattened into growable typed arrays: the input of
  * {@link countOptimalLoads}, of policy replays and of pool planning. Recording allocates only when
  * the arrays double.
  */
 export class RequestTrace {
   private ids: Uint32Array;
-  private coverages: Uint32Array;
   private starts: Uint32Array;
   private idCount = 0;
   private frames = 0;
@@ -16,7 +14,6 @@ export class RequestTrace {
   /** @param initialIds capacity hint, in page ids. */
   constructor(initialIds = 1024) {
     this.ids = new Uint32Array(Math.max(16, initialIds));
-    this.coverages = new Uint32Array(this.ids.length);
     this.starts = new Uint32Array(64);
   }
 
@@ -39,17 +36,10 @@ export class RequestTrace {
     this.starts[this.frames] = this.idCount;
   }
 
-  /**
-   * Adds one page id to the current frame (callers keep ids unique within a frame), requested by
-   * `coverage` feedback pixels (0: a fallback ancestor).
-   */
-  add(id: number, coverage = 0): void {
+  /** Adds one page id to the current frame (callers keep ids unique within a frame). */
+  add(id: number): void {
     if (this.frames === 0) this.beginFrame();
-    if (this.idCount === this.ids.length) {
-      this.ids = grownTypedArray(this.ids, this.ids.length * 2);
-      this.coverages = grownTypedArray(this.coverages, this.ids.length);
-    }
-    this.coverages[this.idCount] = coverage;
+    if (this.idCount === this.ids.length) this.ids = grownTypedArray(this.ids, this.ids.length * 2);
     this.ids[this.idCount++] = id;
     this.starts[this.frames] = this.idCount;
   }
@@ -69,21 +59,13 @@ export class RequestTrace {
     return this.ids[index];
   }
 
-  /** Feedback coverage of the `index`-th recorded id, in pixels (0: a fallback ancestor). */
-  coverage(index: number): number {
-    return this.coverages[index];
-  }
-
-  /**
-   * Builds a trace from arrays of ids per frame, with `coverages` (the same shape) or coverage 0
-   * (convenience for tests and tools; allocates).
-   */
-  static fromFrames(frames: ArrayLike<number>[], coverages?: ArrayLike<number>[]): RequestTrace {
+  /** Builds a trace from arrays of ids per frame (convenience for tests and tools; allocates). */
+  static fromFrames(frames: ArrayLike<number>[]): RequestTrace {
     const trace = new RequestTrace();
     for (let f = 0; f < frames.length; f++) {
       const frame = frames[f];
       trace.beginFrame();
-      for (let i = 0; i < frame.length; i++) trace.add(frame[i], coverages?.[f][i] ?? 0);
+      for (let i = 0; i < frame.length; i++) trace.add(frame[i]);
     }
     return trace;
   }

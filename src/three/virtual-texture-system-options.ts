@@ -14,7 +14,7 @@ import type { VirtualTexturePoolLayer } from './virtual-texture';
 /** Options of a {@link VirtualTextureSystem}. */
 export interface VirtualTextureSystemOptions {
   /**
-   * Which idle page the pool evicts: `lhd` (default), `adaptive`, `predictive`, `lirs`, `arc` or `lru` (see
+   * Which idle page the pool evicts: `lhd` (default) or `lru` (see
    * `PhysicalPoolOptions.replacementPolicy`).
    */
   replacementPolicy?: ReplacementPolicyName;

@@ -1,15 +1,13 @@
 /** The virtual-texture pipeline: addressing, page table, pool, feedback, scheduling, streamer. */
 
-export * from './adaptive-policy';
-export * from './arc-policy';
 export * from './create-replacement-policy';
 export * from './debug/feedback-image';
 export * from './debug/mip-palette';
 export * from './debug/residency-image';
 export * from './dirty-regions';
-export * from './eviction-tuning';
 export * from './feedback-analyzer';
 export * from './feedback-jitter';
+export { LhdPolicy } from './lhd-policy';
 export * from './lru-policy';
 export * from './mip-bias-controller';
 export * from './mip-rule';
@@ -22,7 +20,6 @@ export * from './physical-pool';
 export * from './pool-efficiency';
 export * from './pool-format';
 export * from './pool-shape';
-export * from './predictive-policy';
 export * from './ready-tile-queue';
 export * from './replacement-policy';
 export * from './residency-scheduler';

@@ -1,5 +1,3 @@
-import { TesseraConfigError } from '../errors';
-import { VISIT_GAP_FRAMES } from './arc-policy';
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 import { HitDensityTable } from './hit-density-table';
 import { LhdGhosts } from './lhd-ghosts';
@@ -8,8 +6,15 @@ import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
 import { ReturnRateRatio } from './return-rate-ratio';
 
 /**
+ * An absence longer than this ends a visit, in frames: one feedback jitter cycle. Within a cycle
+ * the rotating feedback offset covers every screen pixel once, so a page still in view is seen
+ * again within it; a longer absence means the view left the page and came back.
+ */
+export const VISIT_GAP_FRAMES = FEEDBACK_JITTER_PERIOD;
+
+/**
  * Evictable pages compared per eviction (LHD's "associativity"), all of them when fewer: a count.
- * 32 and 64 did equally well on the tuning paths (`src/sim/tuning-paths.ts`); 32 costs half.
+ * 32 and 64 did equally well on the tuning paths (`lab/sim/tuning-paths.ts`); 32 costs half.
  */
 export const LHD_SAMPLE = 32;
 
@@ -55,41 +60,10 @@ const REVISITED_BIT = 1 << PRESENCE_BITS;
 const COARSE = 2 * REVISITED;
 /** History bit of a page coarser than mip 0 (fixed at its load). */
 const COARSE_BIT = 2 * REVISITED_BIT;
-/** Classes without coverage levels: every presence pattern, once or revisited, mip 0 or coarser. */
-const BASE_CLASSES = 2 * COARSE;
-/** First history bit of the page's coverage level at its last use (2 bits: up to 4 levels). */
-const COVERAGE_SHIFT = PRESENCE_BITS + 2;
-/** Most coverage cuts: the levels fit {@link COVERAGE_SHIFT}'s 2 bits. */
-const MAX_COVERAGE_CUTS = 3;
+/** Classes: every presence pattern, once or revisited, mip 0 or coarser. */
+const CLASSES = 2 * COARSE;
 /** Tag on a ghost's class: the page was evicted while its parent page was in use. */
 const PARENT_IN_USE = 0x8000;
-
-/** Options of {@link LhdPolicy}. */
-export interface LhdPolicyOptions {
-  /**
-   * Coverage levels in the page's class: ascending feedback-pixel counts (at most 3, integers
-   * >= 0); a page's level is the number of cuts its coverage at its last use exceeds. `[0, 1, 4]`
-   * gives 4 levels: fallback ancestor only, 1 pixel, 2-4 pixels, more. Each level multiplies the
-   * classes (and the table's memory and reconfiguration work) by one more. Default none: alone,
-   * lhd measured worse with them on the tuning paths; `AdaptivePolicy` uses
-   * {@link ADAPTIVE_COVERAGE_CUTS} (`docs/replacement-policies.md`).
-   */
-  coverageCuts?: readonly number[];
-}
-
-/** Throws `TesseraConfigError` `invalid-option` unless `cuts` are valid {@link LhdPolicyOptions.coverageCuts}. */
-export function checkCoverageCuts(cuts: readonly number[]): void {
-  const ok =
-    Array.isArray(cuts) &&
-    cuts.length <= MAX_COVERAGE_CUTS &&
-    cuts.every((c, i) => Number.isInteger(c) && c >= 0 && (i === 0 || c > cuts[i - 1]));
-  if (!ok) {
-    throw new TesseraConfigError(
-      'invalid-option',
-      `lhd policy: coverageCuts must be at most ${MAX_COVERAGE_CUTS} ascending integers >= 0, got ${JSON.stringify(cuts)}`,
-    );
-  }
-}
 
 /**
  * LHD, least hit density (Beckmann, Chen & Cidon, "LHD: Improving Cache Hit Rate by Maximizing
@@ -104,10 +78,7 @@ export function checkCoverageCuts(cuts: readonly number[]): void {
  * in more than one visit (an absence longer than {@link VISIT_GAP_FRAMES}) since it was loaded,
  * which separates pages that loop back from pages seen once, and whether the page is coarser than
  * mip 0 (a coarse page covers more ground, so it returns after absences a mip-0 page never comes
- * back from: a camera teleporting between places meets the same coarse pages again), and, with
- * {@link LhdPolicyOptions.coverageCuts}, how many feedback pixels asked for the page at its last
- * use (a page only the fallback of finer ones, or at a pixel of the view's edge, returns otherwise
- * than one covering much of the screen). Ages are frames, so the learned shape (flicker returns
+ * back from: a camera teleporting between places meets the same coarse pages again). Ages are frames, so the learned shape (flicker returns
  * within a jitter cycle, loops returning after their period, trails never) follows the stream,
  * whatever its frame rate.
  *
@@ -127,7 +98,7 @@ export function checkCoverageCuts(cuts: readonly number[]): void {
  * size; the table is recomputed every {@link LHD_RECONFIGURE_EVICTIONS} evictions, O(classes x
  * age buckets), amortised O(1). Allocates nothing after construction.
  *
- * Measured (`docs/replacement-policies.md`): worst loads / Belady 1.25 on the held-out paths (LRU
+ * Measured (`lab/replacement-policies.md`): worst loads / Belady 1.25 on the held-out paths (LRU
  * 1.40; 1.28 without the parent's use), never more loads than LRU there, a third to a half of the
  * way from LRU to Belady where the pool barely holds the view; weaker than the tuned predictor on
  * long loops, since it learns returns only through a ghost list of {@link LHD_GHOSTS_PER_SLOT} x
@@ -138,8 +109,7 @@ export class LhdPolicy implements ReplacementPolicy {
   /**
    * Per slot, bits 0-15: bit i set when the page was used `i` frames before its last use; bit
    * {@link REVISITED_BIT}: seen in more than one visit; bit {@link COARSE_BIT}: coarser than mip
-   * 0; from {@link COVERAGE_SHIFT}: the coverage level at its last use. One array, so one cache
-   * line per slot.
+   * 0. One array, so one cache line per slot.
    */
   private readonly history: Uint32Array;
   /**
@@ -158,10 +128,6 @@ export class LhdPolicy implements ReplacementPolicy {
   private evictionFrame = 0;
   /** xorshift32 state: a fixed seed, so replays are deterministic. */
   private random = 0x2545f491;
-  /** {@link LhdPolicyOptions.coverageCuts}, unused entries at the largest int (never exceeded). */
-  private readonly cut0: number;
-  private readonly cut1: number;
-  private readonly cut2: number;
   private readonly slots: SlotTableView;
   /** Latest frame in which any page was used, in frames: "in use" means used in it. */
   private latestUse = 0;
@@ -171,14 +137,9 @@ export class LhdPolicy implements ReplacementPolicy {
   private victimSlot = -1;
   private victimParentInUse = false;
 
-  constructor(slots: SlotTableView, options: LhdPolicyOptions = {}) {
+  constructor(slots: SlotTableView) {
     this.slots = slots;
-    const cuts = options.coverageCuts ?? [];
-    checkCoverageCuts(cuts);
-    this.cut0 = cuts[0] ?? 0x7fffffff;
-    this.cut1 = cuts[1] ?? 0x7fffffff;
-    this.cut2 = cuts[2] ?? 0x7fffffff;
-    this.table = new HitDensityTable(BASE_CLASSES * (cuts.length + 1));
+    this.table = new HitDensityTable(CLASSES);
     const c = slots.slotCount;
     this.history = new Uint32Array(c);
     this.candidates = new Int32Array(RECORD * c);
@@ -191,7 +152,7 @@ export class LhdPolicy implements ReplacementPolicy {
     return this.ghosts.size;
   }
 
-  inserted(slot: number, pageId: number, frame: number, coverage: number): void {
+  inserted(slot: number, pageId: number, frame: number): void {
     const ghosts = this.ghosts;
     if (frame > this.latestUse) this.latestUse = frame;
     const back = ghosts.take(pageId);
@@ -201,11 +162,10 @@ export class LhdPolicy implements ReplacementPolicy {
       this.parentReturns.returned((cls & PARENT_IN_USE) !== 0);
       this.table.addHit(cls & ~PARENT_IN_USE, frame - ghosts.takenLastUse);
     }
-    this.history[slot] =
-      (back ? REVISITED_BIT | 1 : 1) | (pageMip(pageId) > 0 ? COARSE_BIT : 0) | this.coverageBits(coverage);
+    this.history[slot] = (back ? REVISITED_BIT | 1 : 1) | (pageMip(pageId) > 0 ? COARSE_BIT : 0);
   }
 
-  referenced(slot: number, frame: number, lastUse: number, coverage: number): void {
+  referenced(slot: number, frame: number, lastUse: number): void {
     if (frame > this.latestUse) this.latestUse = frame;
     const age = frame - lastUse;
     // A page used in consecutive frames was never a candidate: only real absences are hits.
@@ -213,14 +173,7 @@ export class LhdPolicy implements ReplacementPolicy {
     const h = this.history[slot];
     const revisited = age > VISIT_GAP_FRAMES ? REVISITED_BIT : h & REVISITED_BIT;
     const presence = age >= PRESENCE_BITS ? 1 : ((h << age) | 1) & PRESENCE_MASK;
-    this.history[slot] = (h & COARSE_BIT) | revisited | presence | this.coverageBits(coverage);
-  }
-
-  /** History bits of the coverage level of `coverage` feedback pixels. */
-  private coverageBits(coverage: number): number {
-    const level =
-      (coverage > this.cut0 ? 1 : 0) + (coverage > this.cut1 ? 1 : 0) + (coverage > this.cut2 ? 1 : 0);
-    return level << COVERAGE_SHIFT;
+    this.history[slot] = (h & COARSE_BIT) | revisited | presence;
   }
 
   evictable(slot: number, lastUse: number): void {
@@ -262,7 +215,7 @@ export class LhdPolicy implements ReplacementPolicy {
     this.victimSlot = -1;
     if (!evicted) return;
     // The pool has already taken the slot off the candidates: the victim's record was read when
-    // it was chosen; a victim another policy chose (see `AdaptivePolicy`) is looked up.
+    // it was chosen; a victim chosen otherwise (a custom policy wrapping this one) is looked up.
     const parentInUse = chosen ? this.victimParentInUse : this.parentInUse(pageId);
     this.parentReturns.evicted(parentInUse);
     const cls = this.classOf(slot) | (parentInUse ? PARENT_IN_USE : 0);
@@ -285,7 +238,7 @@ export class LhdPolicy implements ReplacementPolicy {
     newSlotOf: Int32Array,
     frame: number,
   ): void {
-    if (!(previous instanceof LhdPolicy) || previous.table.classes !== this.table.classes) return;
+    if (!(previous instanceof LhdPolicy)) return;
     this.table.copyFrom(previous.table);
     this.parentReturns.copyFrom(previous.parentReturns);
     this.latestUse = previous.latestUse;
@@ -312,15 +265,6 @@ export class LhdPolicy implements ReplacementPolicy {
     ghosts.add(pageId, cls, lastUse, evictionAge);
     const dropped = ghosts.droppedClass;
     if (dropped >= 0) this.table.addEviction(dropped & ~PARENT_IN_USE, ghosts.droppedAge);
-  }
-
-  /**
-   * Records that an eviction happens at `frame` (frames) though another policy chose the victim
-   * (see `AdaptivePolicy`), so the evicted page's ghost gets its true idle age.
-   */
-  evictingAt(frame: number): void {
-    this.evictionFrame = frame;
-    this.victimSlot = -1;
   }
 
   victim(frame: number): number {
@@ -391,7 +335,6 @@ export class LhdPolicy implements ReplacementPolicy {
     const h = this.history[slot];
     const pattern = (h >>> 1) & (REVISITED - 1);
     const revisited = (h & REVISITED_BIT) !== 0 ? REVISITED : 0;
-    const level = h >>> COVERAGE_SHIFT;
-    return pattern | revisited | ((h & COARSE_BIT) !== 0 ? COARSE : 0) | (level * BASE_CLASSES);
+    return pattern | revisited | ((h & COARSE_BIT) !== 0 ? COARSE : 0);
   }
 }

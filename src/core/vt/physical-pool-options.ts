@@ -15,13 +15,8 @@ export interface PhysicalPoolOptions {
   /** Layers stored per slot (a slot holds the same page in every layer). Default 1. */
   layers?: number;
   /**
-   * Which idle page is evicted: `lhd` (default: least hit density, learned online; best worst case
-   * of the single policies on the held-out paths, never worse than LRU there), `adaptive` (lhd or
-   * the reuse-gap predictor, whichever shadow simulations of both found better so far: best worst
-   * case overall, about 4x lhd's CPU; `adaptivePolicy(options)` builds one with options, e.g. LRU
-   * as the partner), `predictive` (the reuse-gap predictor tuned on the benchmark paths: best on
-   * long loops, up to 6% worse than LRU elsewhere), `lirs` (LIRS adapted to frames), `arc` (ARC
-   * adapted to frames), `lru` (the baseline), or a factory for a custom policy.
+   * Which idle page is evicted: `lhd` (default: least hit density, learned online), `lru` (the
+   * plain baseline), or a factory for a custom policy.
    */
   replacementPolicy?: ReplacementPolicyName | ReplacementPolicyFactory;
 }

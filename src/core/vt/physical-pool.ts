@@ -154,16 +154,14 @@ export class PhysicalPool {
    * Gives `pageId` a slot at `frame`: a free one, else the victim of the replacement policy (its
    * page id left in {@link lastEvictedPage}; the caller unmaps it). Returns -1 when every slot is
    * pinned, locked or used in `frame`. A page already resident keeps its slot (and is touched).
-   * `coverage`: feedback pixels of the request it is loaded for (0: a fallback ancestor, or not
-   * from feedback), told to the policy.
    */
-  allocate(pageId: number, frame: number, pinned = false, coverage = 0): number {
+  allocate(pageId: number, frame: number, pinned = false): number {
     this.lastEvictedPage = NO_REQUEST;
     if (frame > this.frame) this.frame = frame;
     const existing = this.pageToSlot.get(pageId);
     if (existing >= 0) {
       if (pinned) this.setPinned(existing, true);
-      this.touch(existing, frame, coverage);
+      this.touch(existing, frame);
       return existing;
     }
     let slot = this.free.popFront();
@@ -182,7 +180,7 @@ export class PhysicalPool {
     this.slotLastUse[slot] = frame;
     this.slotLoadFrame[slot] = frame;
     this.slotUseFrames[slot] = 1;
-    this.policy.inserted(slot, pageId, frame, coverage);
+    this.policy.inserted(slot, pageId, frame);
     if (pinned) {
       this.state[slot] = STATE_PINNED;
       this.pinned++;
@@ -195,12 +193,8 @@ export class PhysicalPool {
     return slot;
   }
 
-  /**
-   * Records that `slot`'s page is used in `frame` (protects it from eviction during that frame);
-   * `coverage`: feedback pixels requesting it (0: only as a fallback ancestor), told to the policy
-   * with the frame's first use.
-   */
-  touch(slot: number, frame: number, coverage = 0): void {
+  /** Records that `slot`'s page is used in `frame` (protects it from eviction during that frame). */
+  touch(slot: number, frame: number): void {
     const st = this.state[slot];
     if (st === STATE_FREE) return;
     if (frame > this.frame) this.frame = frame;
@@ -214,7 +208,7 @@ export class PhysicalPool {
       this.active.pushBack(slot); // keeps the list in last-use order
     }
     if (frame > last) {
-      this.policy.referenced(slot, frame, last, coverage);
+      this.policy.referenced(slot, frame, last);
       const counter = st === STATE_PINNED ? this.pinnedRecentUse : this.recentUse;
       counter.remove(last);
       counter.add(frame);

@@ -22,7 +22,7 @@ export interface PoolCompaction {
  * their page tables (which fall back to coarser resident mips, so nothing goes black while the
  * pinned mips stay). Survivors are remapped to their new slots in `tables`. Recency, load frame
  * and use counts carry over; so does what the replacement policy learned, when it can adopt it
- * (`ReplacementPolicy.adopt`: lhd and adaptive do), the dropped pages counting as its evictions.
+ * (`ReplacementPolicy.adopt`: lhd does), the dropped pages counting as its evictions.
  *
  * For a pool resize, not per frame: it sorts the resident pages once (O(n log n)) and allocates
  * the new slot table. No slot may be locked (no upload in flight), which holds between frames.

@@ -28,20 +28,15 @@ export interface SlotTableView {
  * then `removed`. `evictable` and `protect` alternate (a slot starts protected).
  */
 export interface ReplacementPolicy {
-  /** Short name used in options and reports (`lhd`, `adaptive`, `predictive`, `lirs`, `arc`, `lru`). */
+  /** Short name used in options and reports (`lhd`, `lru`, or a custom policy's own). */
   readonly name: string;
-  /**
-   * `pageId` was loaded into `slot` at `frame` (a miss). `coverage`: feedback pixels of the
-   * request it was loaded for (0 when it was wanted only as a fallback ancestor, or not by
-   * feedback: pinned pages, replays without coverage).
-   */
-  inserted(slot: number, pageId: number, frame: number, coverage: number): void;
+  /** `pageId` was loaded into `slot` at `frame` (a miss). */
+  inserted(slot: number, pageId: number, frame: number): void;
   /**
    * The page in `slot` is used in `frame` for the first time in that frame; its previous use was
-   * at `lastUse` (frames); `coverage`: feedback pixels requesting it in `frame` (0 when used only
-   * as a fallback ancestor). Called at most once per slot and frame.
+   * at `lastUse` (frames). Called at most once per slot and frame.
    */
-  referenced(slot: number, frame: number, lastUse: number, coverage: number): void;
+  referenced(slot: number, frame: number, lastUse: number): void;
   /** `slot` became a candidate: not used since frame `lastUse`, which is before the current one. */
   evictable(slot: number, lastUse: number): void;
   /** `slot` stopped being a candidate (used again, pinned or locked). */
@@ -69,12 +64,11 @@ export interface ReplacementPolicy {
 }
 
 /**
- * Built-in policies: `lhd` (default: least hit density, learned online), `adaptive` (follows lhd
- * or the predictor, whichever a shadow simulation of each found better so far), `predictive` (the
- * reuse gap predictor tuned on the benchmark paths), `lirs` (LIRS adapted to frames), `arc` (ARC
- * adapted to frames), `lru` (the baseline).
+ * Built-in policies: `lhd` (default: least hit density, learned online, {@link LhdPolicy}) and
+ * `lru` (least recently used, the plain baseline, {@link LruPolicy}). Any other policy plugs in as
+ * a {@link ReplacementPolicyFactory}.
  */
-export type ReplacementPolicyName = 'adaptive' | 'arc' | 'lhd' | 'lirs' | 'lru' | 'predictive';
+export type ReplacementPolicyName = 'lhd' | 'lru';
 
 /** A policy for a pool, built from the pool's slot table. */
 export type ReplacementPolicyFactory = (table: SlotTableView) => ReplacementPolicy;

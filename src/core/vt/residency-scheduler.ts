@@ -67,9 +67,8 @@ export class ResidencyScheduler {
   private readonly readyQueue: ReadyTileQueue;
   /** Bytes of one tile of each texture's source (what its loads stage). */
   private readonly tileBytesOf = new Float64Array(MAX_VIRTUAL_TEXTURES);
-  /** Latest request priority of each record, and its feedback coverage (pixels). */
+  /** Latest request priority of each record. */
   private readonly priority: Float64Array;
-  private readonly coverage: Uint32Array;
   private stagingLimit: number;
   private staged = 0;
   private readonly queue: IndexedMaxHeap;
@@ -101,7 +100,6 @@ export class ResidencyScheduler {
     this.byRequest = new IntrusiveList(n);
     this.failedOrder = new IntrusiveList(n);
     this.priority = new Float64Array(n);
-    this.coverage = new Uint32Array(n);
     this.readyQueue = new ReadyTileQueue(n, this.requestedAtFeedback, o.uploadOrder);
     this.queue = new IndexedMaxHeap(n);
     for (let r = 0; r < n; r++) this.free.pushBack(r);
@@ -178,7 +176,6 @@ export class ResidencyScheduler {
     this.byRequest.pushBack(r);
     const priority = requestPriority(fallbackMips, coverage, frame - this.firstRequested[r]);
     this.priority[r] = priority;
-    this.coverage[r] = coverage;
     if (this.state[r] === PageLoadState.Queued) this.queue.set(r, priority);
     else if (this.state[r] === PageLoadState.Ready) this.readyQueue.rekey(r, priority, this.feedbacks);
     return false;
@@ -234,11 +231,6 @@ export class ResidencyScheduler {
   /** Page id of ready record `r`. */
   readyPage(r: number): number {
     return this.pageOf[r];
-  }
-
-  /** Feedback pixels of the latest request of ready record `r`'s page (0: an ancestor only). */
-  readyCoverage(r: number): number {
-    return this.coverage[r];
   }
 
   /** Tile data of ready record `r`. */

@@ -237,7 +237,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       const cov = coverage[i];
       requestPixels += cov;
       if (e !== EMPTY_ENTRY && ((e >>> 16) & 0xf) === mip) {
-        this.pool.touch(e & 0xffff, frame, cov);
+        this.pool.touch(e & 0xffff, frame);
         residentPixels += cov;
       } else {
         const fallbackMips = e === EMPTY_ENTRY ? NOTHING_RESIDENT_MIPS : ((e >>> 16) & 0xf) - mip;
@@ -329,7 +329,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       }
       if (admit !== undefined && !admit(vt)) break;
       const pinned = table.layout.isPinnedMip(mip);
-      const slot = pool.allocate(pageId, frame, pinned, scheduler.readyCoverage(r));
+      const slot = pool.allocate(pageId, frame, pinned);
       if (slot < 0) break; // every slot is pinned, locked or needed this frame
       const victim = pool.lastEvictedPage;
       if (victim !== NO_REQUEST) this.evicted(victim, slot);

@@ -1,16 +1,13 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TesseraConfigError } from '../../../src/core/errors';
-import { type AdaptivePolicy, adaptivePolicy } from '../../../src/core/vt/adaptive-policy';
 import { AGE_BUCKETS, ageBucket, HitDensityTable } from '../../../src/core/vt/hit-density-table';
 import { LhdGhosts } from '../../../src/core/vt/lhd-ghosts';
 import { LHD_RECONFIGURE_EVICTIONS, LhdPolicy } from '../../../src/core/vt/lhd-policy';
-import { LirsPolicy } from '../../../src/core/vt/lirs-policy';
-import { NO_REQUEST, packPageId, pageY } from '../../../src/core/vt/page-id';
+import { packPageId } from '../../../src/core/vt/page-id';
 import { PhysicalPool } from '../../../src/core/vt/physical-pool';
 import { compactPool } from '../../../src/core/vt/pool-compaction';
 import type { ReplacementPolicyFactory } from '../../../src/core/vt/replacement-policy';
 import { ReturnRateRatio } from '../../../src/core/vt/return-rate-ratio';
+import { checkPolicyInvariants } from '../support/policy-invariants';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 
@@ -169,11 +166,6 @@ describe('LhdPolicy', () => {
     expect((small.policy as LhdPolicy).ghostCount).toBe(3); // room for 3: the newest ones kept
     const big = compactPool(pool, [], 16, 16, 16, 'lhd').pool;
     expect((big.policy as LhdPolicy).ghostCount).toBe(4);
-    // adaptive: its lhd adopts the previous adaptive pool's lhd.
-    const duel = new PhysicalPool({ slotCount: 8, replacementPolicy: 'adaptive' });
-    for (let f = 0; f < 16; f++) duel.allocate(page(f), f);
-    const resized = compactPool(duel, [], 16, 16, 16, 'adaptive').pool;
-    expect((resized.policy as AdaptivePolicy).lhd.ghostCount).toBe(4);
   });
 
   /**
@@ -183,14 +175,9 @@ describe('LhdPolicy', () => {
    * seen at two places, 20 frames apart). 100 slots hold the 15 pages still to return and a
    * place's 50, not what LRU keeps between the two visits. Both visits look alike (ten frames in
    * view, then gone), and a page's first return is its only one, so only what the policy is told
-   * of a page (its level in its id, `coverageOf(id)` feedback pixels at each use) tells a page that
-   * will return from one that will not.
+   * of a page (its level in its id) tells a page that will return from one that will not.
    */
-  function returnReloads(
-    policy: 'lhd' | 'lru' | ReplacementPolicyFactory,
-    returning: (place: number, i: number) => number,
-    coverageOf: (id: number) => number = () => 0,
-  ): number {
+  function returnReloads(policy: 'lhd' | 'lru', returning: (place: number, i: number) => number): number {
     const pool = new PhysicalPool({ slotCount: 100, replacementPolicy: policy });
     let fine = 0;
     const requestsAt = (place: number): number[] => {
@@ -200,7 +187,7 @@ describe('LhdPolicy', () => {
       return ids;
     };
     const returned = (place: number, id: number) => id === returning(place - 3, id & 0xfff);
-    return teleportReloads(pool, requestsAt, returned, coverageOf);
+    return teleportReloads(pool, requestsAt, returned);
   }
 
   /**
@@ -213,7 +200,6 @@ describe('LhdPolicy', () => {
     pool: PhysicalPool,
     requestsAt: (place: number) => number[],
     returned: (place: number, id: number) => boolean,
-    coverageOf: (id: number) => number = () => 0,
   ): number {
     let reloads = 0;
     for (let place = 3; place < 603; place++) {
@@ -221,11 +207,11 @@ describe('LhdPolicy', () => {
       for (let f = place * 10; f < place * 10 + 10; f++) {
         for (const id of ids) {
           const s = pool.slotOf(id);
-          if (s >= 0) pool.touch(s, f, coverageOf(id));
+          if (s >= 0) pool.touch(s, f);
         }
         for (const id of ids) {
           if (pool.slotOf(id) >= 0) continue;
-          expect(pool.allocate(id, f, false, coverageOf(id))).toBeGreaterThanOrEqual(0);
+          expect(pool.allocate(id, f)).toBeGreaterThanOrEqual(0);
           if (place >= 303 && returned(place, id)) reloads++;
         }
       }
@@ -243,26 +229,10 @@ describe('LhdPolicy', () => {
   });
 
   /**
-   * Returning pages at mip 0 too, covering 20 feedback pixels at each use where the passing pages
-   * cover one: only the coverage tells them apart.
-   */
-  const wide = (place: number, i: number) => packPageId(0, 0, i, 2000 + place);
-  const wideCoverage = (id: number) => (pageY(id) >= 2000 ? 20 : 1);
-  const wideReloads = (policy: ReplacementPolicyFactory) => returnReloads(policy, wide, wideCoverage);
-
-  it('with coverage levels, learns that pages covering many feedback pixels come back and one-pixel pages do not', () => {
-    const plain: ReplacementPolicyFactory = (t) => new LhdPolicy(t);
-    const withCoverage: ReplacementPolicyFactory = (t) => new LhdPolicy(t, { coverageCuts: [0, 1, 4] });
-    expect(wideReloads(plain)).toBeGreaterThan(300); // 436 measured: the classes are alike
-    expect(wideReloads(withCoverage)).toBeLessThan(30); // 0 measured
-  });
-
-  /**
    * Reloads of returning pages after a warm-up, on a teleporting camera where a page's class
    * cannot tell: each place lasts 10 frames and sees 40 new mip-0 pages (never seen again, under
    * 10 mip-1 parents of their own) and 4 mip-0 pages under the place's mip-1 parent, which come
-   * back three places later. Both kinds are in view the same 10 frames, at the same level, with
-   * no coverage. But the returning pages' parent stays in view (requested from its place through
+   * back three places later. Both kinds are in view the same 10 frames, at the same level. But the returning pages' parent stays in view (requested from its place through
    * the return, as the ground next to the view would be), and the passing pages' parents leave
    * with them, unless `passingParentsStay`. The pool holds a place's requests and 20 more.
    */
@@ -292,16 +262,6 @@ describe('LhdPolicy', () => {
     expect(parentReloads('lhd', false)).toBeLessThan(30);
   });
 
-  it('refuses coverage cuts that are not ascending integers >= 0, at most 3, with a typed error', () => {
-    const table = new PhysicalPool({ slotCount: 4, replacementPolicy: 'lru' });
-    for (const cuts of [[-1], [1, 1], [4, 2], [0.5], [0, 1, 2, 3], [Number.NaN]]) {
-      expect(() => new LhdPolicy(table, { coverageCuts: cuts })).toThrow(TesseraConfigError);
-    }
-    expect(() => adaptivePolicy({ coverageCuts: [2, 1] })).toThrow(/coverageCuts/);
-    expect(() => adaptivePolicy({ coverageCuts: '4' as unknown as number[] })).toThrow(TesseraConfigError);
-    expect(new LhdPolicy(table, { coverageCuts: [] }).name).toBe('lhd');
-  });
-
   it('is deterministic: the same stream gives the same victims', () => {
     const run = () => {
       const pool = new PhysicalPool({ slotCount: 64, replacementPolicy: 'lhd' });
@@ -320,74 +280,10 @@ describe('LhdPolicy', () => {
   });
 });
 
-describe.each(['lhd', 'lirs'] as const)('%s policy invariants', (policy) => {
+describe('lhd policy invariants', () => {
   it('property: never evicts pinned, locked or in-use pages; the resident set matches the page map; ghosts stay bounded', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 12 }),
-        fc.array(fc.tuple(fc.nat(6), fc.nat(40), fc.boolean()), { maxLength: 400 }),
-        (slots, ops) => {
-          const pool = new PhysicalPool({ slotCount: slots, replacementPolicy: policy });
-          let frame = 0;
-          const usedNow = new Set<number>();
-          for (const [op, p, flag] of ops) {
-            const id = page(p);
-            const s = pool.slotOf(id);
-            if (op === 0) {
-              frame++;
-              usedNow.clear();
-            } else if (op === 1 || op === 6) {
-              const pinned = flag && op === 1 && pool.pinnedCount < slots - 1;
-              const kept = new Set<number>();
-              for (let q = 0; q < slots; q++) {
-                if (pool.isPinned(q) || pool.isLocked(q)) kept.add(pool.slotPages[q]);
-              }
-              const got = pool.allocate(id, frame, pinned);
-              const evicted = pool.lastEvictedPage;
-              if (evicted !== NO_REQUEST) {
-                // The victim was idle: not pinned, not locked, not used in this frame.
-                expect(usedNow.has(evicted)).toBe(false);
-                expect(kept.has(evicted)).toBe(false);
-              }
-              if (got >= 0) usedNow.add(id);
-            } else if (op === 2 && s >= 0) {
-              pool.touch(s, frame);
-              usedNow.add(id);
-            } else if (op === 3 && s >= 0 && !pool.isPinned(s)) {
-              pool.release(s);
-              usedNow.delete(id);
-            } else if (op === 4 && s >= 0) {
-              pool.setPinned(s, flag && pool.pinnedCount < slots - 1);
-            } else if (op === 5 && s >= 0) {
-              const pinnedBefore = pool.isPinned(s);
-              pool.lock(s);
-              const other = pool.allocate(page(p + 100), frame);
-              expect(other).not.toBe(s);
-              expect(pool.slotOf(id)).toBe(s);
-              if (other >= 0) usedNow.add(page(p + 100));
-              pool.unlock(s);
-              expect(pool.isPinned(s)).toBe(pinnedBefore);
-            }
-            // Pinned pages never leave; every resident page maps to its slot.
-            let resident = 0;
-            for (let q = 0; q < slots; q++) {
-              const held = pool.slotPages[q];
-              if (held === NO_REQUEST) continue;
-              resident++;
-              expect(pool.slotOf(held)).toBe(q);
-            }
-            expect(resident).toBe(pool.residentCount);
-            const state = pool.policy as LhdPolicy | LirsPolicy;
-            if (state instanceof LirsPolicy) {
-              expect(state.ghostCount).toBeLessThanOrEqual(2 * slots);
-              expect(state.lirSize).toBeLessThanOrEqual(resident);
-            } else {
-              expect(state.ghostCount).toBeLessThanOrEqual(Math.ceil(slots / 2));
-            }
-          }
-        },
-      ),
-      { numRuns: 150 },
-    );
+    checkPolicyInvariants('lhd', (pool, slots) => {
+      expect((pool.policy as LhdPolicy).ghostCount).toBeLessThanOrEqual(Math.ceil(slots / 2));
+    });
   });
 });

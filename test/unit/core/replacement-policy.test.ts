@@ -1,48 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ArcPolicy, VISIT_GAP_FRAMES } from '../../../src/core/vt/arc-policy';
 import { REPLACEMENT_POLICIES } from '../../../src/core/vt/create-replacement-policy';
 import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
 import { PhysicalPool } from '../../../src/core/vt/physical-pool';
 import { RecentUseCounter } from '../../../src/core/vt/recent-use-counter';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
-
-describe('ArcPolicy (frames)', () => {
-  it('keeps a page seen in two visits over pages seen in one', () => {
-    const pool = new PhysicalPool({ slotCount: 3, replacementPolicy: 'arc' });
-    const twice = pool.allocate(page(1), 0);
-    pool.touch(twice, VISIT_GAP_FRAMES + 2); // back after a full jitter cycle: a second visit
-    const once = pool.allocate(page(2), VISIT_GAP_FRAMES + 3);
-    pool.allocate(page(3), VISIT_GAP_FRAMES + 4);
-    // `twice` is the least recently used page, but it is in T2 and T1 is over its target (0).
-    expect(pool.allocate(page(4), VISIT_GAP_FRAMES + 10)).toBe(once);
-    expect(pool.policy).toBeInstanceOf(ArcPolicy);
-  });
-
-  it('grows the target of T1 on a ghost hit in B1', () => {
-    const pool = new PhysicalPool({ slotCount: 3, replacementPolicy: 'arc' });
-    const arc = pool.policy as ArcPolicy;
-    pool.touch(pool.allocate(page(1), 0), 20); // two visits: T2
-    pool.allocate(page(2), 21);
-    pool.allocate(page(3), 22);
-    pool.allocate(page(4), 30); // evicts page 2 (LRU of T1) into B1
-    expect(pool.lastEvictedPage).toBe(page(2));
-    expect(arc.recentTarget).toBe(0);
-    pool.allocate(page(2), 31); // B1 hit: T1 was too small
-    expect(arc.recentTarget).toBeGreaterThan(0);
-  });
-
-  it('does not count flicker within a jitter cycle as a second visit', () => {
-    const pool = new PhysicalPool({ slotCount: 2, replacementPolicy: 'arc' });
-    const a = pool.allocate(page(1), 0);
-    pool.touch(a, VISIT_GAP_FRAMES); // absent for less than a cycle: the same visit
-    const b = pool.allocate(page(2), VISIT_GAP_FRAMES + 1);
-    pool.touch(b, VISIT_GAP_FRAMES + 2);
-    // Both in T1: plain recency, `a` goes.
-    expect(pool.allocate(page(3), VISIT_GAP_FRAMES + 3)).toBe(a);
-  });
-});
 
 describe('RecentUseCounter', () => {
   it('counts pages by last-use frame within the ring, and answers -1 beyond it', () => {

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError, TesseraError } from '../../../src/core/errors';
-import { LruPolicy } from '../../../src/core/vt/lru-policy';
 import { NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from '../../../src/core/vt/page-id';
-import type { ReplacementPolicy, SlotTableView } from '../../../src/core/vt/replacement-policy';
 import { VirtualTextureStreamer } from '../../../src/core/vt/virtual-texture-streamer';
 import { flush, ManualTileSource } from './fake-source';
 import { checkFallbackInvariant } from './helpers';
@@ -248,38 +246,5 @@ describe('VirtualTextureStreamer upload admission', () => {
         () => true,
       ),
     ).toBe(18);
-  });
-
-  it("tells the replacement policy each page's feedback coverage, at its load and at each use", async () => {
-    const seen: string[] = [];
-    const recording = (table: SlotTableView): ReplacementPolicy =>
-      Object.assign(new LruPolicy(table), {
-        inserted: (_s: number, pageId: number, frame: number, coverage: number) =>
-          seen.push(`load ${pageMip(pageId)} f${frame} ${coverage}`),
-        referenced: (slot: number, frame: number, _last: number, coverage: number) =>
-          seen.push(`use ${pageMip(table.slotPages[slot])} f${frame} ${coverage}`),
-      });
-    const src = new ManualTileSource(8, 8);
-    const streamer = new VirtualTextureStreamer({
-      pool: { slotCount: 32, replacementPolicy: recording },
-      maxConcurrentLoads: 64,
-    });
-    const vt = streamer.registerTexture(src, { pinnedMipCount: 2 });
-    const want = packPageId(vt, 0, 5, 6);
-    streamer.beginFrame(1);
-    streamer.submitFeedback(new Uint32Array([want, want, want, NO_REQUEST]));
-    streamer.update();
-    src.settleAll();
-    await flush();
-    streamer.drainUploads(() => true);
-    // The requested page with its 3 pixels; its mip-1 ancestor (a fallback) and the pinned pages 0.
-    expect(seen.filter((e) => e.startsWith('load 0'))).toEqual(['load 0 f1 3']);
-    expect(seen.filter((e) => e.startsWith('load 1'))).toEqual(['load 1 f1 0']);
-    expect(seen.filter((e) => e.startsWith('load') && !e.endsWith(' 0'))).toHaveLength(1);
-    seen.length = 0;
-    streamer.beginFrame(2);
-    streamer.submitFeedback(new Uint32Array([want, want, want, want, want, NO_REQUEST]));
-    expect(seen).toContain('use 0 f2 5');
-    expect(seen).toContain('use 1 f2 0');
   });
 });

@@ -56,6 +56,14 @@ describe('source layout', () => {
     expect(cycles).toEqual([]);
   });
 
+  // lab/ (experiments not shipped) is a consumer of src/, never a dependency of it.
+  it('never imports lab/ or bench/ from src/', () => {
+    const reaching = files.filter((f) =>
+      importsOf(f).some((target) => /^(lab|bench)\//.test(relative(root, target))),
+    );
+    expect(reaching.map((f) => relative(root, f))).toEqual([]);
+  });
+
   // demo/ and examples/ are applications: they import `tessera` by name (a Vite alias and tsconfig
   // paths resolve it to source), so they only use what the package exports.
   for (const app of ['demo', 'examples']) {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { type AdaptivePolicy, adaptivePolicy } from '../../../src/core/vt/adaptive-policy';
 import { type CameraPath, orbitPath, teleportPath } from '../../../src/sim/camera-paths';
 import { FrameSimulator, type FrameSimulatorOptions } from '../../../src/sim/frame-simulator';
 import { countOptimalLoads } from '../../../src/sim/optimal-loads';
@@ -53,36 +52,6 @@ describe('FrameSimulator', () => {
       times.push(jump.timeToSharpFrames);
     }
     expect(times[1]).toBeGreaterThan(times[0]);
-  });
-
-  it("streams with the adaptive policy (LRU partner): its shadows count the streamer's loads, and it keeps lhd on a loop", async () => {
-    const path = orbitPath({ ...world, seed: 3, frames: 480, periodFrames: 160, radius: 2000 });
-    const probe = simulate(path, { sourceLatencyFrames: 0, uploadsPerFrame: 1 << 16 });
-    const full = await probe.run();
-    probe.dispose();
-    const pinned = probe.pageTable.layout.pinnedPages;
-    const poolSlots = pinned + Math.max(full.maxFrameWorkingSet + 4, Math.floor(full.workingSetUnion / 2));
-    const run = async (replacementPolicy: 'adaptive' | 'lru') => {
-      const sim = simulate(path, {
-        feedbackLatencyFrames: 1,
-        uploadsPerFrame: 32,
-        poolSlots,
-        replacementPolicy: replacementPolicy === 'adaptive' ? adaptivePolicy({ partner: 'lru' }) : 'lru',
-      });
-      const report = await sim.run();
-      sim.dispose();
-      return { report, policy: sim.streamer.pool.policy };
-    };
-    const adaptive = await run('adaptive');
-    const lru = await run('lru');
-    const policy = adaptive.policy as AdaptivePolicy;
-    expect(policy.name).toBe('adaptive');
-    expect(adaptive.report.evictions).toBeGreaterThan(0);
-    // The shadows saw the same stream: each needed at least the pages ever requested.
-    expect(policy.partnerShadow.loads).toBeGreaterThanOrEqual(full.workingSetUnion);
-    expect(policy.lhdShadow.loads).toBeLessThan(policy.partnerShadow.loads);
-    expect(policy.following).toBe('lhd');
-    expect(adaptive.report.loads).toBeLessThan(lru.report.loads);
   });
 
   it('never loads fewer pages than Belady on the trace it recorded, with a tight pool', async () => {

@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { TesseraConfigError } from '../../../src/core/errors';
-import { AdaptivePolicy, adaptivePolicy } from '../../../src/core/vt/adaptive-policy';
-import { LhdPolicy } from '../../../src/core/vt/lhd-policy';
-import { LruPolicy } from '../../../src/core/vt/lru-policy';
-import { packPageId, parentPageId } from '../../../src/core/vt/page-id';
-import { PhysicalPool } from '../../../src/core/vt/physical-pool';
-import { ShadowPool } from '../../../src/core/vt/shadow-pool';
-import { replayLoads } from '../../../src/sim/policy-replay';
-import { RequestTrace } from '../../../src/sim/request-trace';
-import { SeededRandom } from '../../../src/sim/seeded-random';
-import { probeAllocations } from '../support/allocation-probe';
+import { TesseraConfigError } from '../../src/core/errors';
+import { LhdPolicy } from '../../src/core/vt/lhd-policy';
+import { LruPolicy } from '../../src/core/vt/lru-policy';
+import { packPageId, pageY, parentPageId } from '../../src/core/vt/page-id';
+import { PhysicalPool } from '../../src/core/vt/physical-pool';
+import { compactPool } from '../../src/core/vt/pool-compaction';
+import type { SlotTableView } from '../../src/core/vt/replacement-policy';
+import { RequestTrace } from '../../src/sim/request-trace';
+import { SeededRandom } from '../../src/sim/seeded-random';
+import { probeAllocations } from '../../test/unit/support/allocation-probe';
+import { AdaptivePolicy, adaptivePolicy } from '../policies/adaptive-policy';
+import type { CoverageFeed } from '../policies/coverage-feed';
+import { CoverageLhdPolicy } from '../policies/coverage-lhd-policy';
+import { labPolicy } from '../policies/lab-policies';
+import { ShadowPool } from '../policies/shadow-pool';
+import { coverageTraceFromFrames } from '../sim/coverage-trace';
+import { replayLoads } from '../sim/policy-replay';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, (i >> 12) & 0xfff);
 
@@ -78,14 +84,17 @@ describe('ShadowPool', () => {
       frames.push([...ids]);
       coverages.push(frames[f].map(() => Math.floor(rng.next() * 8)));
     }
-    const trace = RequestTrace.fromFrames(frames, coverages);
-    type Table = ConstructorParameters<typeof LhdPolicy>[0];
+    const trace = coverageTraceFromFrames(RequestTrace.fromFrames(frames), coverages);
+    type Table = SlotTableView;
     for (const [name, create] of [
       ['lru', (t: Table) => new LruPolicy(t)],
       ['lhd', (t: Table) => new LhdPolicy(t)],
-      ['lhd with coverage levels', (t: Table) => new LhdPolicy(t, { coverageCuts: [0, 1, 4] })],
+      [
+        'lhd with coverage levels',
+        (t: Table, feed?: CoverageFeed) => new CoverageLhdPolicy(t, { coverageCuts: [0, 1, 4], feed }),
+      ],
     ] as const) {
-      const shadow = new ShadowPool(40, create);
+      const shadow = new ShadowPool(40, (t) => create(t));
       const buffer = new Uint32Array(40);
       const coverage = new Uint32Array(40);
       for (let f = 0; f < frames.length; f++) {
@@ -163,7 +172,7 @@ describe('AdaptivePolicy', () => {
     const lhd = replayLoads(trace, 200, 'lhd');
     const predictive = replayLoads(trace, 200, 'predictive');
     expect(predictive).toBeLessThan(lhd * 0.7); // measured 3,736 against 6,027
-    const pool = new PhysicalPool({ slotCount: 200, replacementPolicy: 'adaptive' });
+    const pool = new PhysicalPool({ slotCount: 200, replacementPolicy: labPolicy('adaptive') });
     const policy = pool.policy as AdaptivePolicy;
     expect(policy.partner.name).toBe('predictive');
     const loads = serve(pool, frames);
@@ -176,7 +185,7 @@ describe('AdaptivePolicy', () => {
   });
 
   it('replays each frame into both shadows once the next begins, and forgets released pages', () => {
-    const pool = new PhysicalPool({ slotCount: 4, replacementPolicy: 'adaptive' });
+    const pool = new PhysicalPool({ slotCount: 4, replacementPolicy: labPolicy('adaptive') });
     const policy = pool.policy as AdaptivePolicy;
     const a = pool.allocate(page(1), 0);
     pool.allocate(page(2), 0);
@@ -229,5 +238,85 @@ describe('AdaptivePolicy', () => {
       replacementPolicy: adaptivePolicy({ hysteresisLoads: 0, persistFrames: 16 }),
     });
     expect(pool.policy.name).toBe('adaptive');
+  });
+});
+
+describe('AdaptivePolicy across a resize', () => {
+  it("adopts the previous adaptive pool's lhd: its ghosts and the pages the resize dropped", () => {
+    const duel = new PhysicalPool({ slotCount: 8, replacementPolicy: labPolicy('adaptive') });
+    for (let f = 0; f < 16; f++) duel.allocate(page(f), f);
+    const resized = compactPool(duel, [], 16, 16, 16, labPolicy('adaptive')).pool;
+    expect((resized.policy as AdaptivePolicy).lhd.ghostCount).toBe(4);
+  });
+});
+
+describe('CoverageLhdPolicy', () => {
+  /**
+   * Reloads of returning pages after a warm-up on a teleporting camera (as in the product's lhd
+   * test): each place lasts 10 frames and sees 40 new mip-0 pages, covering one feedback pixel and
+   * never seen again, and 10 mip-0 pages covering 20 pixels: 5 seen for the first time, and the 5
+   * first seen three places before. 100 slots hold the 15 pages still to return and a place's 50,
+   * not what LRU keeps between the two visits. Only the coverage tells the two kinds apart.
+   */
+  function wideReloads(create: (table: SlotTableView, feed: CoverageFeed) => CoverageLhdPolicy): number {
+    const feed: CoverageFeed = { coverage: 0 };
+    const pool = new PhysicalPool({ slotCount: 100, replacementPolicy: (t) => create(t, feed) });
+    const returning = (place: number, i: number) => packPageId(0, 0, i, 2000 + place);
+    const coverageOf = (id: number) => (pageY(id) >= 2000 ? 20 : 1);
+    let fine = 0;
+    let reloads = 0;
+    for (let place = 3; place < 603; place++) {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push(returning(place, i), returning(place - 3, i));
+      for (let i = 0; i < 40; i++) ids.push(page(fine++));
+      for (let f = place * 10; f < place * 10 + 10; f++) {
+        for (const id of ids) {
+          const s = pool.slotOf(id);
+          feed.coverage = coverageOf(id);
+          if (s >= 0) pool.touch(s, f);
+        }
+        for (const id of ids) {
+          if (pool.slotOf(id) >= 0) continue;
+          feed.coverage = coverageOf(id);
+          expect(pool.allocate(id, f)).toBeGreaterThanOrEqual(0);
+          if (place >= 303 && id === returning(place - 3, id & 0xfff)) reloads++;
+        }
+      }
+    }
+    return reloads;
+  }
+
+  it('with coverage levels, learns that pages covering many feedback pixels come back and one-pixel pages do not', () => {
+    expect(wideReloads((t, feed) => new CoverageLhdPolicy(t, { feed }))).toBeGreaterThan(300); // 436 measured
+    expect(
+      wideReloads((t, feed) => new CoverageLhdPolicy(t, { coverageCuts: [0, 1, 4], feed })),
+    ).toBeLessThan(30); // 0 measured
+  });
+
+  it('without coverage levels chooses the victims of the product lhd', () => {
+    const victims = (create: (t: SlotTableView) => LhdPolicy | CoverageLhdPolicy) => {
+      const pool = new PhysicalPool({ slotCount: 64, replacementPolicy: create });
+      const out: number[] = [];
+      for (let f = 0; f < 2000; f++) {
+        for (let k = 0; k < 8; k++) {
+          const id = page((f * 7 + k * 13 + (f >> 5) * 31) % 300);
+          const s = pool.slotOf(id);
+          if (s >= 0) pool.touch(s, f);
+          else out.push(pool.allocate(id, f), pool.lastEvictedPage);
+        }
+      }
+      return out;
+    };
+    expect(victims((t) => new CoverageLhdPolicy(t))).toEqual(victims((t) => new LhdPolicy(t)));
+  });
+
+  it('refuses coverage cuts that are not ascending integers >= 0, at most 3, with a typed error', () => {
+    const table = new PhysicalPool({ slotCount: 4, replacementPolicy: 'lru' });
+    for (const cuts of [[-1], [1, 1], [4, 2], [0.5], [0, 1, 2, 3], [Number.NaN]]) {
+      expect(() => new CoverageLhdPolicy(table, { coverageCuts: cuts })).toThrow(TesseraConfigError);
+    }
+    expect(() => adaptivePolicy({ coverageCuts: [2, 1] })).toThrow(/coverageCuts/);
+    expect(() => adaptivePolicy({ coverageCuts: '4' as unknown as number[] })).toThrow(TesseraConfigError);
+    expect(new CoverageLhdPolicy(table, { coverageCuts: [] }).name).toBe('lhd');
   });
 });

@@ -1,7 +1,8 @@
-import { IntrusiveList } from '../structures/intrusive-list';
-import { PageIndexMap } from '../structures/page-index-map';
-import { NO_REQUEST } from './page-id';
-import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
+import { IntrusiveList } from '../../src/core/structures/intrusive-list';
+import { PageIndexMap } from '../../src/core/structures/page-index-map';
+import { NO_REQUEST } from '../../src/core/vt/page-id';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
+import type { CoverageAwarePolicy } from './coverage-feed';
 
 /**
  * A pool of tags (page ids, no data) replaying whole frames of requests with a policy of its own,
@@ -19,7 +20,7 @@ export class ShadowPool implements SlotTableView {
   readonly slotUseFrames: Int32Array;
   /** Loads so far (requests for pages it did not hold), cold start included. */
   loads = 0;
-  private readonly policy: ReplacementPolicy;
+  private readonly policy: CoverageAwarePolicy;
   private readonly pageToSlot: PageIndexMap;
   private readonly free: IntrusiveList;
   /** Slots not yet offered to the policy, in last-use order (the rest are its candidates). */

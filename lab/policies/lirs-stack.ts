@@ -1,6 +1,6 @@
-import { IntrusiveList } from '../structures/intrusive-list';
-import { PageIndexMap } from '../structures/page-index-map';
-import { NO_REQUEST } from './page-id';
+import { IntrusiveList } from '../../src/core/structures/intrusive-list';
+import { PageIndexMap } from '../../src/core/structures/page-index-map';
+import { NO_REQUEST } from '../../src/core/vt/page-id';
 
 /**
  * LIRS's recency stack S (Jiang & Zhang, SIGMETRICS 2002) over a pool's slots and a bounded set of

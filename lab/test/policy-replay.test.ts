@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { REPLACEMENT_POLICIES } from '../../../src/core/vt/create-replacement-policy';
-import { flyOverPath } from '../../../src/sim/camera-paths';
-import type { CameraPose } from '../../../src/sim/camera-pose';
-import { heldOutCases } from '../../../src/sim/heldout-paths';
-import { countOptimalLoads } from '../../../src/sim/optimal-loads';
-import { replayLoads } from '../../../src/sim/policy-replay';
-import { RequestTrace } from '../../../src/sim/request-trace';
-import { tuningCases } from '../../../src/sim/tuning-paths';
+import { REPLACEMENT_POLICIES } from '../../src/core/vt/create-replacement-policy';
+import { flyOverPath } from '../../src/sim/camera-paths';
+import type { CameraPose } from '../../src/sim/camera-pose';
+import { countOptimalLoads } from '../../src/sim/optimal-loads';
+import { RequestTrace } from '../../src/sim/request-trace';
+import { heldOutCases } from '../sim/heldout-paths';
+import { replayLoads } from '../sim/policy-replay';
+import { tuningCases } from '../sim/tuning-paths';
 
 function loop(n: number, window: number, laps: number): number[][] {
   const frames: number[][] = [];

@@ -1,7 +1,7 @@
-import { TesseraConfigError } from '../core/errors';
-import type { CameraPath, CameraPathOptions } from './camera-paths';
-import type { CameraPose } from './camera-pose';
-import { SeededRandom } from './seeded-random';
+import { TesseraConfigError } from '../../src/core/errors';
+import type { CameraPath, CameraPathOptions } from '../../src/sim/camera-paths';
+import type { CameraPose } from '../../src/sim/camera-pose';
+import { SeededRandom } from '../../src/sim/seeded-random';
 
 /*
  * Path shapes beyond camera-paths.ts, for the tuning and held-out sets (path-cases.ts): standing

@@ -1,6 +1,6 @@
-import { IntrusiveList } from '../structures/intrusive-list';
-import { PageIndexMap } from '../structures/page-index-map';
-import { NO_REQUEST } from './page-id';
+import { IntrusiveList } from '../../src/core/structures/intrusive-list';
+import { PageIndexMap } from '../../src/core/structures/page-index-map';
+import { NO_REQUEST } from '../../src/core/vt/page-id';
 
 /** Ghost list a page id is in: {@link ArcGhosts.RECENT} (B1) or {@link ArcGhosts.FREQUENT} (B2). */
 export type GhostList = 1 | 2;

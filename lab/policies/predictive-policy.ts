@@ -1,7 +1,7 @@
-import { IndexedMinHeap } from '../structures/indexed-heap';
-import { IntrusiveList } from '../structures/intrusive-list';
+import { IndexedMinHeap } from '../../src/core/structures/indexed-heap';
+import { IntrusiveList } from '../../src/core/structures/intrusive-list';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
 import { RecencyRanking } from './recency-ranking';
-import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
 import { ReturnPredictions } from './return-predictions';
 import { ReuseHistory } from './reuse-history';
 
@@ -12,7 +12,7 @@ import { ReuseHistory } from './reuse-history';
  * option, no longer the default: on the held-out paths its worst ratio to Belady is 1.32 (`lhd`
  * 1.28) and on the tuning paths it loses to LRU by up to 6%; it earns its place on long loops in a
  * roomy pool (held-out lookaround 1.09, orbit_wide 1.18, against `lhd` 1.27 and 1.28), where its
- * per-page gaps predict returns a learned distribution cannot (`docs/replacement-policies.md`).
+ * per-page gaps predict returns a learned distribution cannot (`lab/replacement-policies.md`).
  * - each page remembers its last two long absences ("reuse gaps", > `LEFT_VIEW_FRAMES`) and its
  *   longest short one ("flicker"), also across evictions through a 4-way ghost table;
  * - an idle page is "departed" once idle for longer than its own longest flicker + 1 frame; a

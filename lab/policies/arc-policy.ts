@@ -1,14 +1,7 @@
-import { IntrusiveList } from '../structures/intrusive-list';
+import { IntrusiveList } from '../../src/core/structures/intrusive-list';
+import { VISIT_GAP_FRAMES } from '../../src/core/vt/lhd-policy';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
 import { ArcGhosts } from './arc-ghosts';
-import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
-import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
-
-/**
- * An absence longer than this ends a visit, in frames: one feedback jitter cycle. Within a cycle
- * the rotating feedback offset covers every screen pixel once, so a page still in view is seen
- * again within it; a longer absence means the view left the page and came back.
- */
-export const VISIT_GAP_FRAMES = FEEDBACK_JITTER_PERIOD;
 
 const T1 = 1;
 const T2 = 2;

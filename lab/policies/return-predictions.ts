@@ -1,4 +1,4 @@
-import { IndexedMaxHeap, IndexedMinHeap } from '../structures/indexed-heap';
+import { IndexedMaxHeap, IndexedMinHeap } from '../../src/core/structures/indexed-heap';
 import { PREDICTION_EXPIRY_GAPS } from './eviction-tuning';
 
 /**

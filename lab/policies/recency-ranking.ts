@@ -1,4 +1,4 @@
-import type { IntrusiveList } from '../structures/intrusive-list';
+import type { IntrusiveList } from '../../src/core/structures/intrusive-list';
 import { EVICTION_SAMPLE, LEFT_VIEW_FRAMES, MIP_RECENCY_BASE } from './eviction-tuning';
 import type { ReturnPredictions } from './return-predictions';
 

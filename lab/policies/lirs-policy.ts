@@ -1,8 +1,8 @@
-import { IntrusiveList } from '../structures/intrusive-list';
-import { VISIT_GAP_FRAMES } from './arc-policy';
+import { IntrusiveList } from '../../src/core/structures/intrusive-list';
+import { VISIT_GAP_FRAMES } from '../../src/core/vt/lhd-policy';
+import { RecentUseCounter } from '../../src/core/vt/recent-use-counter';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
 import { LirsStack } from './lirs-stack';
-import { RecentUseCounter } from './recent-use-counter';
-import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
 
 /**
  * Share of the slots LIRS keeps for HIR pages (resident pages of weak locality), a fraction of the
@@ -44,7 +44,7 @@ const HIR = 2;
  * Measured, not the default: worst ratio to Belady 1.46 on the held-out paths and up to 5% worse
  * than LRU (lookaround). On an orbit the LIR pages kept resident are those that left longest ago,
  * so S spans a revolution, every returning page is found in S and promoted, and each promotion
- * demotes the bottom LIR page, the next to return (`docs/replacement-policies.md`).
+ * demotes the bottom LIR page, the next to return (`lab/replacement-policies.md`).
  */
 export class LirsPolicy implements ReplacementPolicy {
   readonly name = 'lirs';

@@ -1,4 +1,4 @@
-import { NO_REQUEST } from './page-id';
+import { NO_REQUEST } from '../../src/core/vt/page-id';
 
 /** Ways per set: a page id may sit in any of 4 entries of the set its hash picks. */
 const WAYS = 4;

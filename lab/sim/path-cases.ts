@@ -1,5 +1,5 @@
-import type { CameraPath } from './camera-paths';
-import { flyOverPath, orbitPath, pingPongPath, teleportPath } from './camera-paths';
+import type { CameraPath } from '../../src/sim/camera-paths';
+import { flyOverPath, orbitPath, pingPongPath, teleportPath } from '../../src/sim/camera-paths';
 import { figureEightPath, lookAroundPath, randomWalkPath, strafePath } from './wandering-paths';
 
 /** Shape of the terrain and default camera of the tuning and held-out paths, in world units. */

@@ -1,9 +1,14 @@
-import { TesseraConfigError } from '../errors';
-import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
-import { checkCoverageCuts, LhdPolicy } from './lhd-policy';
-import { LruPolicy } from './lru-policy';
+import { TesseraConfigError } from '../../src/core/errors';
+import { FEEDBACK_JITTER_PERIOD } from '../../src/core/vt/feedback-jitter';
+import { LruPolicy } from '../../src/core/vt/lru-policy';
+import type {
+  ReplacementPolicy,
+  ReplacementPolicyFactory,
+  SlotTableView,
+} from '../../src/core/vt/replacement-policy';
+import type { CoverageAwarePolicy, CoverageFeed } from './coverage-feed';
+import { CoverageLhdPolicy, checkCoverageCuts } from './coverage-lhd-policy';
 import { PredictivePolicy } from './predictive-policy';
-import type { ReplacementPolicy, ReplacementPolicyFactory, SlotTableView } from './replacement-policy';
 import { ShadowPool } from './shadow-pool';
 
 /** Options of {@link AdaptivePolicy}. */
@@ -23,16 +28,21 @@ export interface AdaptivePolicyOptions {
    */
   partner?: AdaptivePartner;
   /**
-   * Coverage levels in the classes of lhd and of its shadow (see `LhdPolicyOptions.coverageCuts`;
-   * `[]` for none). Default {@link ADAPTIVE_COVERAGE_CUTS}.
+   * Coverage levels in the classes of lhd and of its shadow (see
+   * `CoverageLhdPolicyOptions.coverageCuts`; `[]` for none). Default {@link ADAPTIVE_COVERAGE_CUTS}.
    */
   coverageCuts?: readonly number[];
+  /**
+   * Coverage of the request each pool call serves ({@link CoverageFeed}: set by a lab replay; the
+   * product pool passes none). Default: coverage 0.
+   */
+  feed?: CoverageFeed;
 }
 
 /**
  * Default {@link AdaptivePolicyOptions.coverageCuts}: 4 levels, fallback ancestor only, 1 pixel,
  * 2-4 pixels, more. Chosen on the tuning paths against no levels, `[0]`, `[0, 4]` and `[0, 2]`
- * (best in worst case and in mean; `docs/replacement-policies.md`, "Coverage in `adaptive`").
+ * (best in worst case and in mean; `lab/replacement-policies.md`, "Coverage in `adaptive`").
  */
 export const ADAPTIVE_COVERAGE_CUTS: readonly number[] = [0, 1, 4];
 
@@ -84,7 +94,7 @@ function checkOptions(options: AdaptivePolicyOptions): void {
  * The partner is the reuse-gap predictor by default: lhd is weakest on roomy pools with loops,
  * where pages return after longer than its ghosts remember, and the predictor is strongest there
  * (held-out worst loads / Belady 1.25 against lhd's 1.28, LRU partner 1.31, before coverage
- * classes; `docs/replacement-policies.md`). With `partner: 'lru'` the duel bounds the loads by
+ * classes; `lab/replacement-policies.md`). With `partner: 'lru'` the duel bounds the loads by
  * LRU's.
  *
  * Its lhd, real and shadow, also classes pages by their feedback coverage at their last use
@@ -115,9 +125,9 @@ function checkOptions(options: AdaptivePolicyOptions): void {
 export class AdaptivePolicy implements ReplacementPolicy {
   readonly name = 'adaptive';
   /** The learned policy, on the real pool. */
-  readonly lhd: LhdPolicy;
+  readonly lhd: CoverageLhdPolicy;
   /** The other candidate ({@link AdaptivePolicyOptions.partner}), on the real pool. */
-  readonly partner: ReplacementPolicy;
+  readonly partner: CoverageAwarePolicy;
   /** Lhd alone on the pool's request stream (tags only). */
   readonly lhdShadow: ShadowPool;
   /** The partner alone on the pool's request stream (tags only). */
@@ -135,19 +145,21 @@ export class AdaptivePolicy implements ReplacementPolicy {
   private readonly frameCoverage: Uint32Array;
   private requestCount = 0;
   private requestFrame = -0x80000000;
+  private readonly feed: CoverageFeed | undefined;
 
   constructor(table: SlotTableView, options: AdaptivePolicyOptions = {}) {
     checkOptions(options);
     const c = table.slotCount;
     this.table = table;
+    this.feed = options.feed;
     const createPartner =
       options.partner === 'lru'
         ? (t: SlotTableView) => new LruPolicy(t)
         : (t: SlotTableView) => new PredictivePolicy(t);
     const lhdOptions = { coverageCuts: options.coverageCuts ?? ADAPTIVE_COVERAGE_CUTS };
-    this.lhd = new LhdPolicy(table, lhdOptions);
+    this.lhd = new CoverageLhdPolicy(table, lhdOptions);
     this.partner = createPartner(table);
-    this.lhdShadow = new ShadowPool(c, (t) => new LhdPolicy(t, lhdOptions));
+    this.lhdShadow = new ShadowPool(c, (t) => new CoverageLhdPolicy(t, lhdOptions));
     this.partnerShadow = new ShadowPool(c, createPartner);
     this.persistFrames = options.persistFrames ?? ADAPTIVE_PERSIST_FRAMES;
     this.hysteresis = options.hysteresisLoads ?? 0;
@@ -160,13 +172,13 @@ export class AdaptivePolicy implements ReplacementPolicy {
     return this.followingPartner ? this.partner.name : 'lhd';
   }
 
-  inserted(slot: number, pageId: number, frame: number, coverage: number): void {
+  inserted(slot: number, pageId: number, frame: number, coverage = this.feed?.coverage ?? 0): void {
     this.lhd.inserted(slot, pageId, frame, coverage);
     this.partner.inserted(slot, pageId, frame, coverage);
     this.request(pageId, frame, coverage);
   }
 
-  referenced(slot: number, frame: number, lastUse: number, coverage: number): void {
+  referenced(slot: number, frame: number, lastUse: number, coverage = this.feed?.coverage ?? 0): void {
     this.lhd.referenced(slot, frame, lastUse, coverage);
     this.partner.referenced(slot, frame, lastUse, coverage);
     this.request(this.table.slotPages[slot], frame, coverage);
