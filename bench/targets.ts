@@ -1,0 +1,239 @@
+/**
+ * What `docs/benchmarks.md` says about each benchmark besides its figures: which figure keys it
+ * writes, what it measures, and the targets the issues and the README set for its figures.
+ * `bench/write-benchmarks-doc.ts` reads these tables; the figures themselves come only from
+ * `npm run bench -- --json`.
+ */
+
+/** One benchmark's section in `docs/benchmarks.md`. */
+export interface BenchmarkDescription {
+  /** Title of the section, after the benchmark's name. */
+  title: string;
+  /**
+   * Patterns of the figure keys the benchmark writes (`*` matches any run of characters, dots
+   * included). A key goes to the benchmark whose matching pattern has the most literal characters.
+   */
+  keys: readonly string[];
+  /**
+   * What is measured and how (Markdown, printed above the table). Without it the section quotes
+   * the doc comment that opens the benchmark's module, if there is one.
+   */
+  about?: string;
+  /** Markdown bullets printed below the table. */
+  notes?: readonly string[];
+  /** Runs in headless Chromium: the section names Chromium's version. */
+  browser?: boolean;
+  /**
+   * Figures split into columns by one dot-separated segment of the key (for example the backend):
+   * `at` is the segment's index, `names` maps its values to column headers, in column order.
+   */
+  columns?: { at: number; names: Readonly<Record<string, string>> };
+}
+
+/** A target for the figures whose key matches `key` (`*` as in `BenchmarkDescription.keys`). */
+export interface FigureTarget {
+  key: string;
+  /** As a reader checks it, with units: `>= 40 dB`, `<= 1.1x`. */
+  target: string;
+  /** Where the target was set (an issue number, the README). */
+  from: string;
+}
+
+/**
+ * Targets set by the issues and the README, most specific first (the first pattern that matches
+ * a key gives its target).
+ */
+export const TARGETS: readonly FigureTarget[] = [
+  { key: 'feedback.analyze.240x135.median_ms', target: '<= 0.05 ms', from: 'issue 3' },
+  { key: 'pagetable.update32.median_ms', target: '<= 0.02 ms', from: 'issue 3' },
+  { key: 'pagetable.update32.dirty_bytes', target: 'grows with the changes, not the table', from: 'issue 3' },
+  { key: 'cache.*.ratio', target: '<= 1.15', from: 'issue 3' },
+  { key: 'sim.teleport.ratio', target: '<= 1.2', from: 'issue 3' },
+  {
+    key: 'budget.transition.peak_bytes',
+    target: '<= `rule_bytes` (max(before, after) + 10% of the budget)',
+    from: 'issue 6',
+  },
+  { key: 'vt.page_table_bytes.4096p', target: '<= 8 MiB', from: 'issue 17' },
+  { key: 'three.frame_ratio.bilinear', target: '<= 1.1', from: 'issue 17' },
+  { key: 'three.frame_ratio.trilinear', target: '<= 1.15', from: 'issue 17' },
+  { key: 'bake.parallel_speedup*', target: '>= 1.7', from: 'issue 17' },
+  { key: 'vt.*.pool_efficiency', target: '>= 0.8', from: 'issue 12' },
+  { key: 'demo.pool_efficiency.*', target: '>= 0.8', from: 'issue 12' },
+  { key: 'transcode.uastc.*.us_per_tile', target: '<= 400 µs', from: 'issue 13' },
+  { key: 'gltf.first_frame_bytes_per_texture_max', target: '<= 64 KiB', from: 'issue 15' },
+  { key: 'gltf.mip2_download_ratio', target: '<= 0.125 (1/8)', from: 'issue 15' },
+  { key: 'gltf.mip2_vram_ratio', target: '<= 0.125 (1/8)', from: 'issue 15' },
+  { key: 'gltf.transition.peak_over_bound', target: '<= 1', from: 'issue 15' },
+  { key: 'gltf_showcase.*.psnr_overall', target: '>= 40 dB', from: 'issue 31' },
+  { key: 'gltf_showcase.*.psnr_min_mesh', target: '>= 35 dB', from: 'issue 31' },
+  { key: 'gltf_showcase.*.psnr.*', target: '>= 35 dB', from: 'issue 31' },
+  { key: 'gltf_showcase.*.first_textured_frame', target: '<= 4', from: 'issue 31' },
+  { key: 'gltf_showcase.*.budget_*.settled_frame', target: '>= 0 (settles)', from: 'issue 31' },
+  { key: 'gltf_showcase.*.budget_*.bytes_ratio', target: '<= 1.1x', from: 'issue 31' },
+  { key: 'gltf_showcase.*.budget_*.over_budget_frames', target: '0', from: 'issue 31' },
+];
+
+/** The sections of `docs/benchmarks.md`, by benchmark name (`name` of its `*.bench.ts`). */
+export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
+  'bake-parallel': {
+    title: 'Baking on worker threads',
+    keys: ['bake.parallel*'],
+  },
+  budget: {
+    title: 'A scene transition under one budget, and the stale sweep',
+    keys: ['budget.*'],
+    about:
+      'A demo-like scene switch simulated in Node (`FakeBackend`, loads completing after 2 frames): a ' +
+      '128 MiB budget, three regions of 40 streamed textures (256..2048 texels, rgba8 and BC7, full ' +
+      'chains, 10 core each). Region 0 streams until settled, then `SceneTransition` moves to region 1 ' +
+      'in the `load-while-release` order and, for comparison, the `naive` one (load everything, then ' +
+      'release). `rule_bytes` is max(resident before, resident after) + 10% of the budget; ' +
+      '`frames_to_ready` counts frames until the destination is ready. `budget.sweep.ms`: median time ' +
+      'of one `StaleSweep` pass over 10,000 managed textures, mostly not yet stale.',
+  },
+  compressed: {
+    title: 'Block-compressed pools and UASTC transcoding',
+    keys: ['vt.pool.*', 'transcode.*', 'three.upload.bc7.*', 'three.upload_ratio.bc7'],
+  },
+  core: {
+    title: 'Feedback analysis and page-table updates',
+    keys: ['feedback.*', 'pagetable.*'],
+    about:
+      'Node, no GPU. `feedback.analyze.240x135.*`: `FeedbackAnalyzer.analyze` on a 240x135 feedback ' +
+      'buffer (1/8 of 1080p) of a fly-over: a camera 300 texels above a 1024x1024-page ground texture, ' +
+      'pitched down 25 degrees, mips from the screen-space footprint of a pixel as the GPU pass ' +
+      'computes them, sky requesting nothing; median of 200 repetitions of 10 calls. ' +
+      '`pagetable.update32.*`: 32 map / unmap operations on a `PageTable` of that texture with its ' +
+      'pinned levels resident (pages of mips 0..2 around the camera), median time and the dirty bytes ' +
+      'they leave to upload.',
+  },
+  'demo-bias': {
+    title: "The demo's pool and mip bias per pool format",
+    keys: ['demo.pool.*'],
+    browser: true,
+  },
+  'demo-efficiency': {
+    title: "Pool efficiency on the demo's views",
+    keys: ['demo.pool_efficiency.*', 'demo.mip_bias.*', 'demo.resident_pages.*'],
+    browser: true,
+  },
+  gltf: {
+    title: 'KTX2 glTF textures streamed against KTX2Loader',
+    keys: ['gltf.*'],
+    browser: true,
+  },
+  'gltf-showcase': {
+    title: "glTF scene of real-looking images against three's own loaders",
+    keys: ['gltf_showcase.*'],
+    browser: true,
+    columns: { at: 1, names: { webgpu: 'WebGPU', webgl: 'WebGL2' } },
+    about:
+      'The showcase scene (`test/support/gltf-showcase-scene.ts`): six 2048² photograph-like ' +
+      'textures, a 40 m floor (UASTC + zstd, uv repeated 10 times), a sphere (ETC1S base colour, PNG ' +
+      'normal map), instanced crates (JPEG), a poster read through uv set 1 and ' +
+      '`KHR_texture_transform` (PNG), a sign (rgba8 KTX2 under `KHR_texture_basisu`); 1280x720, ' +
+      'perspective camera 1.7 m above the floor. Streamed: `registerGltfTextureStreaming` + ' +
+      '`TextureStreamingSystem` as the README shows (256 MiB budget, settled by `whenSettled()`); ' +
+      "baseline: three's `GLTFLoader` + `KTX2Loader` on the same files in the same page, on both " +
+      'backends of `WebGPURenderer`.\n\n' +
+      "- `psnr_overall`, `psnr_min_mesh`, `psnr.<mesh>`: the settled streamed frame against three's " +
+      '(99 dB: identical);\n' +
+      '- `first_frame_bytes`: every byte served before the first textured frame (the glTF and its ' +
+      'buffer included), against `three_bytes` (three shows nothing before it has downloaded all);\n' +
+      "- `settled_bytes`: bytes served until `whenSettled()` resolved; `gpu_bytes` (the budget's " +
+      "exact count) against `three_gpu_bytes` (what three's render added, by the independent GPU " +
+      'tracker);\n' +
+      '- `first_textured_frame`: frames after `loadAsync` resolved; `settled_frame`: the frame ' +
+      '`whenSettled()` resolved;\n' +
+      "- `budget_half.*`, `budget_quarter.*`: the same scene under 1/2 and 1/4 of the unconstrained run's " +
+      'GPU bytes: `settled_frame` (-1: never), `bytes_ratio` (download over the unconstrained ' +
+      "run's), `over_budget_frames`, `gpu_bytes`.",
+    notes: [
+      'The PNG and JPEG images are read whole before `loadAsync` resolves (their levels are generated ' +
+        'from the decoded image), so they make most of the bytes before the first frame; the KTX2 files ' +
+        'are read by Range, their coarsest levels with the metadata.',
+      'The same checks at 640x360 with 512² textures run in the browser tests ' +
+        '(`test/browser/gltf/gltf-fidelity.spec.ts`, both backends), which assert the targets.',
+    ],
+  },
+  'gpu-compress': {
+    title: 'GPU compression of rendered tiles',
+    keys: ['rvt.compress.*', 'rvt.copy_rgba8.*'],
+    browser: true,
+  },
+  'mip-rule': {
+    title: "What each filtering mode's mip rule asks of the pool",
+    keys: ['vt.bilinear.*', 'vt.trilinear.*', 'vt.anisotropic.*'],
+    about:
+      "The simulator (no GPU) on the demo's terrain (1024 x 1024 pages, 4 km, 30 texels per metre) seen " +
+      "from 25 m at 1280 x 720 with the demo's 128 MiB pool (783 slots) and no mip bias, on still views at " +
+      'three pitches (-0.5, -0.25, -0.12 rad). Per filtering mode and pitch: `pages_per_frame`, the ' +
+      'distinct pages requested per feedback frame, and `pool_efficiency` (resident pages the feedback ' +
+      'touched in the last jitter cycle / resident pages, as `stats().poolEfficiency`) once the view has ' +
+      'streamed in. Before the shared mip rule every mode requested the anisotropic footprint: the ' +
+      '`anisotropic` figures are what bilinear and trilinear pools held then.',
+    columns: { at: 1, names: { bilinear: 'bilinear', trilinear: 'trilinear', anisotropic: 'anisotropic' } },
+  },
+  'page-table': {
+    title: 'Sparse page-table GPU bytes after a fly-over',
+    keys: ['vt.page_table_*'],
+    about:
+      'The simulator (no GPU): a virtual texture of 1024² or 4096² pages after a 1080p fly-over ' +
+      '(anisotropic mip rule, feedback at 1/8, the mip bias on, a 2048-slot pool), read once the view ' +
+      "has settled at the path's end. The simulator's table grows its atlas by doubling as the binding " +
+      'does, so `page_table_bytes` is what the GPU would hold (indirection plus atlas at its capacity); ' +
+      '`_used` counts only the stored blocks; `_dense` is the dense table it replaced (4 bytes per page ' +
+      'at every mip). `three_vts`: three textures (4096², 4096², 1024² pages) on three paths, summed.',
+  },
+  'png-codec': {
+    title: "The tests' PNG codec against sharp",
+    keys: ['png_codec.*'],
+  },
+  pool: {
+    title: 'Eviction and page-use cost of the pool',
+    keys: ['pool.*'],
+  },
+  rvt: {
+    title: 'Runtime virtual textures: tiles rendered per second',
+    keys: ['rvt.render_only.*', 'rvt.cpu_procedural.*', 'rvt.render_compress.*'],
+    browser: true,
+  },
+  sim: {
+    title: "The default policy against Belady's optimum, time to sharp, heap growth",
+    keys: ['cache.*', 'sim.*'],
+  },
+  'sources-browser': {
+    title: 'Archive tiles decoded in the browser',
+    keys: ['sources.archive.*browser*', 'sources.archive.*vs_webp_pool_ratio*'],
+    browser: true,
+  },
+  'sources-ktx2': {
+    title: 'KTX2 levels by HTTP Range',
+    keys: ['sources.ktx2*'],
+  },
+  'sources-uastc': {
+    title: 'UASTC archives: bytes, bake rate, inflation, quality',
+    keys: [
+      'sources.archive.*.bytes_per_tile',
+      'sources.archive.*.inflate_us_per_tile',
+      'bake.webp.*',
+      'bake.uastc*',
+    ],
+  },
+  sources: {
+    title: 'Tile sources and the baker',
+    keys: [
+      'sources.procedural.*',
+      'sources.archive.*.tiles_per_s',
+      'bake.image_*',
+      'bake.megapixels_per_s',
+      'bake.procedural_*',
+    ],
+  },
+  three: {
+    title: "The binding's frame cost against a plain texture",
+    keys: ['three.*'],
+    browser: true,
+  },
+};
