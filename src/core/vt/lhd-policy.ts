@@ -78,9 +78,9 @@ const PARENT_IN_USE = 0x8000;
  * in more than one visit (an absence longer than {@link VISIT_GAP_FRAMES}) since it was loaded,
  * which separates pages that loop back from pages seen once, and whether the page is coarser than
  * mip 0 (a coarse page covers more ground, so it returns after absences a mip-0 page never comes
- * back from: a camera teleporting between places meets the same coarse pages again). Ages are frames, so the learned shape (flicker returns
- * within a jitter cycle, loops returning after their period, trails never) follows the stream,
- * whatever its frame rate.
+ * back from: a camera teleporting between places meets the same coarse pages again). Ages are
+ * frames, so the learned shape (flicker returns within a jitter cycle, loops returning after their
+ * period, trails never) follows the stream, whatever its frame rate.
  *
  * What a class cannot say, since it is fixed while the page is idle: whether the view still covers
  * the page's neighbourhood now. A candidate whose parent page (one mip coarser) is in use in the
