@@ -79,6 +79,7 @@ export default defineConfig({
         index: resolve(import.meta.dirname, 'src/index.ts'),
         core: resolve(import.meta.dirname, 'src/core/index.ts'),
         three: resolve(import.meta.dirname, 'src/three/index.ts'),
+        sources: resolve(import.meta.dirname, 'src/sources/index.ts'),
         sim: resolve(import.meta.dirname, 'src/sim/index.ts'),
         node: resolve(import.meta.dirname, 'src/sources/node.ts'),
         // The `tessera` command of an installed package (bin/tessera.mjs).
@@ -105,6 +106,8 @@ export default defineConfig({
     alias: [
       { find: /^tessera$/, replacement: resolve(import.meta.dirname, 'src/index.ts') },
       { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, 'src/core/index.ts') },
+      { find: /^tessera\/three$/, replacement: resolve(import.meta.dirname, 'src/three/index.ts') },
+      { find: /^tessera\/sources$/, replacement: resolve(import.meta.dirname, 'src/sources/index.ts') },
     ],
     environment: 'node',
     pool: 'threads',

@@ -379,7 +379,7 @@ export class DemoApp {
   }
 
   private isSettled(): boolean {
-    if (this.terrain.pendingBuilds > 0 || this.regions.busy || this.streaming.planner.loadsInFlight > 0)
+    if (this.terrain.pendingBuilds > 0 || this.regions.busy || this.streaming.stats().loadsInFlight > 0)
       return false;
     // Requests from before the latest teleport say nothing about the new view.
     if (!this.surface.feedbackCaughtUp) return false;

@@ -25,6 +25,7 @@ export default defineConfig({
       { find: /^tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
       { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, '../src/core/index.ts') },
       { find: /^tessera\/three$/, replacement: resolve(import.meta.dirname, '../src/three/index.ts') },
+      { find: /^tessera\/sources$/, replacement: resolve(import.meta.dirname, '../src/sources/index.ts') },
     ],
   },
 });

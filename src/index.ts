@@ -1,21 +1,18 @@
 /**
- * `tessera`: what an application needs. The three.js binding (virtual textures, TSL nodes,
- * streamed textures), the tile and mip sources that run in the browser, the budget, the errors and
- * the contracts a custom source implements. The core's internals are in `tessera/core`, the
- * simulator in `tessera/sim`, the baker in `tessera/node`.
+ * `tessera`: what an application needs. Virtual textures and their sampling node, streamed
+ * ordinary textures and glTF scenes, the one budget, the sources a browser application streams
+ * from, the contracts a custom source implements, and the errors.
+ *
+ * Everything else has an entry of its own: `tessera/three` (the whole three.js binding: rendered
+ * tiles, decals, GPU compression, transcoding), `tessera/sources` (every tile and mip source with
+ * its readers, decoders and archive writer), `tessera/core` (the renderer-agnostic core, for a
+ * custom binding or tool), `tessera/sim` (pool sizing for a camera path) and `tessera/node` (the
+ * baker).
  */
-export type { BudgetCategory } from './core/budget/budget-category';
-export { BudgetPriority } from './core/budget/budget-priority';
 export { TextureBudget } from './core/budget/texture-budget';
-export type {
-  BudgetShedder,
-  TextureBudgetOptions,
-  TextureBudgetStats,
-} from './core/budget/texture-budget-options';
-export type { TextureFormatName } from './core/budget/texture-format';
+export type { TextureBudgetOptions, TextureBudgetStats } from './core/budget/texture-budget-options';
 export {
   isAbortError,
-  type RuntimeErrorCode,
   TesseraConfigError,
   type TesseraConfigErrorCode,
   TesseraError,
@@ -23,25 +20,44 @@ export {
   TileSourceError,
   type TileSourceErrorCode,
 } from './core/errors';
-export type { Etc1sTarget, Etc1sTargetChoice } from './core/streaming/etc1s-target';
 export type {
-  BasisLzGlobalData,
   EncodedPyramidSource,
-  Etc1sPyramidFormat,
   MipPyramidSource,
   StreamedTextureFormat,
-  UastcPyramidFormat,
 } from './core/streaming/mip-pyramid-source';
 export type { LifetimePolicy } from './core/streaming/stale-sweep';
-export type { UvRect } from './core/vt/page-rect';
-export type { PoolTexelFormat, UastcTarget } from './core/vt/pool-format';
+export type { TileData, TileSource, TileSourceInfo } from './core/vt/tile-source';
+export { ArchiveTileSource, type ArchiveTileSourceOptions } from './sources/archive/archive-tile-source';
+export { Ktx2Source } from './sources/mips/ktx2-source';
+export { LevelListSource, type MipLevelInput } from './sources/mips/level-list-source';
+export { ProceduralWorld, type ProceduralWorldOptions } from './sources/procedural/procedural-world';
+export { WorkerProceduralTileSource } from './sources/procedural/worker-procedural-tile-source';
+/** Sea level of the procedural world, in its normalised height units (heights below are water). */
+export { SEA_LEVEL as PROCEDURAL_SEA_LEVEL } from './sources/procedural/world-shading';
+export {
+  GltfTextureStreaming,
+  type GltfTextureStreamingOptions,
+  registerGltfTextureStreaming,
+} from './three/gltf/gltf-texture-streaming';
+export type { VirtualTextureFiltering } from './three/sampling-context';
+export { StreamedTexture, type StreamedTextureOptions } from './three/streamed/streamed-texture';
+export type { StreamingTransitionOptions, TransitionResult } from './three/streamed/streaming-transition';
+export {
+  type TextureStreamingEvents,
+  type TextureStreamingStats,
+  TextureStreamingSystem,
+  type TextureStreamingSystemOptions,
+} from './three/streamed/texture-streaming-system';
+export { VirtualTexture, type VirtualTexturePoolLayer } from './three/virtual-texture';
+export {
+  type VirtualTextureSampleNode,
+  type VirtualTextureSampleOptions,
+  virtualTexture,
+} from './three/virtual-texture-node';
+export { VirtualTextureSystem } from './three/virtual-texture-system';
+export type { VirtualTextureSystemOptions } from './three/virtual-texture-system-options';
 export type {
-  TileData,
-  TileEncoding,
-  TileLayerInfo,
-  TileLayerUsage,
-  TileSource,
-  TileSourceInfo,
-} from './core/vt/tile-source';
-export * from './sources/index';
-export * from './three/index';
+  VirtualTextureAddOptions,
+  VirtualTextureSystemEvents,
+  VirtualTextureSystemStats,
+} from './three/virtual-texture-system-types';

@@ -9,16 +9,8 @@
  * re-render).
  */
 
-import {
-  DecalList,
-  PROCEDURAL_SEA_LEVEL,
-  type ProceduralWorld,
-  RenderedTileSource,
-  ribbonGeometry,
-  splatAlbedo,
-  type VirtualTexture,
-  type WorldRect,
-} from 'tessera';
+import { PROCEDURAL_SEA_LEVEL, type ProceduralWorld, type VirtualTexture } from 'tessera';
+import { DecalList, RenderedTileSource, ribbonGeometry, splatAlbedo, type WorldRect } from 'tessera/three';
 import {
   CanvasTexture,
   DataTexture,

@@ -144,11 +144,11 @@ export class VirtualTextureSurface implements TerrainSurface {
 
   stats(): TerrainSurfaceStats {
     const system = this.system.stats();
-    const streamer = this.system.streamer.stats();
+    const streaming = system.streaming;
     const out = this.statsView;
     out.poolSlots = system.slotCount;
     out.resident = system.residentPages;
-    out.pending = streamer.queued + streamer.inFlight + streamer.pendingUploads;
+    out.pending = streaming.queued + streaming.loading + streaming.awaitingUpload;
     out.visibleRequested = this.visibleRequested;
     out.visibleSharp = this.countSharp();
     out.mipBias = system.mipBias;
@@ -232,7 +232,7 @@ export class VirtualTextureSurface implements TerrainSurface {
       paintResidencyImage(
         texture.pageTable.layout,
         texture.id,
-        this.system.streamer.pool.slotPages,
+        this.system.slotPages,
         RESIDENCY_MAP_PIXELS,
         RESIDENCY_MAP_PIXELS,
         pixels,

@@ -5,7 +5,6 @@
  * stream in as the zoom needs them. `window.example` is for the smoke test.
  */
 import { ArchiveTileSource, VirtualTextureSystem, virtualTexture } from 'tessera';
-import { NO_REQUEST, pageMip } from 'tessera/core';
 import { MathUtils, Mesh, OrthographicCamera, PlaneGeometry, Scene } from 'three';
 import { MeshBasicNodeMaterial, WebGPURenderer } from 'three/webgpu';
 
@@ -94,8 +93,6 @@ renderer.setAnimationLoop(() => {
   view: () => ({ ...view, firstViewFrame, settled: vts.isSettled }),
   /** Resident pages per mip (index = mip). */
   residentMips(): number[] {
-    const histogram = new Array<number>(photo.pageTable.layout.mipCount).fill(0);
-    for (const id of vts.streamer.pool.slotPages) if (id !== NO_REQUEST) histogram[pageMip(id)]++;
-    return histogram;
+    return vts.residentPagesByMip(photo);
   },
 };

@@ -95,7 +95,7 @@ export interface VirtualTextureSystemOptions {
    * Targets UASTC layers may be transcoded to, intersected with what the device offers. Default:
    * all. With none compressed left, UASTC layers are decoded to rgba8 (warned once).
    */
-  allowedTargets?: readonly UastcTarget[];
+  uastcTargets?: readonly UastcTarget[];
   /**
    * The Basis transcoder the transcode workers load (script text and wasm URL). Default: the copy
    * of three's `basis_transcoder.js` / `.wasm` bundled with the library.
@@ -143,7 +143,7 @@ export interface ResolvedSystemOptions {
   maxAnisotropy: number;
   layers: VirtualTexturePoolLayer[];
   pageTableBytes: number;
-  allowedTargets: readonly UastcTarget[] | undefined;
+  uastcTargets: readonly UastcTarget[] | undefined;
   transcoder: BasisTranscoderAssets | undefined;
   transcodeWorkers: number | undefined;
 }
@@ -256,7 +256,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     maxAnisotropy,
     layers,
     pageTableBytes,
-    allowedTargets: options.allowedTargets,
+    uastcTargets: options.uastcTargets,
     transcoder: options.transcoder,
     transcodeWorkers:
       options.transcodeWorkers === undefined

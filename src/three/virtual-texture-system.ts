@@ -4,6 +4,7 @@ import type { WebGPURenderer } from 'three/webgpu';
 import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
+import { NO_REQUEST, pageMip, pageVt } from '../core/vt/page-id';
 import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
@@ -55,9 +56,7 @@ export class VirtualTextureSystem {
   readonly tileSize: number;
   /** Border inside each tile side, in texels. */
   readonly border: number;
-  /** Most tiles written per frame (see {@link setMaxUploadsPerFrame}). */
-  maxUploadsPerFrame: number;
-  /** The core streamer (feedback analysis, scheduling, pool, page tables). */
+  /** @internal the core streamer (feedback analysis, scheduling, pool, page tables). */
   readonly streamer: VirtualTextureStreamer;
   /** The budget the reservations come from (shared, or internal of `budgetBytes`). */
   readonly budget: TextureBudget;
@@ -77,6 +76,7 @@ export class VirtualTextureSystem {
   private readonly ownsBudget: boolean;
   private frame = 0;
   private disposed = false;
+  private uploadsPerFrame: number;
   private readonly settle = new SettleTracker();
   /** Tile writes and GPU renders of rendered textures (`RenderedTileSource`), per frame. */
   private readonly uploads: TileUploads;
@@ -92,8 +92,8 @@ export class VirtualTextureSystem {
     const o = resolveSystemOptions(options);
     this.tileSize = o.tileSize;
     this.border = o.border;
-    this.maxUploadsPerFrame = o.maxUploadsPerFrame;
-    const formats = choosePoolFormats(bridge, o.layers, o.allowedTargets);
+    this.uploadsPerFrame = o.maxUploadsPerFrame;
+    const formats = choosePoolFormats(bridge, o.layers, o.uastcTargets);
     // Everything is planned and reserved before any GPU allocation.
     const { input, plan, budget, reserved, feedbackSize } = planSystemReservations(
       renderer,
@@ -110,7 +110,7 @@ export class VirtualTextureSystem {
     const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
-      maxUploadsPerFrame: this.maxUploadsPerFrame,
+      maxUploadsPerFrame: this.uploadsPerFrame,
       stagingBytes: plan.stagingBytes,
       abortAfterFrames: o.abortAfterFrames,
       failedCooldownFrames: o.failedCooldownFrames,
@@ -204,10 +204,42 @@ export class VirtualTextureSystem {
     return this.context.filtering;
   }
 
+  /** Most tiles written into the pool per frame (set with {@link setMaxUploadsPerFrame}). */
+  get maxUploadsPerFrame(): number {
+    return this.uploadsPerFrame;
+  }
+
   /** Sets the most tiles written per frame, from the next {@link update} on. @throws TesseraConfigError('invalid-option') */
   setMaxUploadsPerFrame(tiles: number): void {
     this.assertLive();
-    this.maxUploadsPerFrame = positiveInteger('maxUploadsPerFrame', tiles);
+    this.uploadsPerFrame = positiveInteger('maxUploadsPerFrame', tiles);
+  }
+
+  /**
+   * The page each slot of the shared pool holds now (a packed page id, see `tessera/core`'s
+   * `pageVt` / `pageMip` / `pageX` / `pageY`; `NO_REQUEST` for a free slot): a read-only view for
+   * diagnostics (residency maps, histograms), valid until the next {@link update}. Do not write it.
+   */
+  get slotPages(): ArrayLike<number> {
+    return this.streamer.pool.slotPages;
+  }
+
+  /**
+   * Resident pages of `vt` per mip level (index 0 the finest), counted from {@link slotPages} into
+   * `out` (resized to the texture's mip count; allocates only when not given).
+   * @throws TesseraError('unknown-texture') for a removed texture.
+   */
+  residentPagesByMip(vt: VirtualTexture, out: number[] = []): number[] {
+    if (vt.removed) throw new TesseraError('unknown-texture', `virtual texture '${vt.name}' was removed`);
+    const mips = vt.pageTable.layout.mipCount;
+    out.length = mips;
+    out.fill(0);
+    const pages = this.streamer.pool.slotPages;
+    for (let i = 0; i < pages.length; i++) {
+      const id = pages[i];
+      if (id !== NO_REQUEST && pageVt(id) === vt.id) out[pageMip(id)]++;
+    }
+    return out;
   }
 
   /**
@@ -262,8 +294,8 @@ export class VirtualTextureSystem {
     this.streamer.update();
     this.context.mipBias.value = this.streamer.mipBias;
     this.evictable.release(frame);
-    this.set.sizeAtlases(this.maxUploadsPerFrame, frame);
-    this.uploads.run(this.maxUploadsPerFrame);
+    this.set.sizeAtlases(this.uploadsPerFrame, frame);
+    this.uploads.run(this.uploadsPerFrame);
     this.set.flush();
     if (this.settle.waiting > 0 && this.isSettled) this.settle.resolve();
     this.channel.render(scene, camera, frame);

@@ -78,7 +78,7 @@ export class VirtualTexture implements SampledVirtualTexture {
     return this.released;
   }
 
-  /** Marks the texture removed and frees its page-table textures (called by the system). */
+  /** @internal marks the texture removed and frees its page-table textures (called by the system). */
   release(): void {
     if (this.released) return;
     this.released = true;
@@ -114,8 +114,8 @@ export class VirtualTexture implements SampledVirtualTexture {
   }
 
   /**
-   * Swaps in `table` (page-table textures recreated, and fully uploaded, after a device loss) and
-   * frees the old ones.
+   * @internal Swaps in `table` (page-table textures recreated, and fully uploaded, after a device
+   * loss) and frees the old ones.
    */
   replacePageTableTextures(table: PageTableTextures): void {
     this.table.dispose();
@@ -187,8 +187,8 @@ export class VirtualTexture implements SampledVirtualTexture {
   }
 
   /**
-   * Uploads the page table's dirty rectangles (only those) to the GPU and clears them. Called by
-   * the system after uploads; allocates nothing.
+   * @internal Uploads the page table's dirty rectangles (only those) to the GPU and clears them.
+   * Called by the system after uploads; allocates nothing.
    */
   flushPageTable(): void {
     this.table.upload();

@@ -14,7 +14,7 @@ import {
 import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
 import { SceneTransition } from '../../core/streaming/scene-transition';
 import { ShedLevelCache } from '../../core/streaming/shed-level-cache';
-import { StaleSweep } from '../../core/streaming/stale-sweep';
+import { type LifetimePolicy, StaleSweep } from '../../core/streaming/stale-sweep';
 import { ManagedTextureRegistry } from '../../core/streaming/texture-registry';
 import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
@@ -67,11 +67,11 @@ export class TextureStreamingSystem {
   readonly events = new TypedEmitter<TextureStreamingEvents>();
   /** The budget (shared or created). */
   readonly budget: TextureBudget;
-  /** Every managed texture (ids, tags, last use, reference counts). */
+  /** @internal every managed texture (ids, tags, last use, reference counts). */
   readonly registry: ManagedTextureRegistry;
-  /** The core planner. */
+  /** @internal the core planner. */
   readonly planner: MipStreamingPlanner;
-  /** The stale sweep (set policies, end scenes). */
+  /** @internal the stale sweep (see {@link setLifetimePolicy}, {@link endScene}). */
   readonly sweep: StaleSweep;
   private readonly renderer: WebGPURenderer;
   private readonly bridge: BackendBridge;
@@ -260,6 +260,25 @@ export class TextureStreamingSystem {
   unretain(texture: StreamedTexture): number {
     this.table.check(texture);
     return this.registry.release(texture.id);
+  }
+
+  /**
+   * Sets how long textures tagged `tag` live once nothing uses them (the stale sweep's policy for
+   * the tag, overriding the defaults of the `sweep` option): `{ kind: 'never' }`, idle frames or
+   * idle milliseconds.
+   * @throws TesseraConfigError('invalid-option') for a malformed policy.
+   */
+  setLifetimePolicy(tag: string, policy: LifetimePolicy): void {
+    this.sweep.setPolicy(tag, policy);
+  }
+
+  /**
+   * Marks scene `sceneId` gone (`ended` true) or live again: the next sweep releases the
+   * unretained textures tagged `scene:<sceneId>` of a scene that has ended.
+   */
+  setSceneEnded(sceneId: string, ended: boolean): void {
+    if (ended) this.sweep.endScene(sceneId);
+    else this.sweep.beginScene(sceneId);
   }
 
   /**

@@ -212,7 +212,7 @@ for (const [target, format, channels] of [
 }
 
 /**
- * Format choice on the device: a forced target the device (here, `allowedTargets`) lacks is a
+ * Format choice on the device: a forced target the device (here, `uastcTargets`) lacks is a
  * typed configuration error before anything is allocated, and a device with no compressed format
  * decodes UASTC to rgba8 with one warning.
  */

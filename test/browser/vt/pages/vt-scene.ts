@@ -669,7 +669,7 @@ Object.assign(globalThis, {
           budgetBytes: 8 << 20,
           feedbackScale,
           layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', target: 'bc7' }],
-          allowedTargets: ['astc'],
+          uastcTargets: ['astc'],
         }).dispose();
       } catch (error) {
         forced = (error as { code?: string }).code ?? String(error);
@@ -680,7 +680,7 @@ Object.assign(globalThis, {
           budgetBytes: 8 << 20,
           feedbackScale,
           layers: ['uastc-4x4-srgb'],
-          allowedTargets: [],
+          uastcTargets: [],
         });
         fallbackFormats.push(fallback.stats().poolFormats);
         fallback.dispose();
