@@ -1,4 +1,8 @@
-import { type PoolTexelFormat, slotBytesOfFormats, type UastcTarget } from '../src/core/vt/pool-format';
+import {
+  type PoolTexelFormat,
+  slotBytesOfFormats,
+  type UastcTarget,
+} from '../src/core/vt/residency/pool-format';
 import { planVirtualTextureBudget } from '../src/core/vt/vt-budget-plan';
 import { flyOverPath } from '../src/sim/camera-paths';
 import { FrameSimulator } from '../src/sim/frame-simulator';

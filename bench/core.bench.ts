@@ -1,6 +1,6 @@
-import { FeedbackAnalyzer } from '../src/core/vt/feedback-analyzer';
+import { FeedbackAnalyzer } from '../src/core/vt/feedback/feedback-analyzer';
 import { NO_REQUEST, packPageId } from '../src/core/vt/page-id';
-import { PageTable } from '../src/core/vt/page-table';
+import { PageTable } from '../src/core/vt/page-table/page-table';
 import { VirtualTextureLayout } from '../src/core/vt/vt-layout';
 
 function median(xs: number[]): number {

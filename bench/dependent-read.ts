@@ -1,5 +1,8 @@
-import { PhysicalPool } from '../src/core/vt/physical-pool';
-import type { ReplacementPolicyFactory, ReplacementPolicyName } from '../src/core/vt/replacement-policy';
+import { PhysicalPool } from '../src/core/vt/residency/physical-pool';
+import type {
+  ReplacementPolicyFactory,
+  ReplacementPolicyName,
+} from '../src/core/vt/residency/replacement-policy';
 import { SeededRandom } from '../src/sim/seeded-random';
 
 /** Ints per cache line (64 bytes): the chase visits one int per line. */

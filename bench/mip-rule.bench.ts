@@ -1,5 +1,5 @@
-import type { FilterMode } from '../src/core/vt/mip-rule';
-import { poolEfficiency } from '../src/core/vt/pool-efficiency';
+import type { FilterMode } from '../src/core/vt/feedback/mip-rule';
+import { poolEfficiency } from '../src/core/vt/residency/pool-efficiency';
 import { flyOverPath } from '../src/sim/camera-paths';
 import { FrameSimulator } from '../src/sim/frame-simulator';
 

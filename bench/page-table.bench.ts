@@ -1,4 +1,4 @@
-import { BLOCK_BYTES } from '../src/core/vt/page-table-blocks';
+import { BLOCK_BYTES } from '../src/core/vt/page-table/page-table-blocks';
 import { flyOverPath } from '../src/sim/camera-paths';
 import { FrameSimulator } from '../src/sim/frame-simulator';
 

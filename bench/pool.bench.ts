@@ -1,7 +1,10 @@
-import { REPLACEMENT_POLICIES } from '../src/core/vt/create-replacement-policy';
 import { NO_REQUEST, packPageId, parentPageId } from '../src/core/vt/page-id';
-import { PhysicalPool } from '../src/core/vt/physical-pool';
-import type { ReplacementPolicyFactory, ReplacementPolicyName } from '../src/core/vt/replacement-policy';
+import { REPLACEMENT_POLICIES } from '../src/core/vt/residency/create-replacement-policy';
+import { PhysicalPool } from '../src/core/vt/residency/physical-pool';
+import type {
+  ReplacementPolicyFactory,
+  ReplacementPolicyName,
+} from '../src/core/vt/residency/replacement-policy';
 import { dependentReadNs, poolStateBytes } from './dependent-read';
 import { RandomVictimPolicy } from './random-victim-policy';
 

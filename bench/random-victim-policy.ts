@@ -1,4 +1,4 @@
-import type { ReplacementPolicy, SlotTableView } from '../src/core/vt/replacement-policy';
+import type { ReplacementPolicy, SlotTableView } from '../src/core/vt/residency/replacement-policy';
 
 /**
  * The cheapest victim choice that spreads over the pool: a uniformly random evictable slot from a

@@ -1,7 +1,7 @@
 import { NO_REQUEST, pageMip, pageX, pageY } from '../src/core/vt/page-id';
-import type { PageTable } from '../src/core/vt/page-table';
-import { EMPTY_ENTRY, entryMip } from '../src/core/vt/page-table-entry';
-import type { UploadOrder } from '../src/core/vt/ready-tile-queue';
+import type { PageTable } from '../src/core/vt/page-table/page-table';
+import { EMPTY_ENTRY, entryMip } from '../src/core/vt/page-table/page-table-entry';
+import type { UploadOrder } from '../src/core/vt/scheduling/ready-tile-queue';
 import { type CameraPath, teleportPath } from '../src/sim/camera-paths';
 import { createCameraPose } from '../src/sim/camera-pose';
 import { FrameSimulator } from '../src/sim/frame-simulator';

@@ -39,7 +39,12 @@ export {
   type GltfTextureStreamingOptions,
   registerGltfTextureStreaming,
 } from './three/gltf/gltf-texture-streaming';
-export type { VirtualTextureFiltering } from './three/sampling-context';
+export type { VirtualTextureFiltering } from './three/sampling/sampling-context';
+export {
+  type VirtualTextureSampleNode,
+  type VirtualTextureSampleOptions,
+  virtualTexture,
+} from './three/sampling/virtual-texture-node';
 export { StreamedTexture, type StreamedTextureOptions } from './three/streamed/streamed-texture';
 export type { StreamingTransitionOptions, TransitionResult } from './three/streamed/streaming-transition';
 export {
@@ -49,11 +54,6 @@ export {
   type TextureStreamingSystemOptions,
 } from './three/streamed/texture-streaming-system';
 export { VirtualTexture, type VirtualTexturePoolLayer } from './three/virtual-texture';
-export {
-  type VirtualTextureSampleNode,
-  type VirtualTextureSampleOptions,
-  virtualTexture,
-} from './three/virtual-texture-node';
 export { VirtualTextureSystem } from './three/virtual-texture-system';
 export type { VirtualTextureSystemOptions } from './three/virtual-texture-system-options';
 export type {

@@ -1,9 +1,9 @@
 import { DataTexture, NearestFilter, RGBAFormat, SRGBColorSpace, UnsignedByteType } from 'three';
 import { WebGPURenderer } from 'three/webgpu';
-import { createAllocatedTexture } from '../../src/three/allocated-texture';
-import { createCompressedPoolTexture } from '../../src/three/compressed-pool-texture';
 import type { GpuBlockFormat } from '../../src/three/gpu-compress/block-layout';
 import { GpuTileCompressor } from '../../src/three/gpu-compress/gpu-tile-compressor';
+import { createAllocatedTexture } from '../../src/three/residency/allocated-texture';
+import { createCompressedPoolTexture } from '../../src/three/residency/compressed-pool-texture';
 import { type DetailContent, detailTile } from '../../test/browser/gpu-compress/pages/terrain-detail-content';
 
 /**

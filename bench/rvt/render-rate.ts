@@ -6,8 +6,8 @@ import { packPageId } from '../../src/core/vt/page-id';
 import { ProceduralTileSource } from '../../src/sources/procedural/procedural-tile-source';
 import { ProceduralWorld } from '../../src/sources/procedural/procedural-world';
 import { BackendBridge } from '../../src/three/backend-bridge';
-import { PoolTextures } from '../../src/three/pool-textures';
 import { TileRenderStage } from '../../src/three/rendered/tile-render-stage';
+import { PoolTextures } from '../../src/three/residency/pool-textures';
 
 /** What the page leaves in `globalThis.benchResult`. */
 export interface RenderRateResult {

@@ -1,5 +1,5 @@
 import { WebGPURenderer } from 'three/webgpu';
-import type { PoolTexelFormat } from '../../src/core/vt/pool-format';
+import type { PoolTexelFormat } from '../../src/core/vt/residency/pool-format';
 import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
 
 /**

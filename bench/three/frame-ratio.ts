@@ -10,9 +10,9 @@ import {
   SRGBColorSpace,
 } from 'three';
 import { MeshBasicNodeMaterial, WebGPURenderer } from 'three/webgpu';
-import type { PageTableStorage } from '../../src/core/vt/page-table-blocks';
-import type { VirtualTextureFiltering } from '../../src/three/sampling-context';
-import { virtualTexture } from '../../src/three/virtual-texture-node';
+import type { PageTableStorage } from '../../src/core/vt/page-table/page-table-blocks';
+import type { VirtualTextureFiltering } from '../../src/three/sampling/sampling-context';
+import { virtualTexture } from '../../src/three/sampling/virtual-texture-node';
 import { VirtualTextureSystem } from '../../src/three/virtual-texture-system';
 import { TestTileSource } from '../../test/browser/vt/test-content';
 

@@ -1,5 +1,5 @@
-import { LhdPolicy } from '../../src/core/vt/lhd-policy';
-import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
+import { LhdPolicy } from '../../src/core/vt/residency/lhd-policy';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/residency/replacement-policy';
 import type { CameraPath } from '../../src/sim/camera-paths';
 import type { FrameSimulatorOptions } from '../../src/sim/frame-simulator';
 import { countOptimalLoads } from '../../src/sim/optimal-loads';

@@ -1,11 +1,11 @@
 import { TesseraConfigError } from '../../src/core/errors';
-import { FEEDBACK_JITTER_PERIOD } from '../../src/core/vt/feedback-jitter';
-import { LruPolicy } from '../../src/core/vt/lru-policy';
+import { FEEDBACK_JITTER_PERIOD } from '../../src/core/vt/feedback/feedback-jitter';
+import { LruPolicy } from '../../src/core/vt/residency/lru-policy';
 import type {
   ReplacementPolicy,
   ReplacementPolicyFactory,
   SlotTableView,
-} from '../../src/core/vt/replacement-policy';
+} from '../../src/core/vt/residency/replacement-policy';
 import type { CoverageAwarePolicy, CoverageFeed } from './coverage-feed';
 import { CoverageLhdPolicy, checkCoverageCuts } from './coverage-lhd-policy';
 import { PredictivePolicy } from './predictive-policy';

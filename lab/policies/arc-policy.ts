@@ -1,6 +1,6 @@
 import { IntrusiveList } from '../../src/core/structures/intrusive-list';
-import { VISIT_GAP_FRAMES } from '../../src/core/vt/lhd-policy';
-import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
+import { VISIT_GAP_FRAMES } from '../../src/core/vt/residency/lhd-policy';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/residency/replacement-policy';
 import { ArcGhosts } from './arc-ghosts';
 
 const T1 = 1;

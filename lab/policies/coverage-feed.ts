@@ -1,4 +1,4 @@
-import type { ReplacementPolicy } from '../../src/core/vt/replacement-policy';
+import type { ReplacementPolicy } from '../../src/core/vt/residency/replacement-policy';
 
 /**
  * The feedback coverage (pixels; 0 for a fallback ancestor) of the request a pool call is about to

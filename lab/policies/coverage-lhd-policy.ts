@@ -1,17 +1,17 @@
 import { TesseraConfigError } from '../../src/core/errors';
-import { FEEDBACK_JITTER_PERIOD } from '../../src/core/vt/feedback-jitter';
-import { HitDensityTable } from '../../src/core/vt/hit-density-table';
-import { LhdGhosts } from '../../src/core/vt/lhd-ghosts';
+import { FEEDBACK_JITTER_PERIOD } from '../../src/core/vt/feedback/feedback-jitter';
+import { MAX_MIP, NO_REQUEST, pageMip, parentPageId } from '../../src/core/vt/page-id';
+import { HitDensityTable } from '../../src/core/vt/residency/hit-density-table';
+import { LhdGhosts } from '../../src/core/vt/residency/lhd-ghosts';
 import {
   LHD_DENSITY_TOLERANCE,
   LHD_GHOSTS_PER_SLOT,
   LHD_RECONFIGURE_EVICTIONS,
   LHD_SAMPLE,
   VISIT_GAP_FRAMES,
-} from '../../src/core/vt/lhd-policy';
-import { MAX_MIP, NO_REQUEST, pageMip, parentPageId } from '../../src/core/vt/page-id';
-import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
-import { ReturnRateRatio } from '../../src/core/vt/return-rate-ratio';
+} from '../../src/core/vt/residency/lhd-policy';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/residency/replacement-policy';
+import { ReturnRateRatio } from '../../src/core/vt/residency/return-rate-ratio';
 import type { CoverageFeed } from './coverage-feed';
 
 /**
@@ -81,7 +81,7 @@ export function checkCoverageCuts(cuts: readonly number[]): void {
 }
 
 /**
- * The lab's copy of the product's `LhdPolicy` (`src/core/vt/lhd-policy.ts`) with one more part to
+ * The lab's copy of the product's `LhdPolicy` (`src/core/vt/residency/lhd-policy.ts`) with one more part to
  * a page's class: its feedback coverage at its last use ({@link CoverageLhdPolicyOptions}). The
  * product pool does not see coverage (no default policy used it); this copy serves
  * `AdaptivePolicy`, which measured better with it. Keep the rest in step with the product's.

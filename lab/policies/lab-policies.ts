@@ -1,11 +1,11 @@
 import { TesseraConfigError } from '../../src/core/errors';
-import { LhdPolicy } from '../../src/core/vt/lhd-policy';
-import { LruPolicy } from '../../src/core/vt/lru-policy';
+import { LhdPolicy } from '../../src/core/vt/residency/lhd-policy';
+import { LruPolicy } from '../../src/core/vt/residency/lru-policy';
 import type {
   ReplacementPolicy,
   ReplacementPolicyFactory,
   SlotTableView,
-} from '../../src/core/vt/replacement-policy';
+} from '../../src/core/vt/residency/replacement-policy';
 import { AdaptivePolicy } from './adaptive-policy';
 import { ArcPolicy } from './arc-policy';
 import type { CoverageFeed } from './coverage-feed';

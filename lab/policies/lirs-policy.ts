@@ -1,7 +1,7 @@
 import { IntrusiveList } from '../../src/core/structures/intrusive-list';
-import { VISIT_GAP_FRAMES } from '../../src/core/vt/lhd-policy';
-import { RecentUseCounter } from '../../src/core/vt/recent-use-counter';
-import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
+import { VISIT_GAP_FRAMES } from '../../src/core/vt/residency/lhd-policy';
+import { RecentUseCounter } from '../../src/core/vt/residency/recent-use-counter';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/residency/replacement-policy';
 import { LirsStack } from './lirs-stack';
 
 /**

@@ -1,6 +1,6 @@
 import { IndexedMinHeap } from '../../src/core/structures/indexed-heap';
 import { IntrusiveList } from '../../src/core/structures/intrusive-list';
-import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/residency/replacement-policy';
 import { RecencyRanking } from './recency-ranking';
 import { ReturnPredictions } from './return-predictions';
 import { ReuseHistory } from './reuse-history';

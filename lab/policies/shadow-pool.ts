@@ -1,7 +1,7 @@
 import { IntrusiveList } from '../../src/core/structures/intrusive-list';
 import { PageIndexMap } from '../../src/core/structures/page-index-map';
 import { NO_REQUEST } from '../../src/core/vt/page-id';
-import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/replacement-policy';
+import type { ReplacementPolicy, SlotTableView } from '../../src/core/vt/residency/replacement-policy';
 import type { CoverageAwarePolicy } from './coverage-feed';
 
 /**

@@ -1,6 +1,6 @@
 import { TesseraConfigError } from '../../src/core/errors';
-import { PhysicalPool } from '../../src/core/vt/physical-pool';
-import { compactPool } from '../../src/core/vt/pool-compaction';
+import { PhysicalPool } from '../../src/core/vt/residency/physical-pool';
+import { compactPool } from '../../src/core/vt/residency/pool-compaction';
 import type { RequestTrace } from '../../src/sim/request-trace';
 import type { CoverageFeed } from '../policies/coverage-feed';
 import { type LabPolicyFactory, type LabPolicyName, labPolicy } from '../policies/lab-policies';

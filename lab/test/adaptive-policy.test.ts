@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../src/core/errors';
-import { LhdPolicy } from '../../src/core/vt/lhd-policy';
-import { LruPolicy } from '../../src/core/vt/lru-policy';
 import { packPageId, pageY, parentPageId } from '../../src/core/vt/page-id';
-import { PhysicalPool } from '../../src/core/vt/physical-pool';
-import { compactPool } from '../../src/core/vt/pool-compaction';
-import type { SlotTableView } from '../../src/core/vt/replacement-policy';
+import { LhdPolicy } from '../../src/core/vt/residency/lhd-policy';
+import { LruPolicy } from '../../src/core/vt/residency/lru-policy';
+import { PhysicalPool } from '../../src/core/vt/residency/physical-pool';
+import { compactPool } from '../../src/core/vt/residency/pool-compaction';
+import type { SlotTableView } from '../../src/core/vt/residency/replacement-policy';
 import { RequestTrace } from '../../src/sim/request-trace';
 import { SeededRandom } from '../../src/sim/seeded-random';
 import { probeAllocations } from '../../test/unit/support/allocation-probe';

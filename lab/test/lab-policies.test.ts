@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../src/core/errors';
-import { VISIT_GAP_FRAMES } from '../../src/core/vt/lhd-policy';
 import { NO_REQUEST, packPageId } from '../../src/core/vt/page-id';
-import { PhysicalPool } from '../../src/core/vt/physical-pool';
+import { VISIT_GAP_FRAMES } from '../../src/core/vt/residency/lhd-policy';
+import { PhysicalPool } from '../../src/core/vt/residency/physical-pool';
 import { checkPolicyInvariants } from '../../test/unit/support/policy-invariants';
 import { ArcPolicy } from '../policies/arc-policy';
 import { LAB_POLICIES, labPolicy } from '../policies/lab-policies';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../src/core/errors';
 import { NO_REQUEST, packPageId } from '../../src/core/vt/page-id';
-import { PhysicalPool } from '../../src/core/vt/physical-pool';
+import { PhysicalPool } from '../../src/core/vt/residency/physical-pool';
 import { LAB_POLICIES, labPolicy } from '../policies/lab-policies';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REPLACEMENT_POLICIES } from '../../src/core/vt/create-replacement-policy';
+import { REPLACEMENT_POLICIES } from '../../src/core/vt/residency/create-replacement-policy';
 import { flyOverPath } from '../../src/sim/camera-paths';
 import type { CameraPose } from '../../src/sim/camera-pose';
 import { countOptimalLoads } from '../../src/sim/optimal-loads';

@@ -1,5 +1,5 @@
-import { DirtyRegions } from '../core/vt/dirty-regions';
-import { EMPTY_ENTRY, packEntry } from '../core/vt/page-table-entry';
+import { DirtyRegions } from '../core/vt/page-table/dirty-regions';
+import { EMPTY_ENTRY, packEntry } from '../core/vt/page-table/page-table-entry';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
 
 /** Default bound on dirty rectangles kept per mip before they are merged. */

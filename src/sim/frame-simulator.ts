@@ -1,11 +1,11 @@
 import { TesseraConfigError } from '../core/errors';
-import { FeedbackAnalyzer } from '../core/vt/feedback-analyzer';
-import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback-jitter';
-import type { FilterMode } from '../core/vt/mip-rule';
+import { FeedbackAnalyzer } from '../core/vt/feedback/feedback-analyzer';
+import { feedbackJitterX, feedbackJitterY } from '../core/vt/feedback/feedback-jitter';
+import type { FilterMode } from '../core/vt/feedback/mip-rule';
 import { NO_REQUEST } from '../core/vt/page-id';
-import type { PageTable } from '../core/vt/page-table';
-import { EMPTY_ENTRY } from '../core/vt/page-table-entry';
-import type { PhysicalPoolOptions } from '../core/vt/physical-pool-options';
+import type { PageTable } from '../core/vt/page-table/page-table';
+import { EMPTY_ENTRY } from '../core/vt/page-table/page-table-entry';
+import type { PhysicalPoolOptions } from '../core/vt/residency/physical-pool-options';
 import type { VirtualTextureStreamerOptions } from '../core/vt/streamer-options';
 import type { TileData } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';

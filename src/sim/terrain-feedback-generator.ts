@@ -1,5 +1,5 @@
 import { TesseraConfigError } from '../core/errors';
-import { type FilterMode, type MipRule, mipRule } from '../core/vt/mip-rule';
+import { type FilterMode, type MipRule, mipRule } from '../core/vt/feedback/mip-rule';
 import { MAX_PAGES_PER_SIDE, MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId } from '../core/vt/page-id';
 import type { CameraPose } from './camera-pose';
 
@@ -39,7 +39,7 @@ export interface TerrainFeedbackConfig {
   /** Largest anisotropy ratio the sampler resolves (dimensionless, >= 1). Default 8. */
   maxAnisotropy?: number;
   /**
-   * The sampler's filtering, whose mip rule (src/core/vt/mip-rule.ts) picks the requested mip,
+   * The sampler's filtering, whose mip rule (src/core/vt/feedback/mip-rule.ts) picks the requested mip,
    * as the GPU pass does. Default 'anisotropic'.
    */
   filtering?: FilterMode;
@@ -72,7 +72,7 @@ function requirePositive(name: string, value: number): void {
  *    (equivalently subtract log2(scale) from lambda) to get the same figure.
  * 5. `Px = |dT/dx|`, `Py = |dT/dy|`, `Pmax = max`, `Pmin = min`; texel footprint
  *    `f = max(Pmin, Pmax / a)` with `a` the mode's anisotropy (`maxAnisotropy` for anisotropic
- *    filtering, 1 otherwise: see src/core/vt/mip-rule.ts).
+ *    filtering, 1 otherwise: see src/core/vt/feedback/mip-rule.ts).
  * 6. `lambda = log2(f) + mipBias`; `mip = clamp(floor(lambda + offset), 0, maxMip)` with the mode's
  *    request offset (0.5 bilinear, 1/16 trilinear and anisotropic), computed exactly from the
  *    binary exponent of `f^2 4^(mipBias + offset)`, the same integer; page

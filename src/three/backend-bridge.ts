@@ -1,7 +1,7 @@
 import type { Texture } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import { TesseraConfigError } from '../core/errors';
-import { glBlockFormatOf, type PoolBlockFormat } from './compressed-pool-texture';
+import { glBlockFormatOf, type PoolBlockFormat } from './residency/compressed-pool-texture';
 import {
   glTextureOf,
   gpuTextureOf,

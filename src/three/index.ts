@@ -26,7 +26,15 @@ export {
 export { ribbonGeometry } from './rendered/ribbon-geometry';
 export { type SplatAlbedoOptions, type SplatDetailLayer, splatAlbedo } from './rendered/splat-albedo';
 export type { TileRenderCounters } from './rendered/tile-render-stage';
-export type { VirtualTextureFiltering, VirtualUv } from './sampling-context';
+export type { VirtualTextureFiltering, VirtualUv } from './sampling/sampling-context';
+export type { VirtualTextureDebugOptions } from './sampling/virtual-texture-debug';
+export type { SampledVirtualTexture, VirtualTextureUvSpace } from './sampling/virtual-texture-graph';
+export {
+  VirtualTextureNode,
+  type VirtualTextureSampleNode,
+  type VirtualTextureSampleOptions,
+  virtualTexture,
+} from './sampling/virtual-texture-node';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
 export type { StreamedTranscodingOptions } from './streamed/streamed-transcoding';
 export type {
@@ -49,14 +57,6 @@ export {
   type VirtualTextureLayerMapping,
   type VirtualTexturePoolLayer,
 } from './virtual-texture';
-export type { VirtualTextureDebugOptions } from './virtual-texture-debug';
-export type { SampledVirtualTexture, VirtualTextureUvSpace } from './virtual-texture-graph';
-export {
-  VirtualTextureNode,
-  type VirtualTextureSampleNode,
-  type VirtualTextureSampleOptions,
-  virtualTexture,
-} from './virtual-texture-node';
 export { VirtualTextureSystem } from './virtual-texture-system';
 export type { VirtualTextureSystemOptions } from './virtual-texture-system-options';
 export type {

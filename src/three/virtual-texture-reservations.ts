@@ -3,8 +3,8 @@ import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../core/budget/budget-priority';
 import { NO_RESERVATION, TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError } from '../core/errors';
-import { type PoolFormatChoice, slotBytesOfFormats } from '../core/vt/pool-format';
-import { type PoolShape, poolSlotCount } from '../core/vt/pool-shape';
+import { type PoolFormatChoice, slotBytesOfFormats } from '../core/vt/residency/pool-format';
+import { type PoolShape, poolSlotCount } from '../core/vt/residency/pool-shape';
 import {
   planVirtualTextureBudget,
   poolShapeFor,
@@ -12,8 +12,8 @@ import {
   type VirtualTextureBudgetPlan,
 } from '../core/vt/vt-budget-plan';
 import type { BackendBridge } from './backend-bridge';
-import { feedbackSizeFor } from './feedback-loop';
-import { MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
+import { feedbackSizeFor } from './feedback/feedback-loop';
+import { MAX_READBACKS_IN_FLIGHT } from './feedback/feedback-readback';
 import type { ResolvedSystemOptions } from './virtual-texture-system-options';
 
 /** The budget reservations of one virtual-texture system (handles into its `TextureBudget`). */

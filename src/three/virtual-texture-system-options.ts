@@ -1,13 +1,13 @@
 import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError } from '../core/errors';
-import type { UastcTarget } from '../core/vt/pool-format';
-import type { ReplacementPolicyName } from '../core/vt/replacement-policy';
-import { defaultStagingReserve } from '../core/vt/staging-reserve';
+import type { UastcTarget } from '../core/vt/residency/pool-format';
+import type { ReplacementPolicyName } from '../core/vt/residency/replacement-policy';
+import { defaultStagingReserve } from '../core/vt/scheduling/staging-reserve';
 import { tileBytes } from '../core/vt/tile-bytes';
 import type { TileEncoding } from '../core/vt/tile-source';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { checkRenderedLayerOptions } from './rendered/rendered-pool-format';
-import type { VirtualTextureFiltering } from './sampling-context';
+import type { VirtualTextureFiltering } from './sampling/sampling-context';
 import type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
 

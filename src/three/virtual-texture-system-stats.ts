@@ -1,8 +1,8 @@
-import { poolEfficiency } from '../core/vt/pool-efficiency';
+import { poolEfficiency } from '../core/vt/residency/pool-efficiency';
 import type { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
-import type { FeedbackLoop } from './feedback-loop';
-import type { LivePool } from './live-pool';
-import type { TileUploads } from './tile-uploads';
+import type { FeedbackLoop } from './feedback/feedback-loop';
+import type { LivePool } from './residency/live-pool';
+import type { TileUploads } from './uploads/tile-uploads';
 import type { VirtualTextureSet } from './virtual-texture-set';
 import type { VirtualTextureSystemStats } from './virtual-texture-system-types';
 

@@ -1,6 +1,6 @@
 import type { TesseraError } from '../core/errors';
-import type { PageTableStorage } from '../core/vt/page-table-blocks';
-import type { PoolTexelFormat } from '../core/vt/pool-format';
+import type { PageTableStorage } from '../core/vt/page-table/page-table-blocks';
+import type { PoolTexelFormat } from '../core/vt/residency/pool-format';
 import type { TileRenderCounters } from './rendered/tile-render-stage';
 import type { VirtualTextureLayerMapping } from './virtual-texture';
 

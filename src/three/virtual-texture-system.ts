@@ -9,16 +9,20 @@ import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { BackendBridge } from './backend-bridge';
-import { EvictableTextures } from './evictable-textures';
-import { FeedbackChannel } from './feedback-channel';
-import { LivePool } from './live-pool';
-import { MaterialRegistry } from './material-registry';
-import { choosePoolFormats } from './pool-format-choice';
-import type { PoolResizeOutcome } from './pool-resize';
-import { PoolTextures } from './pool-textures';
+import { FeedbackChannel } from './feedback/feedback-channel';
 import { TileRenderStage } from './rendered/tile-render-stage';
-import { poolSampling, type SamplingContext, type VirtualTextureFiltering } from './sampling-context';
-import { TileUploads } from './tile-uploads';
+import { EvictableTextures } from './residency/evictable-textures';
+import { LivePool } from './residency/live-pool';
+import { choosePoolFormats } from './residency/pool-format-choice';
+import type { PoolResizeOutcome } from './residency/pool-resize';
+import { PoolTextures } from './residency/pool-textures';
+import { MaterialRegistry } from './sampling/material-registry';
+import {
+  poolSampling,
+  type SamplingContext,
+  type VirtualTextureFiltering,
+} from './sampling/sampling-context';
+import { TileUploads } from './uploads/tile-uploads';
 import type { VirtualTexture } from './virtual-texture';
 import { planSystemReservations } from './virtual-texture-reservations';
 import { VirtualTextureSet } from './virtual-texture-set';

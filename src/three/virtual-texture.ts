@@ -1,9 +1,9 @@
 import type { DataTexture } from 'three';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import { checkUvRect, type UvRect } from '../core/vt/page-rect';
-import type { PageTable } from '../core/vt/page-table';
-import type { PageTableGeometry } from '../core/vt/page-table-blocks';
-import type { UastcTarget } from '../core/vt/pool-format';
+import type { PageTable } from '../core/vt/page-table/page-table';
+import type { PageTableGeometry } from '../core/vt/page-table/page-table-blocks';
+import type { UastcTarget } from '../core/vt/residency/pool-format';
 import {
   isNormalWithYInAlpha,
   type TileEncoding,
@@ -12,11 +12,11 @@ import {
   type TileSource,
 } from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
-import type { PageTableTextures } from './page-table-textures';
+import type { PageTableTextures } from './page-table/page-table-textures';
 import type { RenderedBc7Modes, RenderedLayerStorage } from './rendered/rendered-pool-format';
 import { RenderedTileSource, type WorldRect } from './rendered/rendered-tile-source';
-import type { SamplingContext } from './sampling-context';
-import type { SampledVirtualTexture } from './virtual-texture-graph';
+import type { SamplingContext } from './sampling/sampling-context';
+import type { SampledVirtualTexture } from './sampling/virtual-texture-graph';
 
 /** Scratch of {@link VirtualTexture.invalidate} (a world rectangle in uv). */
 const worldUv: UvRect = { minU: 0, minV: 0, maxU: 0, maxV: 0 };

@@ -1,4 +1,4 @@
-import type { CompressionSupport } from '../vt/pool-format';
+import type { CompressionSupport } from '../vt/residency/pool-format';
 import type { StreamedTextureFormat } from './mip-pyramid-source';
 
 /**

@@ -1,6 +1,6 @@
 import type { TesseraError } from '../errors';
 import { FrameWaiters } from '../structures/frame-waiters';
-import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
+import { FEEDBACK_JITTER_PERIOD } from './feedback/feedback-jitter';
 
 /**
  * Distinct sub-pixel jitter offsets (of {@link FEEDBACK_JITTER_PERIOD}) whose feedback must find

@@ -1,10 +1,10 @@
 import { TesseraConfigError } from '../errors';
-import type { MipBiasOptions } from './mip-bias-controller';
-import type { PageTableStorage } from './page-table-blocks';
-import type { PhysicalPool } from './physical-pool';
-import type { PhysicalPoolOptions } from './physical-pool-options';
-import { RING_FRAMES } from './recent-use-counter';
-import type { ResidencySchedulerOptions } from './residency-scheduler';
+import type { MipBiasOptions } from './feedback/mip-bias-controller';
+import type { PageTableStorage } from './page-table/page-table-blocks';
+import type { PhysicalPool } from './residency/physical-pool';
+import type { PhysicalPoolOptions } from './residency/physical-pool-options';
+import { RING_FRAMES } from './residency/recent-use-counter';
+import type { ResidencySchedulerOptions } from './scheduling/residency-scheduler';
 import type { TileSource } from './tile-source';
 
 /** Options of one texture given to {@link VirtualTextureStreamer.registerTexture}. */

@@ -1,4 +1,4 @@
-import type { SchedulerStats } from './residency-scheduler-options';
+import type { SchedulerStats } from './scheduling/residency-scheduler-options';
 /** Counters of a {@link VirtualTextureStreamer} (one reused object). */
 export interface StreamerStats {
   /** Latest frame given to {@link VirtualTextureStreamer.beginFrame}. */

@@ -1,20 +1,22 @@
 import { TesseraConfigError, TesseraError } from '../errors';
 import { TypedEmitter } from '../structures/typed-emitter';
-import { FeedbackAnalyzer } from './feedback-analyzer';
-import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
-import { MipBiasController } from './mip-bias-controller';
+import { FeedbackAnalyzer } from './feedback/feedback-analyzer';
+import { FEEDBACK_JITTER_PERIOD } from './feedback/feedback-jitter';
+import { MipBiasController } from './feedback/mip-bias-controller';
 import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from './page-id';
-import { PageTable } from './page-table';
-import { EMPTY_ENTRY } from './page-table-entry';
-import { PageTablePressure, REFUSED_PAGE_HOLD_FRAMES } from './page-table-pressure';
-import { PhysicalPool } from './physical-pool';
-import type { PhysicalPoolOptions } from './physical-pool-options';
-import { assertPinnedFit, NOTHING_RESIDENT_MIPS, requestPinnedPages } from './pinned-requests';
-import { compactPool } from './pool-compaction';
-import { UploadDemand } from './ready-tile-queue';
-import type { ReplacementPolicyName } from './replacement-policy';
-import { ResidencyScheduler } from './residency-scheduler';
-import { DEFAULT_CONCURRENT_LOADS, defaultStagingBytes } from './staging-reserve';
+import { PageTable } from './page-table/page-table';
+import { EMPTY_ENTRY } from './page-table/page-table-entry';
+import { PageTablePressure, REFUSED_PAGE_HOLD_FRAMES } from './page-table/page-table-pressure';
+import { PhysicalPool } from './residency/physical-pool';
+import type { PhysicalPoolOptions } from './residency/physical-pool-options';
+import { compactPool } from './residency/pool-compaction';
+import type { ReplacementPolicyName } from './residency/replacement-policy';
+import { TexturePageRelease } from './residency/texture-page-release';
+import { assertPinnedFit, NOTHING_RESIDENT_MIPS, requestPinnedPages } from './scheduling/pinned-requests';
+import { UploadDemand } from './scheduling/ready-tile-queue';
+import { ResidencyScheduler } from './scheduling/residency-scheduler';
+import { DEFAULT_CONCURRENT_LOADS, defaultStagingBytes } from './scheduling/staging-reserve';
+import { workingSetPages } from './scheduling/working-set';
 import type { PageEvent, StreamerEvents, TileUploadHandler, UploadAdmission } from './streamer-events';
 import {
   checkStreamerLimits,
@@ -22,11 +24,9 @@ import {
   type VirtualTextureStreamerOptions,
 } from './streamer-options';
 import { createStreamerStats, fillStreamerStats, type StreamerStats } from './streamer-stats';
-import { TexturePageRelease } from './texture-page-release';
 import { sourceTileBytes } from './tile-bytes';
 import type { TileSource } from './tile-source';
 import { VirtualTextureLayout } from './vt-layout';
-import { workingSetPages } from './working-set';
 
 /**
  * The per-frame orchestrator a renderer binding (or the simulator) drives:

@@ -1,5 +1,5 @@
 import { TesseraConfigError } from '../errors';
-import { choosePoolShape, type PoolShape, poolSlotCount } from './pool-shape';
+import { choosePoolShape, type PoolShape, poolSlotCount } from './residency/pool-shape';
 
 /** Bytes per feedback pixel: an RGBA8 colour texel plus a 32-bit depth texel. */
 export const FEEDBACK_BYTES_PER_PIXEL = 8;

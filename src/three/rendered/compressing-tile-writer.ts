@@ -1,11 +1,11 @@
 import type { Texture } from 'three';
 import { TesseraConfigError } from '../../core/errors';
-import type { PoolTexelFormat } from '../../core/vt/pool-format';
+import type { PoolTexelFormat } from '../../core/vt/residency/pool-format';
 import type { BackendBridge } from '../backend-bridge';
 import { type GpuBlockFormat, tileBlockLayout } from '../gpu-compress/block-layout';
 import { GpuTileCompressor } from '../gpu-compress/gpu-tile-compressor';
-import { type SlotOrigin, slotOrigin } from '../pool-copy';
-import type { PoolTextures } from '../pool-textures';
+import { type SlotOrigin, slotOrigin } from '../residency/pool-copy';
+import type { PoolTextures } from '../residency/pool-textures';
 import { DEFAULT_RENDERED_BC7_MODES, type RenderedBc7Modes } from './rendered-pool-format';
 
 /**

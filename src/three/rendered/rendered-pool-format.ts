@@ -1,5 +1,5 @@
 import { TesseraConfigError } from '../../core/errors';
-import type { CompressionSupport, PoolFormatChoice } from '../../core/vt/pool-format';
+import type { CompressionSupport, PoolFormatChoice } from '../../core/vt/residency/pool-format';
 import type { TileEncoding } from '../../core/vt/tile-source';
 import type { BackendBridge } from '../backend-bridge';
 

@@ -13,11 +13,11 @@ import {
   pageY,
 } from '../../core/vt/page-id';
 import { type PageRange, pagesOverlappingRect, type UvRect } from '../../core/vt/page-rect';
-import { PageRefreshQueue } from '../../core/vt/page-refresh-queue';
-import type { PoolTexelFormat } from '../../core/vt/pool-format';
+import type { PoolTexelFormat } from '../../core/vt/residency/pool-format';
+import { PageRefreshQueue } from '../../core/vt/scheduling/page-refresh-queue';
 import type { VirtualTextureStreamer } from '../../core/vt/virtual-texture-streamer';
 import type { BackendBridge } from '../backend-bridge';
-import type { PoolTextures } from '../pool-textures';
+import type { PoolTextures } from '../residency/pool-textures';
 import { CompressingTileWriter } from './compressing-tile-writer';
 import type { RenderedBc7Modes } from './rendered-pool-format';
 import type { RenderedTileSource } from './rendered-tile-source';

@@ -1,7 +1,7 @@
 import type { Texture } from 'three';
 import type { BackendBridge } from '../backend-bridge';
-import { type SlotOrigin, slotOrigin } from '../pool-copy';
-import type { PoolTextures } from '../pool-textures';
+import { type SlotOrigin, slotOrigin } from '../residency/pool-copy';
+import type { PoolTextures } from '../residency/pool-textures';
 
 /*
  * The one place a rendered tile reaches its pool slot: a GPU-side copy of the whole tile-sized

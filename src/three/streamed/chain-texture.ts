@@ -12,8 +12,8 @@ import {
   levelWidth,
   type StreamedTextureFormat,
 } from '../../core/streaming/mip-pyramid-source';
-import { createAllocatedTexture } from '../allocated-texture';
 import type { BackendBridge } from '../backend-bridge';
+import { createAllocatedTexture } from '../residency/allocated-texture';
 import { isBlockFormat, threeBlockFormatOf } from './streamed-format-support';
 import { applySampling, type TextureSampling } from './texture-sampling';
 

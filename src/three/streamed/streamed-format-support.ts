@@ -12,9 +12,9 @@ import {
 } from '../../core/streaming/mip-pyramid-source';
 import { PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
 import type { BackendBridge } from '../backend-bridge';
-import { blockFormatEntry } from '../block-formats';
+import { blockFormatEntry } from '../residency/block-formats';
 
-export { threeBlockFormatOf } from '../block-formats';
+export { threeBlockFormatOf } from '../residency/block-formats';
 
 /** Every format a streamed texture accepts (rgba8 and the shared table's block formats). */
 export function isStreamedFormat(format: string): format is StreamedTextureFormat {

@@ -5,9 +5,13 @@ import {
   isUastcPyramidFormat,
   type MipPyramidSource,
 } from '../../core/streaming/mip-pyramid-source';
-import { type CompressionSupport, choosePoolFormat, type UastcTarget } from '../../core/vt/pool-format';
+import {
+  type CompressionSupport,
+  choosePoolFormat,
+  type UastcTarget,
+} from '../../core/vt/residency/pool-format';
 import type { BackendBridge } from '../backend-bridge';
-import { compressionSupportOf } from '../compression-support';
+import { compressionSupportOf } from '../residency/compression-support';
 import {
   type BasisTranscoderAssets,
   defaultBasisTranscoderAssets,

@@ -1,6 +1,6 @@
 import { TileSourceError } from '../../core/errors';
 import { etc1sTargetBytes } from '../../core/streaming/etc1s-target';
-import type { UastcTarget } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import { WorkerJobPool } from '../../sources/worker-job-pool';
 import type { BasisTranscoderAssets } from './basis-transcoder-assets';
 import type { TranscodeEtc1sJobMessage, TranscodeRequest, TranscodeResponse } from './transcode-messages';

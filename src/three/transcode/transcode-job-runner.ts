@@ -1,4 +1,4 @@
-import type { UastcTarget } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import {
   createEtc1sTranscoder,
   type Etc1sImageTranscoder,

@@ -1,5 +1,5 @@
 import type { Etc1sTarget } from '../../core/streaming/etc1s-target';
-import type { UastcTarget } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import type { Etc1sCodebooks, Etc1sSlices } from './etc1s-transcode';
 
 /** Main thread -> transcode worker: load the transcoder (first message). */

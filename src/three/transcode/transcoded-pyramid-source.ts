@@ -6,7 +6,7 @@ import {
   type StreamedTextureFormat,
   uastcLevelByteLength,
 } from '../../core/streaming/mip-pyramid-source';
-import type { PoolFormatChoice } from '../../core/vt/pool-format';
+import type { PoolFormatChoice } from '../../core/vt/residency/pool-format';
 import type { BasisTranscoderPool } from './basis-transcoder-pool';
 
 /**

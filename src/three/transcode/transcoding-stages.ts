@@ -1,6 +1,6 @@
-import type { UastcTarget } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import type { TileData, TileSource } from '../../core/vt/tile-source';
-import type { PoolLayerChoice } from '../pool-format-choice';
+import type { PoolLayerChoice } from '../residency/pool-format-choice';
 import { type BasisTranscoderAssets, defaultBasisTranscoderAssets } from './basis-transcoder-assets';
 import { BasisTranscoderPool } from './basis-transcoder-pool';
 import { TranscodingTileSource, transcodingStageFor } from './transcoding-tile-source';

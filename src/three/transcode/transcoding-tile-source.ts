@@ -1,5 +1,5 @@
 import { TileSourceError } from '../../core/errors';
-import type { UastcTarget } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import { tileLayerBytes } from '../../core/vt/tile-bytes';
 import {
   isNormalWithYInAlpha,

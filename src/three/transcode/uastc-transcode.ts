@@ -1,4 +1,4 @@
-import type { UastcTarget } from '../../core/vt/pool-format';
+import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import { encodeBc5, encodeEacRg11 } from './two-channel-encoder';
 
 /*

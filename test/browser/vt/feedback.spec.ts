@@ -23,7 +23,7 @@ function explained(id: number, set: Set<number>): boolean {
 /**
  * The GPU feedback pass requests the pages the simulator (src/sim) predicts for the same
  * perspective camera and the same rotating sub-pixel offset, under each filtering mode's mip rule
- * (src/core/vt/mip-rule.ts) on an oblique view. Quad derivatives over 8-pixel
+ * (src/core/vt/feedback/mip-rule.ts) on an oblique view. Quad derivatives over 8-pixel
  * feedback pixels differ slightly from the simulator's exact Jacobian, so mips may differ by one at
  * mip boundaries and pages by one at tile edges; anything further is a bug.
  */

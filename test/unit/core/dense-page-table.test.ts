@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../src/core/vt/page-table-entry';
+import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../src/core/vt/page-table/page-table-entry';
 import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 import { DensePageTable as PageTable } from '../../../src/sim/dense-page-table';
 import { checkFallbackInvariant } from './helpers';

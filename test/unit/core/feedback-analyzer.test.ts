@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FeedbackAnalyzer } from '../../../src/core/vt/feedback-analyzer';
+import { FeedbackAnalyzer } from '../../../src/core/vt/feedback/feedback-analyzer';
 import { NO_REQUEST, packPageId, parentPageId } from '../../../src/core/vt/page-id';
 import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 

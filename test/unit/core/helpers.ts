@@ -1,5 +1,5 @@
-import type { PageTable } from '../../../src/core/vt/page-table';
-import { EMPTY_ENTRY, packEntry } from '../../../src/core/vt/page-table-entry';
+import type { PageTable } from '../../../src/core/vt/page-table/page-table';
+import { EMPTY_ENTRY, packEntry } from '../../../src/core/vt/page-table/page-table-entry';
 import type { DensePageTable } from '../../../src/sim/dense-page-table';
 
 /** Brute force: recomputes every entry from `resident` (key `mip,x,y` -> slot) and compares. */

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AGE_BUCKETS, ageBucket, HitDensityTable } from '../../../src/core/vt/hit-density-table';
-import { LhdGhosts } from '../../../src/core/vt/lhd-ghosts';
-import { LHD_RECONFIGURE_EVICTIONS, LhdPolicy } from '../../../src/core/vt/lhd-policy';
 import { packPageId } from '../../../src/core/vt/page-id';
-import { PhysicalPool } from '../../../src/core/vt/physical-pool';
-import { compactPool } from '../../../src/core/vt/pool-compaction';
-import type { ReplacementPolicyFactory } from '../../../src/core/vt/replacement-policy';
-import { ReturnRateRatio } from '../../../src/core/vt/return-rate-ratio';
+import { AGE_BUCKETS, ageBucket, HitDensityTable } from '../../../src/core/vt/residency/hit-density-table';
+import { LhdGhosts } from '../../../src/core/vt/residency/lhd-ghosts';
+import { LHD_RECONFIGURE_EVICTIONS, LhdPolicy } from '../../../src/core/vt/residency/lhd-policy';
+import { PhysicalPool } from '../../../src/core/vt/residency/physical-pool';
+import { compactPool } from '../../../src/core/vt/residency/pool-compaction';
+import type { ReplacementPolicyFactory } from '../../../src/core/vt/residency/replacement-policy';
+import { ReturnRateRatio } from '../../../src/core/vt/residency/return-rate-ratio';
 import { checkPolicyInvariants } from '../support/policy-invariants';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);

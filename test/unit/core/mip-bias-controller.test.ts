@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { MipBiasController } from '../../../src/core/vt/mip-bias-controller';
+import { MipBiasController } from '../../../src/core/vt/feedback/mip-bias-controller';
 
 describe('MipBiasController', () => {
   it('rises when oversubscribed, holds in the band, falls when room returns, clamps', () => {

@@ -7,7 +7,7 @@ import {
   mipRule,
   requestedMip,
   trilinearBlend,
-} from '../../../src/core/vt/mip-rule';
+} from '../../../src/core/vt/feedback/mip-rule';
 
 /** The mips the sampler of `mode` reads with a weight above 0 at `lambda` (clamped to 0..maxMip). */
 function mipsRead(mode: FilterMode, lambda: number, maxMip: number): number[] {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
 import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
 import { pagesOverlappingRect, tileUvRect, type UvRect } from '../../../src/core/vt/page-rect';
-import { PageRefreshQueue } from '../../../src/core/vt/page-refresh-queue';
+import { PageRefreshQueue } from '../../../src/core/vt/scheduling/page-refresh-queue';
 import { sourceTileBytes, tileMatchesInfo } from '../../../src/core/vt/tile-bytes';
 import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 

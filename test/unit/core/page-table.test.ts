@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../src/core/errors';
-import { PageTable } from '../../../src/core/vt/page-table';
-import { BLOCK_BYTES, pointerBlock, pointerMip } from '../../../src/core/vt/page-table-blocks';
-import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../src/core/vt/page-table-entry';
+import { PageTable } from '../../../src/core/vt/page-table/page-table';
+import { BLOCK_BYTES, pointerBlock, pointerMip } from '../../../src/core/vt/page-table/page-table-blocks';
+import { EMPTY_ENTRY, entryMip, entrySlot } from '../../../src/core/vt/page-table/page-table-entry';
 import { VirtualTextureLayout } from '../../../src/core/vt/vt-layout';
 import { DensePageTable } from '../../../src/sim/dense-page-table';
 import { checkFallbackInvariant } from './helpers';

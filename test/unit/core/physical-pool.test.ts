@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { REPLACEMENT_POLICIES } from '../../../src/core/vt/create-replacement-policy';
 import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
-import { PhysicalPool } from '../../../src/core/vt/physical-pool';
+import { REPLACEMENT_POLICIES } from '../../../src/core/vt/residency/create-replacement-policy';
+import { PhysicalPool } from '../../../src/core/vt/residency/physical-pool';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 

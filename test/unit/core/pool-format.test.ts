@@ -5,7 +5,7 @@ import {
   choosePoolFormat,
   isTwoChannelFormat,
   slotBytesOfFormats,
-} from '../../../src/core/vt/pool-format';
+} from '../../../src/core/vt/residency/pool-format';
 import { tileLayerBytes } from '../../../src/core/vt/tile-bytes';
 import { planVirtualTextureBudget } from '../../../src/core/vt/vt-budget-plan';
 

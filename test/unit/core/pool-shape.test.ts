@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { choosePoolShape, poolSlotCount } from '../../../src/core/vt/pool-shape';
-import { textureBytes } from '../../../src/three/allocated-texture';
+import { choosePoolShape, poolSlotCount } from '../../../src/core/vt/residency/pool-shape';
+import { textureBytes } from '../../../src/three/residency/allocated-texture';
 
 describe('choosePoolShape', () => {
   it('fills a 64 MiB single-layer budget with 128² tiles without exceeding it', () => {

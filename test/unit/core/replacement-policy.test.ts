@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REPLACEMENT_POLICIES } from '../../../src/core/vt/create-replacement-policy';
 import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
-import { PhysicalPool } from '../../../src/core/vt/physical-pool';
-import { RecentUseCounter } from '../../../src/core/vt/recent-use-counter';
+import { REPLACEMENT_POLICIES } from '../../../src/core/vt/residency/create-replacement-policy';
+import { PhysicalPool } from '../../../src/core/vt/residency/physical-pool';
+import { RecentUseCounter } from '../../../src/core/vt/residency/recent-use-counter';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError, TileSourceError } from '../../../src/core/errors';
 import { packPageId } from '../../../src/core/vt/page-id';
-import { PageLoadState, ResidencyScheduler } from '../../../src/core/vt/residency-scheduler';
+import { PageLoadState, ResidencyScheduler } from '../../../src/core/vt/scheduling/residency-scheduler';
 import { flush, ManualTileSource } from './fake-source';
 
 describe('ResidencyScheduler', () => {

@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { packPageId, pageX, pageY } from '../../../src/core/vt/page-id';
-import { ReadyTileQueue, UploadDemand, type UploadOrder } from '../../../src/core/vt/ready-tile-queue';
+import {
+  ReadyTileQueue,
+  UploadDemand,
+  type UploadOrder,
+} from '../../../src/core/vt/scheduling/ready-tile-queue';
 import { VirtualTextureStreamer } from '../../../src/core/vt/virtual-texture-streamer';
 import { probeAllocations } from '../support/allocation-probe';
 import { flush, ManualTileSource } from './fake-source';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { poolSlotCount } from '../../../src/core/vt/pool-shape';
+import { poolSlotCount } from '../../../src/core/vt/residency/pool-shape';
 import {
   feedbackTargetBytes,
   fitFeedbackSize,

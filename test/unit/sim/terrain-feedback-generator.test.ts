@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { feedbackJitterX, feedbackJitterY } from '../../../src/core/vt/feedback-jitter';
+import { feedbackJitterX, feedbackJitterY } from '../../../src/core/vt/feedback/feedback-jitter';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../src/core/vt/page-id';
 import { type CameraPose, createCameraPose } from '../../../src/sim/camera-pose';
 import { TerrainFeedbackGenerator } from '../../../src/sim/terrain-feedback-generator';

@@ -6,9 +6,9 @@ import {
   RGBA_ETC2_EAC_Format,
 } from 'three';
 import { describe, expect, it } from 'vitest';
-import { poolTexelFormatOf, UASTC_TARGETS } from '../../../src/core/vt/pool-format';
-import { blockFormatEntry, threeBlockFormatOf } from '../../../src/three/block-formats';
-import { compressionSupportOf } from '../../../src/three/compression-support';
+import { poolTexelFormatOf, UASTC_TARGETS } from '../../../src/core/vt/residency/pool-format';
+import { blockFormatEntry, threeBlockFormatOf } from '../../../src/three/residency/block-formats';
+import { compressionSupportOf } from '../../../src/three/residency/compression-support';
 import { webglWith, webgpuWith } from '../../support/described-bridges';
 
 describe('the shared block-format table', () => {

@@ -7,7 +7,7 @@ import {
   movesVertices,
   syncMirror,
   syncMirrorState,
-} from '../../../src/three/feedback-mirror';
+} from '../../../src/three/feedback/feedback-mirror';
 
 describe('feedback mirrors', () => {
   it('see which materials move vertices or discard pixels', () => {

@@ -2,8 +2,8 @@ import { DataTexture, type Material } from 'three';
 import { uv } from 'three/tsl';
 import { MeshBasicNodeMaterial, type NodeMaterial, type WebGPURenderer } from 'three/webgpu';
 import { describe, expect, it } from 'vitest';
-import { FeedbackPass } from '../../../src/three/feedback-pass';
-import type { SampledVirtualTexture } from '../../../src/three/virtual-texture-graph';
+import { FeedbackPass } from '../../../src/three/feedback/feedback-pass';
+import type { SampledVirtualTexture } from '../../../src/three/sampling/virtual-texture-graph';
 import { collectGarbage } from '../support/collect-garbage';
 
 // The render-object hook is all the pass touches at construction; nothing renders here.

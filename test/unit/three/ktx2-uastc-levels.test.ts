@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
 import { uastcLevelByteLength } from '../../../src/core/streaming/mip-pyramid-source';
-import { choosePoolFormat, type UastcTarget } from '../../../src/core/vt/pool-format';
+import { choosePoolFormat, type UastcTarget } from '../../../src/core/vt/residency/pool-format';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import { BasisTranscoderPool } from '../../../src/three/transcode/basis-transcoder-pool';
 import { TranscodedPyramidSource } from '../../../src/three/transcode/transcoded-pyramid-source';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompressionSupport } from '../../../src/core/vt/pool-format';
+import type { CompressionSupport } from '../../../src/core/vt/residency/pool-format';
 import type { BackendBridge } from '../../../src/three/backend-bridge';
 import { CompressingTileWriter } from '../../../src/three/rendered/compressing-tile-writer';
 import {

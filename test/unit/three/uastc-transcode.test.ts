@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { UASTC_TARGETS, type UastcTarget } from '../../../src/core/vt/pool-format';
+import { UASTC_TARGETS, type UastcTarget } from '../../../src/core/vt/residency/pool-format';
 import {
   type BasisTranscoderModule,
   basisFormatOf,

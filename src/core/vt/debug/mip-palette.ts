@@ -1,7 +1,7 @@
 /**
  * Colours of mip levels in debug images and debug shading: hue steps of the golden angle, so
  * neighbouring mips differ clearly, at saturation {@link MIP_PALETTE_SATURATION} and full value.
- * The shader side (`src/three/virtual-texture-debug.ts`) evaluates the same formula.
+ * The shader side (`src/three/sampling/virtual-texture-debug.ts`) evaluates the same formula.
  */
 
 /** Hue step between consecutive mips, in turns (1 - 1/golden ratio). */

@@ -17,9 +17,9 @@ import {
 import { MeshBasicNodeMaterial, RenderTarget, type WebGPURenderer } from 'three/webgpu';
 import { TesseraError } from '../../../../src/core/errors';
 import { ProceduralWorld } from '../../../../src/sources/procedural/procedural-world';
-import { createCompressedPoolTexture } from '../../../../src/three/compressed-pool-texture';
 import { blockBytesOf, type GpuBlockFormat } from '../../../../src/three/gpu-compress/block-layout';
 import { GpuTileCompressor } from '../../../../src/three/gpu-compress/gpu-tile-compressor';
+import { createCompressedPoolTexture } from '../../../../src/three/residency/compressed-pool-texture';
 import { createTestRenderer, gpuDevice } from '../../support/renderer';
 import { decodeSlot, readBlocks } from './block-texture-readback';
 import { type DetailContent, detailTile, lineFitPsnr, psnr } from './terrain-detail-content';

@@ -18,7 +18,7 @@ import {
 import { positionLocal, uv, vec3 } from 'three/tsl';
 import { MeshBasicNodeMaterial } from 'three/webgpu';
 import { NO_REQUEST } from '../../../../src/core/vt/page-id';
-import { virtualTexture } from '../../../../src/three/virtual-texture-node';
+import { virtualTexture } from '../../../../src/three/sampling/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
 import { TestTileSource } from '../test-content';

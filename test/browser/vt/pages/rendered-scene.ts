@@ -17,7 +17,7 @@ import { DecalList } from '../../../../src/three/rendered/decal-list';
 import { RenderedTileSource } from '../../../../src/three/rendered/rendered-tile-source';
 import { ribbonGeometry } from '../../../../src/three/rendered/ribbon-geometry';
 import { splatAlbedo } from '../../../../src/three/rendered/splat-albedo';
-import { virtualTexture } from '../../../../src/three/virtual-texture-node';
+import { virtualTexture } from '../../../../src/three/sampling/virtual-texture-node';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
 import { linearToSrgb } from '../test-content';

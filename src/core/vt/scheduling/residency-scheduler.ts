@@ -1,0 +1,391 @@
+import { isAbortError, TesseraConfigError, TileSourceError } from '../../errors';
+import { IndexedMaxHeap } from '../../structures/indexed-heap';
+import { IntrusiveList } from '../../structures/intrusive-list';
+import { PageIndexMap } from '../../structures/page-index-map';
+import { MAX_VIRTUAL_TEXTURES, pageMip, pageVt, pageX, pageY } from '../page-id';
+import { sourceTileBytes, tileMismatchError } from '../tile-bytes';
+import type { TileData, TileSource } from '../tile-source';
+import { type PageFailureHandler, permanentFailure } from './page-failure';
+import { ReadyTileQueue, type UploadDemand } from './ready-tile-queue';
+import { requestPriority } from './request-priority';
+import {
+  createSchedulerStats,
+  PageLoadState,
+  type ResidencySchedulerOptions,
+  resolveSchedulerOptions,
+  type SchedulerStats,
+} from './residency-scheduler-options';
+
+export type { PageFailureHandler } from './page-failure';
+export * from './residency-scheduler-options';
+
+/** Feedback buffers that must arrive without a page's request before its load is dropped. */
+const FEEDBACKS_BEFORE_ABORT = 2;
+
+/**
+ * Decides what to load: missing pages are queued by priority (a max-heap, never a sort): pages whose
+ * fallback is far coarser first, then pixel coverage, then how long they have waited. Runs at most
+ * `maxConcurrentLoads` {@link TileSource.load} calls, each with its own `AbortController`, aborted
+ * when the page goes unrequested for `abortAfterFrames`; a page is never loading twice. Failed
+ * loads retry with exponential backoff; after `maxAttempts` (or a non-retryable error) the page is
+ * marked failed, reported once, and retried only when requested again after the cool-down.
+ * Completed tiles wait in a {@link ReadyTileQueue} (by current demand and priority) the streamer
+ * drains under its upload budget. Staging is bounded: bytes of loads in flight plus tiles waiting
+ * never pass `stagingBytes` (no load starts that would; when the best queued load does not fit,
+ * waiting tiles whose page left the view are dropped to make room, else loading waits).
+ */
+export class ResidencyScheduler {
+  /** Called when a page is marked failed. */
+  onFailure: PageFailureHandler | null = null;
+  /** Current frame (set by {@link beginFrame}). */
+  frame = 0;
+
+  private readonly maxConcurrent: number;
+  private readonly abortAfter: number;
+  private readonly maxAttempts: number;
+  private readonly retryBase: number;
+  private readonly cooldown: number;
+  private readonly capacity: number;
+  private readonly sources: (TileSource | null)[] = new Array(MAX_VIRTUAL_TEXTURES).fill(null);
+  private readonly index: PageIndexMap;
+  private readonly pageOf: Uint32Array;
+  private readonly state: Uint8Array;
+  private readonly lastRequested: Int32Array;
+  /** {@link feedbacks} when each record was last requested. */
+  private readonly requestedAtFeedback: Int32Array;
+  /** Feedback buffers analysed so far (see {@link noteFeedback}). */
+  private feedbacks = 0;
+  private readonly firstRequested: Int32Array;
+  private readonly attempts: Uint8Array;
+  private readonly waitUntil: Int32Array;
+  private readonly tokens: Uint32Array;
+  private readonly controllers: (AbortController | null)[];
+  private readonly data: (TileData | null)[];
+  private readonly free: IntrusiveList;
+  private readonly byRequest: IntrusiveList;
+  private readonly failedOrder: IntrusiveList;
+  private readonly readyQueue: ReadyTileQueue;
+  /** Bytes of one tile of each texture's source (what its loads stage). */
+  private readonly tileBytesOf = new Float64Array(MAX_VIRTUAL_TEXTURES);
+  /** Latest request priority of each record. */
+  private readonly priority: Float64Array;
+  private stagingLimit: number;
+  private staged = 0;
+  private readonly queue: IndexedMaxHeap;
+  private readonly counters: SchedulerStats = createSchedulerStats();
+  private inFlight = 0;
+
+  constructor(options: ResidencySchedulerOptions = {}) {
+    const o = resolveSchedulerOptions(options);
+    this.maxConcurrent = o.maxConcurrentLoads;
+    this.abortAfter = o.abortAfterFrames;
+    this.maxAttempts = o.maxAttempts;
+    this.retryBase = o.retryBaseFrames;
+    this.cooldown = o.failedCooldownFrames;
+    this.capacity = o.maxTrackedPages;
+    this.stagingLimit = o.stagingBytes;
+    const n = this.capacity;
+    this.index = new PageIndexMap(n);
+    this.pageOf = new Uint32Array(n);
+    this.state = new Uint8Array(n);
+    this.lastRequested = new Int32Array(n);
+    this.requestedAtFeedback = new Int32Array(n);
+    this.firstRequested = new Int32Array(n);
+    this.attempts = new Uint8Array(n);
+    this.waitUntil = new Int32Array(n);
+    this.tokens = new Uint32Array(n);
+    this.controllers = new Array(n).fill(null);
+    this.data = new Array(n).fill(null);
+    this.free = new IntrusiveList(n);
+    this.byRequest = new IntrusiveList(n);
+    this.failedOrder = new IntrusiveList(n);
+    this.priority = new Float64Array(n);
+    this.readyQueue = new ReadyTileQueue(n, this.requestedAtFeedback, o.uploadOrder);
+    this.queue = new IndexedMaxHeap(n);
+    for (let r = 0; r < n; r++) this.free.pushBack(r);
+  }
+
+  /** Sets (or with `null` removes, aborting its loads) the tile source of texture `vt`. */
+  setSource(vt: number, source: TileSource | null): void {
+    if (source === null) for (const list of [this.byRequest, this.failedOrder]) this.dropTexture(list, vt);
+    this.sources[vt] = source;
+    this.tileBytesOf[vt] = source ? sourceTileBytes(source.info) : 0;
+  }
+
+  /** The staging bound, in bytes (see {@link ResidencySchedulerOptions.stagingBytes}). */
+  get stagingBytes(): number {
+    return this.stagingLimit;
+  }
+
+  /** Changes the staging bound (> 0 bytes); staged bytes above a lowered bound drain by uploads. */
+  set stagingBytes(bytes: number) {
+    if (!(bytes > 0))
+      throw new TesseraConfigError('invalid-option', `stagingBytes must be > 0, got ${bytes}`);
+    this.stagingLimit = bytes;
+  }
+
+  /** Starts frame `frame` (monotonic). */
+  beginFrame(frame: number): void {
+    this.frame = frame;
+  }
+
+  /** State of `pageId` ({@link PageLoadState.Untracked} when unknown). */
+  stateOf(pageId: number): PageLoadState {
+    const r = this.index.get(pageId);
+    return r < 0 ? PageLoadState.Untracked : (this.state[r] as PageLoadState);
+  }
+
+  /** A feedback buffer is being analysed: its requests follow (see the expiry in {@link update}). */
+  noteFeedback(): void {
+    this.feedbacks++;
+  }
+
+  /**
+   * Asks for non-resident `pageId` this frame. `fallbackMips`: how many mips coarser the page
+   * currently shown instead is (16 when nothing is); `coverage`: pixels requesting it. True when
+   * the page is held after its page table refused it (the view still wants what cannot be mapped).
+   */
+  request(pageId: number, fallbackMips: number, coverage: number): boolean {
+    const frame = this.frame;
+    let r = this.index.get(pageId);
+    if (r < 0) {
+      r = this.free.popFront();
+      if (r < 0) {
+        this.counters.requestsDropped++;
+        return false;
+      }
+      this.index.set(pageId, r);
+      this.pageOf[r] = pageId;
+      this.state[r] = PageLoadState.Queued;
+      this.firstRequested[r] = frame;
+      this.attempts[r] = 0;
+    }
+    this.lastRequested[r] = frame;
+    this.requestedAtFeedback[r] = this.feedbacks;
+    const st = this.state[r];
+    if (st === PageLoadState.Failed) {
+      if (frame - this.waitUntil[r] < this.cooldown) return false;
+      this.failedOrder.remove(r);
+      this.attempts[r] = 0;
+      this.state[r] = PageLoadState.Queued;
+    } else if (st === PageLoadState.Backoff || st === PageLoadState.Held) {
+      this.byRequest.pushBack(r);
+      if (frame < this.waitUntil[r]) return st === PageLoadState.Held;
+      this.state[r] = PageLoadState.Queued;
+    }
+    this.byRequest.pushBack(r);
+    const priority = requestPriority(fallbackMips, coverage, frame - this.firstRequested[r]);
+    this.priority[r] = priority;
+    if (this.state[r] === PageLoadState.Queued) this.queue.set(r, priority);
+    else if (this.state[r] === PageLoadState.Ready) this.readyQueue.rekey(r, priority, this.feedbacks);
+    return false;
+  }
+
+  /**
+   * Per-frame work: forgets cooled-down failures, drops pages unrequested for `abortAfterFrames`
+   * (aborting their loads), then starts the highest-priority loads up to the concurrency bound
+   * and the staging bound (strictly in priority order: a load that does not fit stops the rest).
+   */
+  update(): void {
+    const frame = this.frame;
+    while (this.failedOrder.head >= 0 && frame - this.waitUntil[this.failedOrder.head] >= this.cooldown) {
+      this.drop(this.failedOrder.head);
+    }
+    // Unrequested means unrequested by feedback: a page is only dropped once at least two feedback
+    // buffers arrived without it, so slow readbacks (or frames rendered without a feedback) never
+    // abort loads the view still wants. Both orders agree, so the oldest request is the head.
+    while (
+      this.byRequest.head >= 0 &&
+      frame - this.lastRequested[this.byRequest.head] > this.abortAfter &&
+      this.feedbacks - this.requestedAtFeedback[this.byRequest.head] >= FEEDBACKS_BEFORE_ABORT
+    ) {
+      this.drop(this.byRequest.head);
+    }
+    while (this.inFlight < this.maxConcurrent && this.queue.size > 0) {
+      const bytes = this.tileBytesOf[pageVt(this.pageOf[this.queue.peek()])];
+      if (this.staged + bytes > this.stagingLimit && !this.reclaimStaging(bytes)) break;
+      this.start(this.queue.pop());
+    }
+  }
+
+  /**
+   * The loaded tile to upload next (a record id for the `ready*` accessors), or -1: by demand, then
+   * the request's current priority (see {@link ReadyTileQueue}), or by arrival in 'arrival' order.
+   */
+  peekReady(): number {
+    return this.readyQueue.peek(this.feedbacks);
+  }
+
+  /** How much the view still wants ready record `r`'s page ({@link UploadDemand}). */
+  readyDemand(r: number): UploadDemand {
+    return this.readyQueue.demandOf(r, this.feedbacks);
+  }
+
+  /** Drops ready record `r` unuploaded (its page left the view), freeing its staged bytes. */
+  dropReady(r: number): void {
+    if (this.state[r] !== PageLoadState.Ready) return;
+    this.counters.readyDropped++;
+    this.drop(r);
+  }
+
+  /** Page id of ready record `r`. */
+  readyPage(r: number): number {
+    return this.pageOf[r];
+  }
+
+  /** Tile data of ready record `r`. */
+  readyData(r: number): TileData {
+    return this.data[r]!;
+  }
+
+  /**
+   * Forgets ready record `r` once its tile was uploaded or is unwanted. With `holdFrames` > 0 the
+   * tile is discarded but the page is held ({@link PageLoadState.Held}): no request loads it again
+   * for that long, and {@link request} says so.
+   */
+  finishReady(r: number, holdFrames = 0): void {
+    if (this.state[r] !== PageLoadState.Ready) return;
+    if (holdFrames <= 0) {
+      this.drop(r);
+      return;
+    }
+    this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
+    this.readyQueue.delete(r);
+    this.data[r] = null;
+    this.attempts[r] = 0;
+    this.state[r] = PageLoadState.Held;
+    this.waitUntil[r] = this.frame + holdFrames;
+  }
+
+  /** Current counters (one reused object). */
+  stats(): SchedulerStats {
+    const c = this.counters;
+    c.queued = this.queue.size;
+    c.inFlight = this.inFlight;
+    c.ready = this.readyQueue.size;
+    c.failed = this.failedOrder.size;
+    c.stagedBytes = this.staged;
+    c.stagingLimitBytes = this.stagingLimit;
+    return c;
+  }
+
+  /** Aborts every load and forgets every page. */
+  dispose(): void {
+    for (const list of [this.byRequest, this.failedOrder]) while (list.head >= 0) this.drop(list.head);
+    this.onFailure = null;
+  }
+
+  private start(r: number): void {
+    const pageId = this.pageOf[r];
+    const source = this.sources[pageVt(pageId)];
+    if (!source) {
+      this.drop(r);
+      return;
+    }
+    const controller = new AbortController();
+    const token = ++this.tokens[r];
+    this.controllers[r] = controller;
+    this.state[r] = PageLoadState.Loading;
+    this.attempts[r]++;
+    this.inFlight++;
+    this.stage(this.tileBytesOf[pageVt(pageId)]);
+    this.counters.loadsStarted++;
+    let promise: Promise<TileData>;
+    try {
+      promise = source.load(pageMip(pageId), pageX(pageId), pageY(pageId), controller.signal);
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    promise.then(
+      (tile) => this.loaded(r, token, tile),
+      (error: unknown) => this.failed(r, token, error),
+    );
+  }
+
+  private loaded(r: number, token: number, tile: TileData): void {
+    if (this.tokens[r] !== token || this.state[r] !== PageLoadState.Loading) return;
+    const source = this.sources[pageVt(this.pageOf[r])];
+    const mismatch = source ? tileMismatchError(tile, source.info) : null;
+    if (mismatch) return void this.failed(r, token, mismatch);
+    this.inFlight--;
+    this.controllers[r] = null;
+    this.counters.loadsCompleted++;
+    this.state[r] = PageLoadState.Ready;
+    this.data[r] = tile;
+    this.readyQueue.add(r, this.priority[r], this.feedbacks);
+  }
+
+  private failed(r: number, token: number, error: unknown): void {
+    if (this.tokens[r] !== token || this.state[r] !== PageLoadState.Loading) return;
+    this.inFlight--;
+    this.controllers[r] = null;
+    this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
+    this.counters.loadErrors++;
+    const retryable = error instanceof TileSourceError ? error.retryable : !isAbortError(error);
+    const n = this.attempts[r];
+    if (!retryable || n >= this.maxAttempts) {
+      this.state[r] = PageLoadState.Failed;
+      this.waitUntil[r] = this.frame;
+      this.byRequest.remove(r);
+      this.failedOrder.pushBack(r);
+      this.onFailure?.(this.pageOf[r], permanentFailure(this.pageOf[r], n, error));
+      return;
+    }
+    this.state[r] = PageLoadState.Backoff;
+    this.waitUntil[r] = this.frame + this.retryBase * 2 ** (n - 1);
+  }
+
+  private drop(r: number): void {
+    const st = this.state[r];
+    if (st === PageLoadState.Untracked) return;
+    if (st === PageLoadState.Loading || st === PageLoadState.Ready)
+      this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
+    if (st === PageLoadState.Loading) {
+      this.inFlight--;
+      this.counters.loadsAborted++;
+      const c = this.controllers[r];
+      this.controllers[r] = null;
+      this.tokens[r]++;
+      c?.abort();
+    }
+    this.queue.delete(r);
+    this.byRequest.remove(r);
+    this.failedOrder.remove(r);
+    this.readyQueue.delete(r);
+    this.data[r] = null;
+    this.index.delete(this.pageOf[r]);
+    this.state[r] = PageLoadState.Untracked;
+    this.free.pushBack(r);
+  }
+
+  /** Drops every record of texture `vt` in `list`. */
+  private dropTexture(list: IntrusiveList, vt: number): void {
+    for (let r = list.head, next = r; r >= 0; r = next) {
+      next = list.next(r);
+      if (pageVt(this.pageOf[r]) === vt) this.drop(r);
+    }
+  }
+
+  /** Adds `bytes` (negative: frees them) to the staged bytes. */
+  private stage(bytes: number): void {
+    this.staged += bytes;
+    if (this.staged > this.counters.stagedPeakBytes) this.counters.stagedPeakBytes = this.staged;
+  }
+
+  /**
+   * Makes room for a load of `bytes` by dropping ready tiles whose page left the view, least
+   * recently requested first (the head of the request order), and says whether it fits now.
+   * Stops at the first page the latest two feedbacks still asked for: every later one was
+   * requested more recently.
+   */
+  private reclaimStaging(bytes: number): boolean {
+    let r = this.byRequest.head;
+    while (r >= 0 && this.staged + bytes > this.stagingLimit) {
+      const next = this.byRequest.next(r);
+      if (this.feedbacks - this.requestedAtFeedback[r] < FEEDBACKS_BEFORE_ABORT) break;
+      if (this.state[r] === PageLoadState.Ready) this.dropReady(r);
+      r = next;
+    }
+    return this.staged + bytes <= this.stagingLimit;
+  }
+}

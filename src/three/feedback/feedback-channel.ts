@@ -1,0 +1,128 @@
+import type { Camera, Material, Scene } from 'three';
+import type { TextureBudget } from '../../core/budget/texture-budget';
+import type { TypedEmitter } from '../../core/structures/typed-emitter';
+import type { SettleTracker } from '../../core/vt/settle-tracker';
+import type { VirtualTextureStreamer } from '../../core/vt/virtual-texture-streamer';
+import type { BackendBridge } from '../backend-bridge';
+import { DeviceLossWatch } from '../device-loss-watch';
+import type { VirtualUv } from '../sampling/sampling-context';
+import type { SampledVirtualTexture } from '../sampling/virtual-texture-graph';
+import type { VirtualTextureSystemEvents } from '../virtual-texture-system-types';
+import { FeedbackLoop, type FeedbackReservations } from './feedback-loop';
+
+const EMPTY_IDS = new Uint32Array(0);
+
+/** Where each readback goes: the streamer, the settle tracker and the system's `feedback` event. */
+export interface FeedbackSinks {
+  readonly streamer: VirtualTextureStreamer;
+  readonly settle: SettleTracker;
+  readonly events: TypedEmitter<VirtualTextureSystemEvents>;
+}
+
+/**
+ * A system's link to its renderer's GPU for feedback: the {@link FeedbackLoop}, what is done with
+ * each readback (submitted to the streamer, noted by the settle tracker, emitted as `feedback`),
+ * and the device-loss watch. {@link recover} rebuilds the loop on a new renderer, keeping the
+ * budget reservations.
+ */
+export class FeedbackChannel {
+  private readonly streamer: VirtualTextureStreamer;
+  private readonly settle: SettleTracker;
+  private readonly events: TypedEmitter<VirtualTextureSystemEvents>;
+  private current: FeedbackLoop;
+  private watch: DeviceLossWatch;
+  private warnedLost = false;
+  private closed = false;
+  private readonly event: VirtualTextureSystemEvents['feedback'] = {
+    frame: 0,
+    ids: EMPTY_IDS,
+    width: 0,
+    height: 0,
+  };
+
+  constructor(
+    bridge: BackendBridge,
+    private readonly budget: TextureBudget,
+    scale: number,
+    size: { width: number; height: number },
+    reservations: FeedbackReservations,
+    sinks: FeedbackSinks,
+  ) {
+    this.streamer = sinks.streamer;
+    this.settle = sinks.settle;
+    this.events = sinks.events;
+    this.current = this.create(bridge, scale, size, reservations);
+    this.watch = new DeviceLossWatch(bridge);
+  }
+
+  /** The feedback loop now (replaced by {@link recover}). */
+  get loop(): FeedbackLoop {
+    return this.current;
+  }
+
+  /** True while the device is lost; warns once per loss (frames then do nothing). */
+  checkLost(): boolean {
+    if (!this.watch.lost) return false;
+    if (!this.warnedLost) console.warn('tessera: the GPU device is lost; frames do nothing until recover()');
+    this.warnedLost = true;
+    return true;
+  }
+
+  /** True once the device was lost (and no {@link recover} since). */
+  get lost(): boolean {
+    return this.watch.lost;
+  }
+
+  /** Mirrors `material` (sampling `vt` at `uv`) in the feedback pass; false for the pass's own materials. */
+  register(material: Material, vt: SampledVirtualTexture, uv: VirtualUv): boolean {
+    this.current.feedbackPass.register(material, vt, uv);
+    return !this.current.owns(material);
+  }
+
+  /** Renders the feedback pass and starts its readback. */
+  render(scene: Scene, camera: Camera, frame: number): void {
+    this.current.render(scene, camera, frame);
+  }
+
+  /** Rebuilds the loop on `bridge`'s renderer with the same reservations and scale. */
+  recover(bridge: BackendBridge): void {
+    const scale = this.current.feedbackScale;
+    const old = this.current.disposeKeepingReservations();
+    this.current = this.create(bridge, scale, old.size, old.reservations);
+    this.watch.dispose();
+    this.watch = new DeviceLossWatch(bridge);
+    this.warnedLost = false;
+  }
+
+  /** Frees the loop, its reservations and the watch. */
+  dispose(): void {
+    this.closed = true;
+    this.current.dispose();
+    this.watch.dispose();
+  }
+
+  private create(
+    bridge: BackendBridge,
+    scale: number,
+    size: { width: number; height: number },
+    reservations: FeedbackReservations,
+  ): FeedbackLoop {
+    const consume = (ids: Uint32Array, frame: number, width: number, height: number) =>
+      this.consume(ids, frame, width, height);
+    return new FeedbackLoop(bridge.renderer, bridge, this.budget, scale, size, reservations, consume);
+  }
+
+  private consume(ids: Uint32Array, frame: number, width: number, height: number): void {
+    if (this.closed) return;
+    this.streamer.submitFeedback(ids, width * height);
+    const s = this.streamer.stats();
+    this.settle.noteFeedback(frame, s.queued + s.inFlight + s.pendingUploads);
+    if (!this.events.has('feedback')) return;
+    const event = this.event;
+    event.frame = frame;
+    event.ids = ids;
+    event.width = width;
+    event.height = height;
+    this.events.emit('feedback', event);
+  }
+}
