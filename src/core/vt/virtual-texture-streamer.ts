@@ -14,9 +14,8 @@ import type { ReplacementPolicyName } from './residency/replacement-policy';
 import { TexturePageRelease } from './residency/texture-page-release';
 import { assertPinnedFit, NOTHING_RESIDENT_MIPS, requestPinnedPages } from './scheduling/pinned-requests';
 import { UploadDemand } from './scheduling/ready-tile-queue';
-import { ResidencyScheduler } from './scheduling/residency-scheduler';
+import { ResidencyScheduler, type SchedulerStats } from './scheduling/residency-scheduler';
 import { DEFAULT_CONCURRENT_LOADS, defaultStagingBytes } from './scheduling/staging-reserve';
-import { workingSetPages } from './scheduling/working-set';
 import type { PageEvent, StreamerEvents, TileUploadHandler, UploadAdmission } from './streamer-events';
 import {
   checkStreamerLimits,
@@ -396,4 +395,22 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private assertLive(): void {
     if (this.disposed) throw new TesseraError('disposed', 'the streamer was disposed');
   }
+}
+
+/**
+ * Pages the view needs, in pages: the larger of the latest feedback's distinct pages
+ * (`requestedPages`) and the working set over the window starting at frame `windowStart`
+ * (unpinned pages used in the window plus the missing ones queued, loading or waiting for
+ * upload). The windowed count sees what successive jittered feedback frames need together;
+ * without it a pool that holds every single frame's pages but not the cycle's union thrashes
+ * with the mip bias at 0. O(slots), allocates nothing.
+ */
+export function workingSetPages(
+  pool: PhysicalPool,
+  scheduler: SchedulerStats,
+  windowStart: number,
+  requestedPages: number,
+): number {
+  const windowed = pool.usedSinceCount(windowStart) + scheduler.queued + scheduler.inFlight + scheduler.ready;
+  return Math.max(requestedPages, windowed);
 }

@@ -1,11 +1,10 @@
-import { isAbortError, TesseraConfigError, TileSourceError } from '../../errors';
+import { isAbortError, TesseraConfigError, TesseraError, TileSourceError } from '../../errors';
 import { IndexedMaxHeap } from '../../structures/indexed-heap';
 import { IntrusiveList } from '../../structures/intrusive-list';
 import { PageIndexMap } from '../../structures/page-index-map';
 import { MAX_VIRTUAL_TEXTURES, pageMip, pageVt, pageX, pageY } from '../page-id';
 import { sourceTileBytes, tileMismatchError } from '../tile-bytes';
 import type { TileData, TileSource } from '../tile-source';
-import { type PageFailureHandler, permanentFailure } from './page-failure';
 import { ReadyTileQueue, type UploadDemand } from './ready-tile-queue';
 import { requestPriority } from './request-priority';
 import {
@@ -16,8 +15,18 @@ import {
   type SchedulerStats,
 } from './residency-scheduler-options';
 
-export type { PageFailureHandler } from './page-failure';
 export * from './residency-scheduler-options';
+
+/** Called when a page is marked failed (its fallback stays). */
+export type PageFailureHandler = (pageId: number, error: TesseraError) => void;
+
+/** What a page's permanent failure reports: `tile-failed-permanently`, the last load's error as `cause`. */
+function permanentFailure(pageId: number, attempts: number, cause: unknown): TesseraError {
+  const page = `page vt=${pageVt(pageId)} mip=${pageMip(pageId)} x=${pageX(pageId)} y=${pageY(pageId)}`;
+  return new TesseraError('tile-failed-permanently', `${page} failed after ${attempts} attempt(s)`, {
+    cause,
+  });
+}
 
 /** Feedback buffers that must arrive without a page's request before its load is dropped. */
 const FEEDBACKS_BEFORE_ABORT = 2;
