@@ -5,11 +5,13 @@ import type { TextureBudget } from '../core/budget/texture-budget';
 import { TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
 import { NO_REQUEST, pageMip, pageVt } from '../core/vt/page-id';
+import { poolEfficiency } from '../core/vt/residency/pool-efficiency';
 import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { BackendBridge } from './backend-bridge';
 import { FeedbackChannel } from './feedback/feedback-channel';
+import type { FeedbackLoop } from './feedback/feedback-loop';
 import { TileRenderStage } from './rendered/tile-render-stage';
 import { EvictableTextures } from './residency/evictable-textures';
 import { LivePool } from './residency/live-pool';
@@ -32,7 +34,6 @@ import {
   resolveSystemOptions,
   type VirtualTextureSystemOptions,
 } from './virtual-texture-system-options';
-import { systemStats } from './virtual-texture-system-stats';
 import type {
   VirtualTextureAddOptions,
   VirtualTextureSystemEvents,
@@ -432,4 +433,65 @@ export class VirtualTextureSystem {
   private assertLive(): void {
     if (this.disposed) throw new TesseraError('disposed', 'this VirtualTextureSystem was disposed');
   }
+}
+
+/** What {@link systemStats} reads of a live (or disposed) system. */
+export interface SystemStatsInput {
+  live: boolean;
+  frame: number;
+  pool: LivePool;
+  set: VirtualTextureSet;
+  feedback: FeedbackLoop;
+  streamer: VirtualTextureStreamer;
+  uploads: TileUploads;
+  lastFeedbackFrame: number;
+  settled: boolean;
+}
+
+/** The {@link VirtualTextureSystemStats} snapshot (allocates: for HUDs and tests). */
+export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
+  const textures = i.pool.textures;
+  const poolLayers = i.live ? textures.bytesPerLayer.slice() : [];
+  const pageTables = i.set.usedBytes;
+  const feedbackTargets = i.live ? i.feedback.targetBytes : 0;
+  const readbackBuffers = i.live ? i.feedback.readbackBytes : 0;
+  const rendering = i.uploads.rendering;
+  const renderTargets = i.live ? rendering.allocatedBytes : 0;
+  const total =
+    poolLayers.reduce((a, b) => a + b, 0) + pageTables + feedbackTargets + readbackBuffers + renderTargets;
+  const pool = i.streamer.pool;
+  const s = i.streamer.stats();
+  return {
+    frame: i.frame,
+    gpuBytes: { poolLayers, pageTables, feedbackTargets, readbackBuffers, renderTargets, total },
+    byCategory: i.live
+      ? {
+          'vt-pool': i.pool.reservedBytes,
+          'page-table': i.set.usedBytes,
+          feedback: i.feedback.reservedTargetBytes,
+          readback: i.feedback.reservedReadbackBytes,
+          staging: s.stagingBytes + rendering.reservedBytes,
+        }
+      : { 'vt-pool': 0, 'page-table': 0, feedback: 0, readback: 0, staging: 0 },
+    pageTableShareBytes: i.set.reserveBytes,
+    poolFormats: textures.formats.slice(),
+    slotCount: pool.slotCount,
+    residentPages: pool.residentCount,
+    uploadsLastFrame: i.uploads.lastFrame,
+    uploadsTotal: i.uploads.total,
+    rendering: { ...rendering.counters },
+    mipBias: i.streamer.mipBias,
+    poolEfficiency: poolEfficiency(pool, i.frame),
+    readbacks: { ...i.feedback.counters },
+    feedbackSize: { width: i.feedback.width, height: i.feedback.height },
+    streaming: {
+      queued: s.queued,
+      loading: s.inFlight,
+      awaitingUpload: s.pendingUploads,
+      stagedBytes: s.stagedBytes,
+      failed: s.failed,
+      lastFeedbackFrame: i.lastFeedbackFrame,
+      settled: i.settled,
+    },
+  };
 }
