@@ -117,7 +117,10 @@ const SRGB_SLOTS: ReadonlySet<string> = new Set([
   'diffuseTexture',
 ]);
 
-/** The use `standIn`'s fields describe, as GLTFLoader set them on the texture it assigned. */
+/**
+ * A key equal for equal uses: a use read from the glTF JSON and the same use read back from the
+ * fields GLTFLoader set on the texture it assigned give the same key (the same numbers).
+ */
 export function gltfUseKey(use: GltfTextureUse): string {
   return `${use.srgb ? 1 : 0}|${use.channel}|${use.offset[0]},${use.offset[1]}|${use.repeat[0]},${use.repeat[1]}|${use.rotation}`;
 }
