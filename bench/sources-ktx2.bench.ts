@@ -10,7 +10,7 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PINNED_MAX_EDGE } from '../src/core/streaming/mip-streaming-planner';
+import { PINNED_MAX_EDGE } from '../src/core/streaming/planning/mip-streaming-planner';
 import { Ktx2Source } from '../src/sources/mips/ktx2-source';
 import { type Ktx2FixtureOptions, writeKtx2Fixture } from '../test/support/ktx2-fixtures';
 

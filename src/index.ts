@@ -25,7 +25,7 @@ export type {
   MipPyramidSource,
   StreamedTextureFormat,
 } from './core/streaming/mip-pyramid-source';
-export type { LifetimePolicy } from './core/streaming/stale-sweep';
+export type { LifetimePolicy } from './core/streaming/sweep/stale-sweep';
 export type { TileData, TileSource, TileSourceInfo } from './core/vt/tile-source';
 export { ArchiveTileSource, type ArchiveTileSourceOptions } from './sources/archive/archive-tile-source';
 export { Ktx2Source } from './sources/mips/ktx2-source';
@@ -46,13 +46,16 @@ export {
   virtualTexture,
 } from './three/sampling/virtual-texture-node';
 export { StreamedTexture, type StreamedTextureOptions } from './three/streamed/streamed-texture';
-export type { StreamingTransitionOptions, TransitionResult } from './three/streamed/streaming-transition';
 export {
   type TextureStreamingEvents,
   type TextureStreamingStats,
   TextureStreamingSystem,
   type TextureStreamingSystemOptions,
 } from './three/streamed/texture-streaming-system';
+export type {
+  StreamingTransitionOptions,
+  TransitionResult,
+} from './three/streamed/transitions/streaming-transition';
 export { VirtualTexture, type VirtualTexturePoolLayer } from './three/virtual-texture';
 export { VirtualTextureSystem } from './three/virtual-texture-system';
 export type { VirtualTextureSystemOptions } from './three/virtual-texture-system-options';

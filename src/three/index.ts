@@ -36,19 +36,18 @@ export {
   virtualTexture,
 } from './sampling/virtual-texture-node';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
-export type { StreamedTranscodingOptions } from './streamed/streamed-transcoding';
-export type {
-  SceneTextures,
-  StreamingTransitionOptions,
-  TransitionResult,
-} from './streamed/streaming-transition';
 export {
   type TextureStreamingEvents,
   type TextureStreamingStats,
   TextureStreamingSystem,
   type TextureStreamingSystemOptions,
 } from './streamed/texture-streaming-system';
-export type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
+export type {
+  SceneTextures,
+  StreamingTransitionOptions,
+  TransitionResult,
+} from './streamed/transitions/streaming-transition';
+export type { StreamedTranscodingOptions } from './streamed/uploads/streamed-transcoding';
 export { Etc1sPyramidSource } from './transcode/etc1s-pyramid-source';
 export { TranscodedPyramidSource } from './transcode/transcoded-pyramid-source';
 export {

@@ -1,7 +1,7 @@
 import { textureLevelRangeBytes } from '../budget/texture-bytes';
 import { TesseraConfigError } from '../errors';
 import { grownTypedArray } from '../structures/typed-array-growth';
-import type { StreamedTextureDescriptor } from './mip-streaming-options';
+import type { StreamedTextureDescriptor } from './planning/mip-streaming-options';
 
 /** Largest edge of the pinned level in texels: a texture renders at once from its pinned chain. */
 export const PINNED_MAX_EDGE = 64;

@@ -6,7 +6,7 @@ import { MipBiasController } from './feedback/mip-bias-controller';
 import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from './page-id';
 import { PageTable } from './page-table/page-table';
 import { EMPTY_ENTRY } from './page-table/page-table-entry';
-import { PageTablePressure, REFUSED_PAGE_HOLD_FRAMES } from './page-table/page-table-pressure';
+import { PageTablePressure, REFUSED_PAGE_HOLD_FRAMES } from './feedback/page-table-pressure';
 import { PhysicalPool } from './residency/physical-pool';
 import type { PhysicalPoolOptions } from './residency/physical-pool-options';
 import { compactPool } from './residency/pool-compaction';

@@ -1,7 +1,8 @@
 /** Mip streaming of ordinary three.js textures under one VRAM budget. */
-export * from './chain-texture';
-export * from './material-bindings';
-export * from './screen-need';
+
+export * from './need/screen-need';
+export * from './sampling/material-bindings';
 export * from './streamed-texture';
-export * from './streaming-transition';
 export * from './texture-streaming-system';
+export * from './transitions/streaming-transition';
+export * from './uploads/chain-texture';

@@ -2,10 +2,10 @@ import type { ColorSpace, Material, Texture } from 'three';
 import { texture as textureNode } from 'three/tsl';
 import type { Node, TextureNode } from 'three/webgpu';
 import type { MipPyramidSource } from '../../core/streaming/mip-pyramid-source';
-import type { ChainTexture } from './chain-texture';
-import { CpuLevelCache } from './cpu-level-cache';
-import { MaterialBindings } from './material-bindings';
-import type { TextureSampling, TextureSamplingOptions } from './texture-sampling';
+import { MaterialBindings } from './sampling/material-bindings';
+import type { TextureSampling, TextureSamplingOptions } from './sampling/texture-sampling';
+import type { ChainTexture } from './uploads/chain-texture';
+import { CpuLevelCache } from './uploads/cpu-level-cache';
 
 /**
  * Options of `TextureStreamingSystem.createTexture`. The sampling fields are three's `Texture`

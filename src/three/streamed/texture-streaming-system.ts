@@ -12,32 +12,32 @@ import {
   type MipPyramidSource,
   withSourceColorEncoding,
 } from '../../core/streaming/mip-pyramid-source';
-import type { MipStreamingPlannerOptions } from '../../core/streaming/mip-streaming-options';
-import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
-import { SceneTransition } from '../../core/streaming/scene-transition';
-import { ShedLevelCache } from '../../core/streaming/shed-level-cache';
-import type { StaleSweepOptions } from '../../core/streaming/stale-sweep';
-import { type LifetimePolicy, StaleSweep } from '../../core/streaming/stale-sweep';
+import type { MipStreamingPlannerOptions } from '../../core/streaming/planning/mip-streaming-options';
+import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/planning/mip-streaming-planner';
+import { ShedLevelCache } from '../../core/streaming/planning/shed-level-cache';
+import type { StaleSweepOptions } from '../../core/streaming/sweep/stale-sweep';
+import { type LifetimePolicy, StaleSweep } from '../../core/streaming/sweep/stale-sweep';
 import { ManagedTextureRegistry } from '../../core/streaming/texture-registry';
+import { SceneTransition } from '../../core/streaming/transitions/scene-transition';
 import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
 import { BackendBridge } from '../backend-bridge';
-import { MeshAttachments } from './mesh-attachments';
-import { StreamedChainBackend } from './streamed-chain-backend';
-import { checkStreamableSource } from './streamed-format-support';
+import { TextureNeedEstimator } from './need/texture-need-estimator';
+import { MeshAttachments } from './sampling/mesh-attachments';
+import { StreamingPlaceholders } from './sampling/streaming-placeholders';
+import { type TextureSampling, textureSampling } from './sampling/texture-sampling';
 import { StreamedTexture, type StreamedTextureOptions } from './streamed-texture';
 import { StreamedTextureTable } from './streamed-texture-table';
-import type { StreamedTranscodingOptions } from './streamed-transcoding';
-import { StreamedTranscoding } from './streamed-transcoding';
-import { StreamingPlaceholders } from './streaming-placeholders';
 import {
   type SceneTextures,
   StreamingTransition,
   type StreamingTransitionOptions,
   sceneSide,
-} from './streaming-transition';
-import { TextureNeedEstimator } from './texture-need-estimator';
-import { type TextureSampling, textureSampling } from './texture-sampling';
+} from './transitions/streaming-transition';
+import { StreamedChainBackend } from './uploads/streamed-chain-backend';
+import { checkStreamableSource } from './uploads/streamed-format-support';
+import type { StreamedTranscodingOptions } from './uploads/streamed-transcoding';
+import { StreamedTranscoding } from './uploads/streamed-transcoding';
 
 /**
  * Mip streaming of ordinary three.js textures under one {@link TextureBudget}: creates

@@ -1,5 +1,5 @@
 import { TileSourceError } from '../../core/errors';
-import { etc1sTargetBytes } from '../../core/streaming/etc1s-target';
+import { etc1sTargetBytes } from '../../core/streaming/planning/etc1s-target';
 import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import { WorkerJobPool } from '../../sources/worker-job-pool';
 import type { BasisTranscoderAssets } from './basis-transcoder-assets';

@@ -1,5 +1,4 @@
 import { TileSourceError } from '../../core/errors';
-import type { Etc1sTargetChoice } from '../../core/streaming/etc1s-target';
 import {
   type BasisLzGlobalData,
   type EncodedPyramidSource,
@@ -7,6 +6,7 @@ import {
   type MipPyramidSource,
   type StreamedTextureFormat,
 } from '../../core/streaming/mip-pyramid-source';
+import type { Etc1sTargetChoice } from '../../core/streaming/planning/etc1s-target';
 import type { BasisTranscoderPool } from './basis-transcoder-pool';
 import type { Etc1sCodebooks } from './etc1s-transcode';
 

@@ -1,4 +1,4 @@
-import type { Etc1sTarget } from '../../core/streaming/etc1s-target';
+import type { Etc1sTarget } from '../../core/streaming/planning/etc1s-target';
 import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import type { Etc1sCodebooks, Etc1sSlices } from './etc1s-transcode';
 

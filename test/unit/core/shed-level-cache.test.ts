@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ShedLevelCache } from '../../../src/core/streaming/shed-level-cache';
+import { ShedLevelCache } from '../../../src/core/streaming/planning/shed-level-cache';
 
 describe('ShedLevelCache', () => {
   it('keeps levels up to its byte bound, dropping the least recently shed first', () => {

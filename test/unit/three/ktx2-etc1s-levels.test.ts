@@ -4,7 +4,7 @@ import {
   chooseEtc1sTarget,
   type Etc1sTarget,
   etc1sTargetBytes,
-} from '../../../src/core/streaming/etc1s-target';
+} from '../../../src/core/streaming/planning/etc1s-target';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import { BasisTranscoderPool } from '../../../src/three/transcode/basis-transcoder-pool';
 import { Etc1sPyramidSource } from '../../../src/three/transcode/etc1s-pyramid-source';
@@ -48,7 +48,6 @@ function etc1sSource(file: Uint8Array, target: Etc1sTarget) {
   const source = new Ktx2Source(file);
   const worker = new InThreadTranscodeWorker(basis);
   const pool = new BasisTranscoderPool({
-    assets: { scriptText: '', wasmUrl: '' },
     size: 1,
     createWorker: () => worker,
   });

@@ -1,8 +1,8 @@
 import { MeshBasicMaterial, type Texture } from 'three';
 import type { TextureNode } from 'three/webgpu';
 import { describe, expect, it } from 'vitest';
-import { CpuLevelCache } from '../../../src/three/streamed/cpu-level-cache';
-import { MaterialBindings } from '../../../src/three/streamed/material-bindings';
+import { MaterialBindings } from '../../../src/three/streamed/sampling/material-bindings';
+import { CpuLevelCache } from '../../../src/three/streamed/uploads/cpu-level-cache';
 import { collectGarbage } from '../support/collect-garbage';
 
 const first = { name: 'first' } as Texture;

@@ -1,9 +1,9 @@
 import { DataTexture, Mesh, MeshBasicMaterial, PlaneGeometry } from 'three';
 import { describe, expect, it } from 'vitest';
 import type { MipPyramidSource } from '../../../src/core/streaming/mip-pyramid-source';
-import { MeshAttachments } from '../../../src/three/streamed/mesh-attachments';
+import { MeshAttachments } from '../../../src/three/streamed/sampling/mesh-attachments';
+import { textureSampling } from '../../../src/three/streamed/sampling/texture-sampling';
 import { StreamedTexture } from '../../../src/three/streamed/streamed-texture';
-import { textureSampling } from '../../../src/three/streamed/texture-sampling';
 import { collectGarbage } from '../support/collect-garbage';
 
 const placeholder = new DataTexture();

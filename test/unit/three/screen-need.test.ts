@@ -20,8 +20,8 @@ import {
   Vector3,
 } from 'three';
 import { describe, expect, it } from 'vitest';
-import { wantedMipLevel } from '../../../src/core/streaming/wanted-mip';
-import { geometryUvDensity, ScreenNeedProjector } from '../../../src/three/streamed/screen-need';
+import { wantedMipLevel } from '../../../src/core/streaming/need/wanted-mip';
+import { geometryUvDensity, ScreenNeedProjector } from '../../../src/three/streamed/need/screen-need';
 import { probeAllocations } from '../support/allocation-probe';
 
 const WIDTH = 1280;

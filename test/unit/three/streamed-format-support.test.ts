@@ -5,7 +5,7 @@ import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import {
   checkStreamableSource,
   missingFormatSupport,
-} from '../../../src/three/streamed/streamed-format-support';
+} from '../../../src/three/streamed/uploads/streamed-format-support';
 import { webglWith, webgpuWith } from '../../support/described-bridges';
 import { asStored, writeKtx2Fixture } from '../../support/ktx2-fixtures';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EncodedPyramidSource } from '../../../src/core/streaming/mip-pyramid-source';
 import type { BackendBridge } from '../../../src/three/backend-bridge';
-import { StreamedTranscoding } from '../../../src/three/streamed/streamed-transcoding';
+import { StreamedTranscoding } from '../../../src/three/streamed/uploads/streamed-transcoding';
 import { TranscodedPyramidSource } from '../../../src/three/transcode/transcoded-pyramid-source';
 
 /** The choice reads only `device.features` (see streamed-format-support.test.ts for why). */

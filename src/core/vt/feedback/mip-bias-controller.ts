@@ -1,5 +1,5 @@
 import { TesseraConfigError } from '../../errors';
-import { TablePressure } from '../page-table/page-table-pressure';
+import { TablePressure } from './page-table-pressure';
 
 /** Options of a {@link MipBiasController}; every rate is per frame. */
 export interface MipBiasOptions {

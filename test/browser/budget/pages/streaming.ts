@@ -4,8 +4,8 @@ import { MeshBasicNodeMaterial, RenderTarget, type WebGPURenderer } from 'three/
 import { Ktx2Source } from '../../../../src/sources/mips/ktx2-source';
 import { LevelListSource } from '../../../../src/sources/mips/level-list-source';
 import type { StreamedTexture } from '../../../../src/three/streamed/streamed-texture';
-import type { TransitionResult } from '../../../../src/three/streamed/streaming-transition';
 import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
+import type { TransitionResult } from '../../../../src/three/streamed/transitions/streaming-transition';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
 
 /** The tracker injected by the fixture (test/support/gpu-tracker.js). */

@@ -1,5 +1,5 @@
-import type { TextureByteDescriptor } from '../budget/texture-bytes';
-import { TesseraConfigError, type TesseraError } from '../errors';
+import type { TextureByteDescriptor } from '../../budget/texture-bytes';
+import { TesseraConfigError, type TesseraError } from '../../errors';
 
 /** Describes a streamed texture to {@link MipStreamingPlanner.add}. */
 export interface StreamedTextureDescriptor extends TextureByteDescriptor {

@@ -11,11 +11,11 @@ import {
   isSrgbFormat,
   levelWidth,
   type StreamedTextureFormat,
-} from '../../core/streaming/mip-pyramid-source';
-import type { BackendBridge } from '../backend-bridge';
-import { createAllocatedTexture } from '../residency/allocated-texture';
+} from '../../../core/streaming/mip-pyramid-source';
+import type { BackendBridge } from '../../backend-bridge';
+import { createAllocatedTexture } from '../../residency/allocated-texture';
+import { applySampling, type TextureSampling } from '../sampling/texture-sampling';
 import { isBlockFormat, threeBlockFormatOf } from './streamed-format-support';
-import { applySampling, type TextureSampling } from './texture-sampling';
 
 /** GPU label prefix of every streamed chain (the GPU tracker counts `tessera:` labels). */
 export const STREAMED_LABEL_PREFIX = 'tessera:streamed:';

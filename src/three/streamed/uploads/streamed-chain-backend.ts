@@ -1,13 +1,13 @@
-import { TesseraError } from '../../core/errors';
-import { levelByteLength } from '../../core/streaming/mip-pyramid-source';
-import type { ShedLevelCache } from '../../core/streaming/shed-level-cache';
-import type { StreamingBackend } from '../../core/streaming/streaming-backend';
-import type { BackendBridge } from '../backend-bridge';
+import { TesseraError } from '../../../core/errors';
+import { levelByteLength } from '../../../core/streaming/mip-pyramid-source';
+import type { ShedLevelCache } from '../../../core/streaming/planning/shed-level-cache';
+import type { StreamingBackend } from '../../../core/streaming/streaming-backend';
+import type { BackendBridge } from '../../backend-bridge';
+import type { StreamingPlaceholders } from '../sampling/streaming-placeholders';
+import type { StreamedTexture } from '../streamed-texture';
+import type { StreamedTextureTable } from '../streamed-texture-table';
 import { ChainTexture } from './chain-texture';
 import { isBlockFormat } from './streamed-format-support';
-import type { StreamedTexture } from './streamed-texture';
-import type { StreamedTextureTable } from './streamed-texture-table';
-import type { StreamingPlaceholders } from './streaming-placeholders';
 
 /** Where {@link StreamedChainBackend} reports outcomes (the system wires these to its planner). */
 export interface StreamedChainEvents {

@@ -1,6 +1,6 @@
-import type { TextureBudget } from '../budget/texture-budget';
-import { IndexedMinHeap } from '../structures/indexed-heap';
-import { MAX_LEVELS, type StreamedTextureTable } from './streamed-texture-table';
+import type { TextureBudget } from '../../budget/texture-budget';
+import { IndexedMinHeap } from '../../structures/indexed-heap';
+import { MAX_LEVELS, type StreamedTextureTable } from '../streamed-texture-table';
 
 /**
  * A texture capped for lack of room may grow again once the budget's free bytes reach this many

@@ -1,29 +1,30 @@
-import { chooseEtc1sTarget } from '../../core/streaming/etc1s-target';
 import {
   type EncodedPyramidSource,
   isEtc1sPyramidFormat,
   isUastcPyramidFormat,
   type MipPyramidSource,
-} from '../../core/streaming/mip-pyramid-source';
+} from '../../../core/streaming/mip-pyramid-source';
+import { chooseEtc1sTarget } from '../../../core/streaming/planning/etc1s-target';
 import {
   type CompressionSupport,
   choosePoolFormat,
   type UastcTarget,
-} from '../../core/vt/residency/pool-format';
-import type { BackendBridge } from '../backend-bridge';
-import { compressionSupportOf } from '../residency/compression-support';
-import {
-  type BasisTranscoderAssets,
-  defaultBasisTranscoderAssets,
-} from '../transcode/basis-transcoder-assets';
-import { BasisTranscoderPool } from '../transcode/basis-transcoder-pool';
-import { Etc1sPyramidSource } from '../transcode/etc1s-pyramid-source';
-import { TranscodedPyramidSource } from '../transcode/transcoded-pyramid-source';
+} from '../../../core/vt/residency/pool-format';
+import type { BackendBridge } from '../../backend-bridge';
+import { compressionSupportOf } from '../../residency/compression-support';
+import { BasisTranscoderPool } from '../../transcode/basis-transcoder-pool';
+import { Etc1sPyramidSource } from '../../transcode/etc1s-pyramid-source';
+import { TranscodedPyramidSource } from '../../transcode/transcoded-pyramid-source';
 
 /** Transcoding options of a `TextureStreamingSystem`. */
 export interface StreamedTranscodingOptions {
-  /** Where three's Basis transcoder comes from. Default: bundled from the `three` package. */
-  transcoder?: BasisTranscoderAssets;
+  /**
+   * Folder (URL, relative to the page) of three's `basis_transcoder.js` and `.wasm`, as
+   * `VirtualTextureSystemOptions.transcoderPath`. Default: the copy shipped with the library.
+   * @throws (rejects each Basis level load) TileSourceError('transcoder-unavailable') when the
+   *   files cannot be fetched or started; the texture stays on its coarser level.
+   */
+  transcoderPath?: string;
   /** Transcode workers, 1..16. Default: hardware threads - 1, at most 4. */
   transcodeWorkers?: number;
   /** Targets UASTC levels may become (default all the device samples), e.g. to keep a driver off one. */
@@ -67,7 +68,7 @@ export class StreamedTranscoding {
 
   private workerPool(): BasisTranscoderPool {
     this.pool ??= new BasisTranscoderPool({
-      assets: this.options.transcoder ?? defaultBasisTranscoderAssets(),
+      transcoderPath: this.options.transcoderPath,
       size: this.options.transcodeWorkers,
     });
     return this.pool;

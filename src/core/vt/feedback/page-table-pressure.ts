@@ -1,4 +1,4 @@
-import { FEEDBACK_JITTER_PERIOD } from '../feedback/feedback-jitter';
+import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 
 /** What page-table refusals ask of the mip bias (see {@link PageTablePressure}). */
 export const TablePressure = {

@@ -1,5 +1,5 @@
-import type { CompressionSupport } from '../vt/residency/pool-format';
-import type { StreamedTextureFormat } from './mip-pyramid-source';
+import type { CompressionSupport } from '../../vt/residency/pool-format';
+import type { StreamedTextureFormat } from '../mip-pyramid-source';
 
 /**
  * What an ETC1S level is transcoded to: `etc2-rgb` (ETC1 blocks, which ETC2 RGB8 samplers read:

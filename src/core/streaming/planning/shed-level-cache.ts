@@ -1,5 +1,5 @@
-import { TesseraConfigError } from '../errors';
-import { MAX_LEVELS } from './streamed-texture-table';
+import { TesseraConfigError } from '../../errors';
+import { MAX_LEVELS } from '../streamed-texture-table';
 
 /**
  * CPU copies of mip levels that streaming shed from the GPU, so that growing a texture back costs no

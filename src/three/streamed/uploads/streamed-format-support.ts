@@ -4,17 +4,17 @@
  * source passes at `createTexture`.
  */
 
-import { TesseraConfigError } from '../../core/errors';
+import { TesseraConfigError } from '../../../core/errors';
 import {
   levelWidth,
   type MipPyramidSource,
   type StreamedTextureFormat,
-} from '../../core/streaming/mip-pyramid-source';
-import { PINNED_MAX_EDGE } from '../../core/streaming/mip-streaming-planner';
-import type { BackendBridge } from '../backend-bridge';
-import { blockFormatEntry } from '../residency/block-formats';
+} from '../../../core/streaming/mip-pyramid-source';
+import { PINNED_MAX_EDGE } from '../../../core/streaming/planning/mip-streaming-planner';
+import type { BackendBridge } from '../../backend-bridge';
+import { blockFormatEntry } from '../../residency/block-formats';
 
-export { threeBlockFormatOf } from '../residency/block-formats';
+export { threeBlockFormatOf } from '../../residency/block-formats';
 
 /** Every format a streamed texture accepts (rgba8 and the shared table's block formats). */
 export function isStreamedFormat(format: string): format is StreamedTextureFormat {

@@ -1,4 +1,4 @@
-import { TesseraConfigError } from '../errors';
+import { TesseraConfigError } from '../../errors';
 
 /**
  * UV density of a triangle mesh: UV units per world unit, sqrt(total UV area / total world area),

@@ -1,5 +1,5 @@
-import { TesseraConfigError } from '../errors';
-import type { ManagedTextureRegistry } from './texture-registry';
+import { TesseraConfigError } from '../../errors';
+import type { ManagedTextureRegistry } from '../texture-registry';
 
 /** When an unretained texture of a tag may be released. */
 export type LifetimePolicy =

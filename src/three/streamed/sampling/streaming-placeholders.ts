@@ -1,8 +1,8 @@
 import { DataTexture, NoColorSpace, SRGBColorSpace } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
-import { BudgetPriority } from '../../core/budget/budget-priority';
-import type { TextureBudget } from '../../core/budget/texture-budget';
-import { isSrgbFormat, type StreamedTextureFormat } from '../../core/streaming/mip-pyramid-source';
+import { BudgetPriority } from '../../../core/budget/budget-priority';
+import type { TextureBudget } from '../../../core/budget/texture-budget';
+import { isSrgbFormat, type StreamedTextureFormat } from '../../../core/streaming/mip-pyramid-source';
 import { applySampling, samplingKey, type TextureSampling } from './texture-sampling';
 
 /** GPU label of the shared placeholders. */

@@ -1,6 +1,6 @@
 import type { Material, Mesh } from 'three';
 import type { TextureNode } from 'three/webgpu';
-import type { StreamedTexture } from './streamed-texture';
+import type { StreamedTexture } from '../streamed-texture';
 
 /**
  * Which meshes use which streamed texture: the meshes whose screen size makes up a texture's mip

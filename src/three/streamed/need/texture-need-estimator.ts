@@ -1,9 +1,9 @@
 import type { Camera, Object3D } from 'three';
-import type { MipStreamingPlanner } from '../../core/streaming/mip-streaming-planner';
-import { textureSlot } from '../../core/streaming/texture-registry';
-import type { MeshAttachments } from './mesh-attachments';
+import type { MipStreamingPlanner } from '../../../core/streaming/planning/mip-streaming-planner';
+import { textureSlot } from '../../../core/streaming/texture-registry';
+import type { MeshAttachments } from '../sampling/mesh-attachments';
+import type { StreamedTextureTable } from '../streamed-texture-table';
 import { ScreenNeedProjector } from './screen-need';
-import type { StreamedTextureTable } from './streamed-texture-table';
 
 /**
  * The screen need of every live streamed texture: of all meshes attached to it, the one with the

@@ -13,7 +13,7 @@ import {
   Vector3,
   WebGPUCoordinateSystem,
 } from 'three';
-import { computeUvDensity } from '../../core/streaming/wanted-mip';
+import { computeUvDensity } from '../../../core/streaming/need/wanted-mip';
 
 /**
  * What the need of a geometry takes from its vertices, computed once per geometry (the per-frame

@@ -1,10 +1,10 @@
-import type { TextureBudget } from '../../core/budget/texture-budget';
+import type { TextureBudget } from '../../../core/budget/texture-budget';
 import type {
   SceneTransition,
   TransitionOrder,
   TransitionPhase,
-} from '../../core/streaming/scene-transition';
-import type { StreamedTexture } from './streamed-texture';
+} from '../../../core/streaming/transitions/scene-transition';
+import type { StreamedTexture } from '../streamed-texture';
 
 /** One side of a transition: a scene's streamed textures, and optionally its virtual textures. */
 export type SceneTextures =

@@ -1,4 +1,4 @@
-import type { TagRegistry } from '../budget/tag-registry';
+import type { TagRegistry } from '../../budget/tag-registry';
 
 /**
  * Importance weight of each lifetime tag, looked up by tag id: an override from the options by

@@ -1,7 +1,7 @@
-import type { TextureBudget } from '../budget/texture-budget';
-import { TesseraConfigError } from '../errors';
-import type { MipStreamingPlanner } from './mip-streaming-planner';
-import type { ManagedTextureRegistry } from './texture-registry';
+import type { TextureBudget } from '../../budget/texture-budget';
+import { TesseraConfigError } from '../../errors';
+import type { MipStreamingPlanner } from '../planning/mip-streaming-planner';
+import type { ManagedTextureRegistry } from '../texture-registry';
 
 /** One side of a transition: a scene's textures (registry ids) and its virtual textures. */
 export interface SceneTextureSet {

@@ -1,20 +1,20 @@
-import { BudgetPriority } from '../budget/budget-priority';
-import { NO_RESERVATION, type TextureBudget } from '../budget/texture-budget';
-import { TesseraError } from '../errors';
-import { IndexedMinHeap } from '../structures/indexed-heap';
+import { BudgetPriority } from '../../budget/budget-priority';
+import { NO_RESERVATION, type TextureBudget } from '../../budget/texture-budget';
+import { TesseraError } from '../../errors';
+import { IndexedMinHeap } from '../../structures/indexed-heap';
+import { wantedMipLevel } from '../need/wanted-mip';
+import { MAX_LEVELS, NONE, StreamedTextureTable } from '../streamed-texture-table';
+import type { StreamingBackend } from '../streaming-backend';
+import { LifetimeTagWeights } from '../sweep/lifetime-tag-weights';
+import type { ManagedTextureRegistry } from '../texture-registry';
 import { LevelCaps } from './level-caps';
-import { LifetimeTagWeights } from './lifetime-tag-weights';
 import {
   type MipStreamingPlannerOptions,
   plannerSettings,
   type StreamedTextureDescriptor,
 } from './mip-streaming-options';
-import { MAX_LEVELS, NONE, StreamedTextureTable } from './streamed-texture-table';
-import type { StreamingBackend } from './streaming-backend';
-import type { ManagedTextureRegistry } from './texture-registry';
-import { wantedMipLevel } from './wanted-mip';
 
-export { PINNED_MAX_EDGE } from './streamed-texture-table';
+export { PINNED_MAX_EDGE } from '../streamed-texture-table';
 
 /**
  * Streams the mips of ordinary textures under the {@link TextureBudget}. Each texture has a pinned
