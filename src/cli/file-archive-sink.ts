@@ -22,8 +22,9 @@ export class FileArchiveSink implements ArchiveSink {
   write(bytes: Uint8Array, position: number): void {
     if (this.fd === null) throw new Error(`${this.path} is already closed`);
     let written = 0;
-    while (written < bytes.length)
+    while (written < bytes.length) {
       written += writeSync(this.fd, bytes, written, bytes.length - written, position + written);
+    }
   }
 
   /** Closes the file and moves it to {@link path}. */

@@ -58,8 +58,9 @@ function resolve(options: CameraPathOptions): ResolvedOptions {
     throw new TesseraConfigError('invalid-option', `frames must be a positive integer, got ${frames}`);
   }
   const altitude = options.altitude ?? worldWidth * 0.01;
-  if (!(altitude > 0))
+  if (!(altitude > 0)) {
     throw new TesseraConfigError('invalid-option', `altitude must be > 0, got ${altitude}`);
+  }
   return {
     worldWidth,
     worldDepth,

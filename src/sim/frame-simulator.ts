@@ -5,9 +5,9 @@ import type { FilterMode } from '../core/vt/feedback/mip-rule';
 import { NO_REQUEST } from '../core/vt/page-id';
 import type { PageTable } from '../core/vt/page-table/page-table';
 import { EMPTY_ENTRY } from '../core/vt/page-table/page-table-entry';
-import type { PhysicalPoolOptions } from '../core/vt/residency/physical-pool-options';
-import type { VirtualTextureStreamerOptions } from '../core/vt/streamer-options';
+import type { PhysicalPoolOptions } from '../core/vt/residency/physical-pool';
 import type { TileData } from '../core/vt/tile-source';
+import type { VirtualTextureStreamerOptions } from '../core/vt/virtual-texture-streamer';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import type { CameraPath } from './camera-paths';
 import { createCameraPose } from './camera-pose';
@@ -184,8 +184,9 @@ export class FrameSimulator {
     const screenWidth = options.screenWidth ?? 1920;
     const screenHeight = options.screenHeight ?? 1080;
     const scale = options.feedbackScale ?? 8;
-    if (!(scale >= 1))
+    if (!(scale >= 1)) {
       throw new TesseraConfigError('invalid-option', `feedbackScale must be >= 1, got ${scale}`);
+    }
     this.uploadsPerFrame = options.uploadsPerFrame ?? 32;
     this.feedbackLatency = options.feedbackLatencyFrames ?? 1;
     this.sourceLatency = options.sourceLatencyFrames ?? 2;

@@ -23,8 +23,9 @@ export interface PoolPlan {
  * a real policy; see {@link planPoolBySimulation} for the core's own answer.
  */
 export function planPoolFromTrace(trace: RequestTrace, tolerance = 0.15): PoolPlan {
-  if (!(tolerance >= 0))
+  if (!(tolerance >= 0)) {
     throw new TesseraConfigError('invalid-option', `tolerance must be >= 0, got ${tolerance}`);
+  }
   const union = trace.unionSize();
   const maxFrame = trace.maxFrameSize();
   const budget = (1 + tolerance) * union;
@@ -33,7 +34,9 @@ export function planPoolFromTrace(trace: RequestTrace, tolerance = 0.15): PoolPl
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (countOptimalLoads(trace, mid) <= budget) hi = mid;
-    else lo = mid + 1;
+    else {
+      lo = mid + 1;
+    }
   }
   return {
     capacity: lo,
@@ -54,8 +57,9 @@ export async function planPoolBySimulation(
   options: Omit<FrameSimulatorOptions, 'poolSlots'>,
   tolerance = 0.15,
 ): Promise<PoolPlan> {
-  if (!(tolerance >= 0))
+  if (!(tolerance >= 0)) {
     throw new TesseraConfigError('invalid-option', `tolerance must be >= 0, got ${tolerance}`);
+  }
   const probe = async (capacity: number, pinned: number) => {
     const sim = new FrameSimulator({ ...options, recordTrace: true, poolSlots: capacity + pinned });
     const report = await sim.run();
@@ -74,7 +78,9 @@ export async function planPoolBySimulation(
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if ((await probe(mid, pinned)).loads <= budget) hi = mid;
-    else lo = mid + 1;
+    else {
+      lo = mid + 1;
+    }
   }
   const loads = (await probe(lo, pinned)).loads;
   return { capacity: lo, loads, workingSetUnion: union, maxFrameWorkingSet: full.maxFrameWorkingSet };

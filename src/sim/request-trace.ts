@@ -29,8 +29,9 @@ export class RequestTrace {
 
   /** Opens a new frame; following {@link add} calls belong to it. */
   beginFrame(): void {
-    if (this.frames + 1 >= this.starts.length)
+    if (this.frames + 1 >= this.starts.length) {
       this.starts = grownTypedArray(this.starts, this.starts.length * 2);
+    }
     this.starts[this.frames] = this.idCount;
     this.frames++;
     this.starts[this.frames] = this.idCount;

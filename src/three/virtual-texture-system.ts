@@ -122,8 +122,9 @@ export class VirtualTextureSystem {
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
     this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);
-    for (const type of ['error', 'page-evicted', 'page-loaded'] as const)
+    for (const type of ['error', 'page-evicted', 'page-loaded'] as const) {
       this.streamer.on(type, (event) => this.events.emit(type, event as never));
+    }
     const size = { width: feedbackSize.x, height: feedbackSize.y };
     const sinks = { streamer: this.streamer, settle: this.settle, events: this.events };
     this.channel = new FeedbackChannel(bridge, budget, o.feedbackScale, size, reserved, sinks);

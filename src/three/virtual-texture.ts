@@ -99,8 +99,9 @@ export class VirtualTexture implements SampledVirtualTexture {
   invalidate(rect: UvRect): number;
   invalidate(rect: WorldRect, units: 'world'): number;
   invalidate(rect: UvRect | WorldRect, units: 'uv' | 'world' = 'uv'): number {
-    if (this.released)
+    if (this.released) {
       throw new TesseraError('unknown-texture', `virtual texture '${this.name}' was removed`);
+    }
     const source = this.source;
     if (!(source instanceof RenderedTileSource)) {
       throw new TesseraConfigError(

@@ -124,8 +124,9 @@ export class TextureBudget {
     priority: number = BudgetPriority.normal,
   ): number {
     const categoryIndex = budgetCategoryIndex(category);
-    if (categoryIndex < 0)
+    if (categoryIndex < 0) {
       throw new TesseraConfigError('invalid-option', `Unknown budget category '${category}'.`);
+    }
     checkBytes(bytes, 'bytes');
     const waiting = this.queue.peek();
     if (waiting !== undefined && waiting.priority >= priority) return NO_RESERVATION;
@@ -306,8 +307,9 @@ export class TextureBudget {
   update(): void {
     if (this.shedCeiling > this.budget) {
       this.shedCeiling = Math.max(this.budget, this.shedCeiling - this.shedStep);
-      if (this.live > this.shedCeiling)
+      if (this.live > this.shedCeiling) {
         this.shedders.ask(this, this.live - this.shedCeiling, Number.POSITIVE_INFINITY);
+      }
     }
     const head = this.queue.peek();
     if (head !== undefined) {
@@ -319,8 +321,9 @@ export class TextureBudget {
   /** A snapshot of use by category and by tag (allocates; for tools and tests, not per frame). */
   stats(): TextureBudgetStats {
     const byCategory = {} as Record<BudgetCategory, number>;
-    for (let i = 0; i < BUDGET_CATEGORIES.length; i++)
+    for (let i = 0; i < BUDGET_CATEGORIES.length; i++) {
       byCategory[BUDGET_CATEGORIES[i]] = this.categoryBytes[i];
+    }
     const byTag: Record<string, number> = {};
     for (let i = 0; i < this.tagBytes.length; i++) {
       if (this.tagBytes[i] !== 0) byTag[this.tags.name(i)] = this.tagBytes[i];

@@ -72,8 +72,9 @@ export class StreamedTextureTable {
     if (full > MAX_LEVELS) throw new TesseraConfigError('too-large', `At most ${MAX_LEVELS} mip levels.`);
     this.ensure(slot);
     let pinned = 0;
-    while (pinned < full - 1 && Math.max(desc.width >>> pinned, desc.height >>> pinned) > PINNED_MAX_EDGE)
+    while (pinned < full - 1 && Math.max(desc.width >>> pinned, desc.height >>> pinned) > PINNED_MAX_EDGE) {
       pinned++;
+    }
     for (let level = 0; level < full; level++) {
       this.chainBytes[slot * MAX_LEVELS + level] = textureLevelRangeBytes(sized, level, full - level);
     }

@@ -137,8 +137,9 @@ export class ManagedTextureRegistry {
    */
   release(id: number): number {
     const slot = this.slotOf(id);
-    if (this.refs[slot] === 0)
+    if (this.refs[slot] === 0) {
       throw new TesseraError('released-twice', `Texture ${id} has no holder to release.`);
+    }
     return --this.refs[slot];
   }
 
@@ -158,7 +159,9 @@ export class ManagedTextureRegistry {
     const before = this.prev[slot];
     const after = this.next[slot];
     if (before >= 0) this.next[before] = after;
-    else this.tagHead[tag] = after;
+    else {
+      this.tagHead[tag] = after;
+    }
     if (after >= 0) this.prev[after] = before;
     this.tagCount[tag]--;
     this.alive[slot] = 0;

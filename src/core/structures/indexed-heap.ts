@@ -57,7 +57,9 @@ export class IndexedMinHeap {
       const old = this.keys[id];
       this.keys[id] = key;
       if (key < old) this.up(at);
-      else this.down(at);
+      else {
+        this.down(at);
+      }
       return;
     }
     this.keys[id] = key;

@@ -39,7 +39,9 @@ export class IntrusiveList {
     links[2 * id] = this.tail;
     links[2 * id + 1] = -1;
     if (this.tail >= 0) links[2 * this.tail + 1] = id;
-    else this.head = id;
+    else {
+      this.head = id;
+    }
     this.tail = id;
     this.size++;
   }
@@ -51,7 +53,9 @@ export class IntrusiveList {
     links[2 * id] = -1;
     links[2 * id + 1] = this.head;
     if (this.head >= 0) links[2 * this.head] = id;
-    else this.tail = id;
+    else {
+      this.tail = id;
+    }
     this.head = id;
     this.size++;
   }
@@ -63,9 +67,13 @@ export class IntrusiveList {
     if (p === NOT_LISTED) return;
     const n = links[2 * id + 1];
     if (p >= 0) links[2 * p + 1] = n;
-    else this.head = n;
+    else {
+      this.head = n;
+    }
     if (n >= 0) links[2 * n] = p;
-    else this.tail = p;
+    else {
+      this.tail = p;
+    }
     links[2 * id] = NOT_LISTED;
     links[2 * id + 1] = -1;
     this.size--;

@@ -41,7 +41,9 @@ export class SettleTracker {
   noteFeedback(frame: number, pendingPages: number): void {
     this.lastFeedbackFrame = frame;
     if (pendingPages > 0 || frame <= this.lastRegistrationFrame) this.quietPhases = 0;
-    else this.quietPhases |= 1 << (frame % FEEDBACK_JITTER_PERIOD);
+    else {
+      this.quietPhases |= 1 << (frame % FEEDBACK_JITTER_PERIOD);
+    }
   }
 
   /** True when enough quiet feedback arrived since anything was last missing (see the class). */

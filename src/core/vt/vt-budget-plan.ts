@@ -163,7 +163,9 @@ export function fitFeedbackSize(
     while ((w > 1 || h > 1) && !fits(w, h)) {
       // Shave the side longer than the wanted aspect; never below one pixel.
       if (h === 1 || (w > 1 && w * height >= h * width)) w--;
-      else h--;
+      else {
+        h--;
+      }
     }
   }
   out.width = w;

@@ -73,13 +73,16 @@ export function headerProblem(header: ArchiveHeader): string | null {
       return `page count ${pages} is not a power of two in 1..4096`;
     }
   }
-  if (!Number.isInteger(tileSize) || tileSize < 8 || tileSize > 1024)
+  if (!Number.isInteger(tileSize) || tileSize < 8 || tileSize > 1024) {
     return `tile size ${tileSize} outside 8..1024`;
-  if (!Number.isInteger(border) || border < 0 || tileSize - 2 * border < 4)
+  }
+  if (!Number.isInteger(border) || border < 0 || tileSize - 2 * border < 4) {
     return `border ${border} too wide`;
+  }
   const maxMips = Math.log2(Math.max(widthPages, heightPages)) + 1;
-  if (!Number.isInteger(mipCount) || mipCount < 1 || mipCount > maxMips)
+  if (!Number.isInteger(mipCount) || mipCount < 1 || mipCount > maxMips) {
     return `mip count ${mipCount} outside 1..${maxMips}`;
+  }
   const payload = tileSize - 2 * border;
   if (!Number.isInteger(contentWidth) || contentWidth < 1 || contentWidth > widthPages * payload) {
     return `content width ${contentWidth} outside 1..${widthPages * payload}`;
@@ -87,20 +90,24 @@ export function headerProblem(header: ArchiveHeader): string | null {
   if (!Number.isInteger(contentHeight) || contentHeight < 1 || contentHeight > heightPages * payload) {
     return `content height ${contentHeight} outside 1..${heightPages * payload}`;
   }
-  if (layers.length < 1 || layers.length > MAX_LAYERS)
+  if (layers.length < 1 || layers.length > MAX_LAYERS) {
     return `layer count ${layers.length} outside 1..${MAX_LAYERS}`;
+  }
   for (const layer of layers) {
     const nameBytes = textEncoder.encode(layer.name).length;
-    if (nameBytes < 1 || nameBytes > LAYER_NAME_BYTES || layer.name.includes('\0'))
+    if (nameBytes < 1 || nameBytes > LAYER_NAME_BYTES || layer.name.includes('\0')) {
       return `bad layer name '${layer.name}'`;
+    }
     if (!SUPPORTED_ENCODINGS.includes(layer.encoding)) return `unsupported encoding ${layer.encoding}`;
-    if (layer.colorSpace !== 'linear' && layer.colorSpace !== 'srgb')
+    if (layer.colorSpace !== 'linear' && layer.colorSpace !== 'srgb') {
       return `bad colour space ${layer.colorSpace}`;
+    }
     const usage = layer.usage ?? 'color';
     if (usage !== 'color' && usage !== 'normal') return `bad usage ${usage}`;
     const channels = layer.normalChannels ?? 'red-green';
-    if (channels !== 'red-green' && (channels !== 'red-alpha' || usage !== 'normal'))
+    if (channels !== 'red-green' && (channels !== 'red-alpha' || usage !== 'normal')) {
       return `bad normal channels ${channels} for usage ${usage}`;
+    }
     // UASTC blocks are 4x4 texels: a tile is whole blocks, and so is its payload, so a page's
     // blocks never straddle the border and the pool can take them as block-aligned rectangles.
     if (isUastcEncoding(layer.encoding) && (tileSize % 4 !== 0 || border % 4 !== 0)) {
@@ -170,8 +177,9 @@ export function parseArchivePrefix(bytes: Uint8Array): ParsedArchivePrefix {
     );
   }
   for (let i = 0; i < 4; i++) {
-    if (bytes[i] !== ARCHIVE_MAGIC[i])
+    if (bytes[i] !== ARCHIVE_MAGIC[i]) {
       throw new TileSourceError('bad-magic', 'not a Tessera archive (bad magic)', false);
+    }
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint16(4, true);
@@ -209,8 +217,9 @@ export function parseArchivePrefix(bytes: Uint8Array): ParsedArchivePrefix {
     }
     const code = bytes[at + ENCODING_BYTE];
     const encoding = encodingNames.get(code);
-    if (encoding === undefined || (version === 1 && code > VERSION_1_ENCODING_LIMIT))
+    if (encoding === undefined || (version === 1 && code > VERSION_1_ENCODING_LIMIT)) {
       throw corrupt(`unknown encoding ${code} for version ${version}`);
+    }
     const space = bytes[at + COLOR_SPACE_BYTE];
     if (space > 1) throw corrupt(`unknown colour space ${space}`);
     const usage = version === 2 ? bytes[at + USAGE_BYTE] : 0;
@@ -238,8 +247,9 @@ export function parseArchivePrefix(bytes: Uint8Array): ParsedArchivePrefix {
   const { pageCount } = mipLayout(header.widthPages, header.heightPages, header.mipCount);
   const dataStart = dataStartOffset(layerCount, pageCount);
   if (view.getUint32(40, true) !== dataStart) throw corrupt('data start disagrees with the layout');
-  if (view.getUint32(44, true) !== pageCount * layerCount)
+  if (view.getUint32(44, true) !== pageCount * layerCount) {
     throw corrupt('entry count disagrees with the layout');
+  }
   if (fileLength < dataStart) throw corrupt('file length shorter than header and index');
   return {
     header,
@@ -261,12 +271,14 @@ export function parseArchiveIndex(
   maxPayloadBytes: number,
 ): ArchiveIndex {
   const { dataStart, entryCount, fileLength, header } = prefix;
-  if (bytes.length < dataStart)
+  if (bytes.length < dataStart) {
     throw new TileSourceError('truncated', 'archive ends inside its index', false);
+  }
   const check = new Uint8Array(bytes.subarray(0, dataStart));
   check.fill(0, CRC_FIELD, CRC_FIELD + 4);
-  if (crc32(check) !== prefix.storedCrc)
+  if (crc32(check) !== prefix.storedCrc) {
     throw new TileSourceError('corrupt', 'header/index checksum mismatch', false);
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const offsets = new Float64Array(entryCount);
   const lengths = new Uint32Array(entryCount);
@@ -289,8 +301,9 @@ export function parseArchiveIndex(
         false,
       );
     }
-    if (offset + length > fileLength)
+    if (offset + length > fileLength) {
       throw new TileSourceError('bad-index', `entry ${i} ends past the file`, false);
+    }
     offsets[i] = offset;
     lengths[i] = length;
   }

@@ -37,10 +37,12 @@ export interface ShardRows {
 /** Throws `invalid-option` unless `shard` is `index` in 0..count-1 of `count` in 1..{@link MAX_SHARDS}. */
 export function checkShardSpec(shard: ShardSpec): void {
   const { index, count } = shard;
-  if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS)
+  if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS) {
     throw new TesseraConfigError('invalid-option', `shard count ${count} outside 1..${MAX_SHARDS}`);
-  if (!Number.isInteger(index) || index < 0 || index >= count)
+  }
+  if (!Number.isInteger(index) || index < 0 || index >= count) {
     throw new TesseraConfigError('invalid-option', `shard index ${index} outside 0..${count - 1}`);
+  }
 }
 
 /** Parses `i/n` (0-based index, as a CI matrix or a Kubernetes indexed job numbers them). */

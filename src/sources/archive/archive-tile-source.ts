@@ -133,8 +133,9 @@ export class ArchiveTileSource implements TileSource {
         : await reader.read(0, first, signal);
     } catch (error) {
       // A file shorter than the first read: retry with exactly what it holds.
-      if (!(error instanceof TileSourceError) || error.code !== 'truncated' || reader.length === undefined)
+      if (!(error instanceof TileSourceError) || error.code !== 'truncated' || reader.length === undefined) {
         throw error;
+      }
       if (reader.length < FIXED_HEADER_BYTES) {
         throw new TileSourceError('truncated', `archive is only ${reader.length} bytes`, false);
       }
@@ -179,8 +180,9 @@ export class ArchiveTileSource implements TileSource {
   }
 
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
-    if (this.disposed)
+    if (this.disposed) {
       return Promise.reject(new TileSourceError('source-disposed', 'source disposed', false));
+    }
     if (signal.aborted) return Promise.reject(signal.reason);
     const { layout } = this;
     if (!layoutHasPage(layout, mip, x, y)) {
@@ -218,7 +220,9 @@ export class ArchiveTileSource implements TileSource {
     tile.settled = true;
     tile.signal.removeEventListener('abort', tile.onAbort);
     if (data !== undefined) tile.resolve(data);
-    else tile.reject(error);
+    else {
+      tile.reject(error);
+    }
   }
 
   private flush(): void {
@@ -269,7 +273,9 @@ export class ArchiveTileSource implements TileSource {
     };
     for (const tile of members) {
       if (tile.signal.aborted) live--;
-      else tile.signal.addEventListener('abort', onMemberAbort, { once: true });
+      else {
+        tile.signal.addEventListener('abort', onMemberAbort, { once: true });
+      }
     }
     if (live === 0) return;
     this.requestCount++;

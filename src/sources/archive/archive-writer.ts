@@ -103,15 +103,18 @@ export class ArchiveWriter {
         `${payloads.length} payloads for ${this.header.layers.length} layers`,
       );
     }
-    if (!this.hasRow(mip, y))
+    if (!this.hasRow(mip, y)) {
       throw new TesseraConfigError('invalid-option', `page row ${y} of mip ${mip} is outside the shard`);
+    }
     const page = layout.firstPage[mip] + y * layout.pagesWide[mip] + x;
-    if (this.written[page])
+    if (this.written[page]) {
       throw new TesseraConfigError('invalid-option', `page (${x}, ${y}) of mip ${mip} added twice`);
+    }
     this.written[page] = 1;
     payloads.forEach((bytes, layer) => {
-      if (bytes.length < 1 || bytes.length > 0xffffffff)
+      if (bytes.length < 1 || bytes.length > 0xffffffff) {
         throw new TesseraConfigError('invalid-option', 'payload size');
+      }
       const entry = page * payloads.length + layer;
       this.index.offsets[entry] = this.position;
       this.index.lengths[entry] = bytes.length;
@@ -128,13 +131,15 @@ export class ArchiveWriter {
         if (!this.hasRow(mip, y)) continue;
         const first = layout.firstPage[mip] + y * layout.pagesWide[mip];
         const missing = this.written.subarray(first, first + layout.pagesWide[mip]).indexOf(0);
-        if (missing >= 0)
+        if (missing >= 0) {
           throw new TesseraConfigError('invalid-option', `page ${first + missing} was never added`);
+        }
       }
     }
     this.sink.write(encodeArchivePrefix(this.header, this.index, this.position), this.base);
-    if (this.target !== undefined)
+    if (this.target !== undefined) {
       this.sink.write(encodeShardHeader(this.target.shard, this.target.mipOrder), 0);
+    }
     return this.base + this.position;
   }
 }

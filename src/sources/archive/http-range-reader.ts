@@ -149,8 +149,9 @@ export class HttpRangeReader implements RangeReader {
       return body;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (timedOut)
+      if (timedOut) {
         throw new TileSourceError('timeout', `${this.url}: no answer within ${this.timeoutMs} ms`, true);
+      }
       if (error instanceof TileSourceError) throw error;
       throw new TileSourceError('network', `${this.url}: ${(error as Error).message}`, true, {
         cause: error,

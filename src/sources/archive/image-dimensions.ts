@@ -15,8 +15,9 @@ const truncated = (format: string) => new TileSourceError('truncated', `${format
 
 /** Declared size of a baseline/progressive JPEG (first SOF marker). */
 export function jpegSize(bytes: Uint8Array): ImageSize {
-  if (bytes[0] !== 0xff || bytes[1] !== 0xd8)
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) {
     throw new TileSourceError('decode-failed', 'JPEG: no SOI marker', false);
+  }
   let at = 2;
   while (at + 4 <= bytes.length) {
     if (bytes[at] !== 0xff) throw new TileSourceError('decode-failed', 'JPEG: bad marker', false);
@@ -41,8 +42,9 @@ export function jpegSize(bytes: Uint8Array): ImageSize {
 export function webpSize(bytes: Uint8Array): ImageSize {
   const tag = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
   if (bytes.length < 30) throw truncated('WebP');
-  if (tag(0) !== 'RIFF' || tag(8) !== 'WEBP')
+  if (tag(0) !== 'RIFF' || tag(8) !== 'WEBP') {
     throw new TileSourceError('decode-failed', 'WebP: not RIFF/WEBP', false);
+  }
   const kind = tag(12);
   if (kind === 'VP8 ') {
     return {

@@ -36,8 +36,9 @@ export function decodePng(png: Uint8Array, width: number, height: number): Uint8
   const depth = png[24];
   const colorType = png[25];
   const channels = CHANNELS_BY_COLOR_TYPE[colorType];
-  if (depth !== 8 || channels === undefined || png[28] !== 0)
+  if (depth !== 8 || channels === undefined || png[28] !== 0) {
     throw fail('only 8-bit non-interlaced grey/RGB/RGBA');
+  }
   const parts: Uint8Array[] = [];
   let idatBytes = 0;
   let at = 8;
@@ -45,8 +46,9 @@ export function decodePng(png: Uint8Array, width: number, height: number): Uint8
     if (at + 12 > png.length) throw new TileSourceError('truncated', 'PNG: ends before IEND', false);
     const length = view.getUint32(at);
     const type = view.getUint32(at + 4);
-    if (length > png.length - at - 12)
+    if (length > png.length - at - 12) {
       throw new TileSourceError('truncated', 'PNG: chunk past the end', false);
+    }
     if (type === 0x49444154) {
       parts.push(png.subarray(at + 8, at + 8 + length));
       idatBytes += length;
@@ -94,7 +96,9 @@ function unfilter(
       else if (filter === 2) p = b;
       else if (filter === 3) p = (a + b) >> 1;
       else if (filter === 4) p = paeth(a, b, i >= channels && y > 0 ? px[row - stride + i - channels] : 0);
-      else throw fail(`unknown filter ${filter}`);
+      else {
+        throw fail(`unknown filter ${filter}`);
+      }
       px[row + i] = (raw[src + i] + p) & 0xff;
     }
   }

@@ -42,14 +42,16 @@ export function zstdFrameContentSize(bytes: Uint8Array): number {
   const descriptor = bytes[4];
   const sizeFlag = descriptor >> 6;
   const singleSegment = (descriptor >> 5) & 1;
-  if ((descriptor >> 3) & 1)
+  if ((descriptor >> 3) & 1) {
     throw new TileSourceError('decode-failed', 'reserved Zstandard frame bit set', false);
+  }
   const dictionaryBytes = [0, 1, 2, 4][descriptor & 3];
   const sizeBytes = sizeFlag === 0 ? singleSegment : [1, 2, 4, 8][sizeFlag];
   if (sizeBytes === 0) return -1;
   const at = 5 + (singleSegment ? 0 : 1) + dictionaryBytes;
-  if (bytes.length < at + sizeBytes)
+  if (bytes.length < at + sizeBytes) {
     throw new TileSourceError('decode-failed', 'Zstandard frame header cut short', false);
+  }
   let size = 0;
   for (let i = sizeBytes - 1; i >= 0; i--) size = size * 256 + bytes[at + i];
   // The two-byte form is stored minus 256 (RFC 8878, Frame_Content_Size).
@@ -81,8 +83,9 @@ export async function decodeUastcPayload(
     return bytes as Uint8Array<ArrayBuffer>;
   }
   const declared = zstdFrameContentSize(bytes);
-  if (declared < 0)
+  if (declared < 0) {
     throw new TileSourceError('decode-failed', 'Zstandard frame without a content size', false);
+  }
   checkSize('Zstandard UASTC frame', declared, expected);
   const zstd = await loadZstd();
   let inflated: Uint8Array;
@@ -93,8 +96,9 @@ export async function decodeUastcPayload(
   }
   // libzstd reports a corrupt frame as an error code, which zstddec turns into a short result:
   // the frame declared exactly one tile, so any other length is corruption.
-  if (inflated.length !== expected)
+  if (inflated.length !== expected) {
     throw new TileSourceError('decode-failed', 'corrupt Zstandard frame', false);
+  }
   return inflated as Uint8Array<ArrayBuffer>;
 }
 

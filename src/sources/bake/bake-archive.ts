@@ -85,8 +85,9 @@ export function bakeLayers(
 ): ArchiveLayer[] {
   const encoding = options.encoding ?? 'png';
   const uastc = isUastcEncoding(encoding);
-  if (uastc)
+  if (uastc) {
     checkUastcOptions(tileSize, border, { rdoLambda: options.rdoLambda, effort: options.uastcEffort });
+  }
   if (encoding === 'uastc-zstd') checkZstdLevel(options.zstdLevel ?? 9);
   if (options.workers !== undefined) checkWorkerCount(options.workers);
   if (options.shard !== undefined) checkShardSpec(options.shard);

@@ -79,8 +79,9 @@ class RowFile {
   /** Reads level row `y` (clamped to the level's rows) into `out` at byte `offset`, padded to {@link width}. */
   readRow(y: number, out: Uint8Array, offset: number): void {
     const row = Math.min(Math.max(y, 0), this.levelHeight - 1) - this.firstRow;
-    if (row < 0 || row >= this.storedRows)
+    if (row < 0 || row >= this.storedRows) {
       throw new Error(`bake: level row ${row + this.firstRow} of ${this.path} was not stored`);
+    }
     const bytes = this.storedWidth * 4;
     let read = 0;
     while (read < bytes) {
@@ -117,8 +118,9 @@ async function bakeImageFilesOn(
   const tileSize = options.tileSize ?? 128;
   const border = options.border ?? 4;
   const payload = tileSize - 2 * border;
-  if (payload % 2 !== 0)
+  if (payload % 2 !== 0) {
     throw new TesseraConfigError('invalid-tile', 'out-of-core baking needs an even payload');
+  }
   // Checked before any work: a refused option costs no decode.
   const archiveLayers = bakeLayers(layers, tileSize, border, options);
   const work = mkdtempSync(join(tmpdir(), 'tessera-bake-'));

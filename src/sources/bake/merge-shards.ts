@@ -64,8 +64,9 @@ function openShard(path: string): OpenShard {
     const bytes = readExactly(fd, prefix.dataStart, SHARD_HEADER_BYTES, path);
     const check = bytes.slice();
     check.fill(0, CRC_FIELD, CRC_FIELD + 4);
-    if (crc32(check) !== prefix.storedCrc)
+    if (crc32(check) !== prefix.storedCrc) {
       throw new TileSourceError('corrupt', `${path}: header/index checksum mismatch`, false);
+    }
     const view = new DataView(bytes.buffer);
     const offsets = new Float64Array(prefix.entryCount);
     const lengths = new Uint32Array(prefix.entryCount);
@@ -127,12 +128,13 @@ function planMerge(
             const length = shard.index.lengths[entry];
             const offset = shard.index.offsets[entry];
             if (!mine) {
-              if (length !== 0 || offset !== 0)
+              if (length !== 0 || offset !== 0) {
                 throw new TileSourceError(
                   'bad-index',
                   `${shard.path}: page ${page} is not in its rows`,
                   false,
                 );
+              }
               continue;
             }
             if (length < 1 || offset !== cursors[s] || offset + length > shard.fileLength) {
@@ -153,8 +155,9 @@ function planMerge(
     }
   }
   for (const [s, shard] of shards.entries()) {
-    if (cursors[s] !== shard.fileLength)
+    if (cursors[s] !== shard.fileLength) {
       throw new TileSourceError('corrupt', `${shard.path} has bytes past its last payload`, false);
+    }
   }
   return { runs, length: position };
 }
@@ -191,16 +194,18 @@ export function mergeShards(
           `${s.path} is not a shard of the same bake as ${first.path}`,
         );
       }
-      if (shards[s.shard.index] !== undefined)
+      if (shards[s.shard.index] !== undefined) {
         throw new TesseraConfigError(
           'invalid-option',
           `shard ${s.shard.index}/${count} given twice (${s.path})`,
         );
+      }
       shards[s.shard.index] = s;
     }
     const missing = shards.indexOf(undefined);
-    if (missing >= 0 || opened.length !== count)
+    if (missing >= 0 || opened.length !== count) {
       throw new TesseraConfigError('invalid-option', `shard ${missing}/${count} is missing`);
+    }
     const ordered = shards as OpenShard[];
     const { header } = first;
     const layout = mipLayout(header.widthPages, header.heightPages, header.mipCount);

@@ -78,8 +78,9 @@ export async function encodeUastcTile(
   size: number,
   options: UastcEncodeOptions,
 ): Promise<Uint8Array> {
-  if (size % 4 !== 0)
+  if (size % 4 !== 0) {
     throw new TesseraConfigError('invalid-tile', `UASTC tile size ${size} is not a multiple of 4`);
+  }
   const basis = await loadBasis();
   const encoder = new basis.BasisEncoder();
   try {
@@ -90,7 +91,9 @@ export async function encodeUastcTile(
     encoder.setKTX2UASTCSupercompression(false);
     encoder.setMipGen(false);
     if (options.usage === 'normal') encoder.setNormalMapPreset?.();
-    else encoder.setPerceptual(options.colorSpace === 'srgb');
+    else {
+      encoder.setPerceptual(options.colorSpace === 'srgb');
+    }
     encoder.setKTX2AndBasisSRGBTransferFunc?.(options.colorSpace === 'srgb');
     encoder.setPackUASTCFlags(options.effort ?? 1);
     const lambda = options.rdoLambda ?? 0;

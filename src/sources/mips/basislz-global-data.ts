@@ -74,8 +74,9 @@ export function parseBasisLzGlobalData(
   for (let level = 0; level < levels; level++) {
     const at = offset + FIXED_BYTES + level * IMAGE_DESC_BYTES;
     const flags = u32(prefix, at);
-    if ((flags & P_FRAME_FLAG) !== 0)
+    if ((flags & P_FRAME_FLAG) !== 0) {
       throw new TileSourceError('unsupported', `KTX2 BasisLZ level ${level} is a video P-frame`, false);
+    }
     const rgbOffset = u32(prefix, at + 4);
     const rgbLength = u32(prefix, at + 8);
     const alphaOffset = u32(prefix, at + 12);

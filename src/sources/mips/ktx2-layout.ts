@@ -84,8 +84,9 @@ function u64(bytes: Uint8Array, at: number, what: string): number {
  *   {@link KTX2_MAX_PREFIX_BYTES}).
  */
 export function ktx2PrefixBytes(head: Uint8Array): number {
-  if (head.length < KTX2_HEADER_BYTES)
+  if (head.length < KTX2_HEADER_BYTES) {
     throw new TileSourceError('truncated', `KTX2 header cut short at ${head.length} bytes`, false);
+  }
   for (let i = 0; i < IDENTIFIER.length; i++) {
     if (head[i] !== IDENTIFIER[i]) throw new TileSourceError('bad-magic', 'not a KTX2 file', false);
   }
@@ -93,12 +94,13 @@ export function ktx2PrefixBytes(head: Uint8Array): number {
   let end = KTX2_HEADER_BYTES + levels * KTX2_LEVEL_ENTRY_BYTES;
   end = Math.max(end, u32(head, 48) + u32(head, 52), u32(head, 56) + u32(head, 60));
   end = Math.max(end, u64(head, 64, 'global data offset') + u64(head, 72, 'global data length'));
-  if (end > KTX2_MAX_PREFIX_BYTES)
+  if (end > KTX2_MAX_PREFIX_BYTES) {
     throw new TileSourceError(
       'oversized',
       `KTX2 metadata of ${end} bytes (most ${KTX2_MAX_PREFIX_BYTES})`,
       false,
     );
+  }
   return end;
 }
 
@@ -112,12 +114,13 @@ export function ktx2PrefixBytes(head: Uint8Array): number {
  */
 export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layout {
   const prefixBytes = ktx2PrefixBytes(prefix);
-  if (prefix.length < prefixBytes)
+  if (prefix.length < prefixBytes) {
     throw new TileSourceError(
       'truncated',
       `KTX2 metadata needs ${prefixBytes} bytes, got ${prefix.length}`,
       false,
     );
+  }
   const vkFormat = u32(prefix, 12);
   const width = u32(prefix, 20);
   const height = u32(prefix, 24);
@@ -135,18 +138,21 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
       false,
     );
   }
-  if (width === 0 || height === 0)
+  if (width === 0 || height === 0) {
     throw new TileSourceError('corrupt', `KTX2 size ${width}x${height}`, false);
+  }
   // Bounds what one inflated level may allocate (a 16384² rgba8 level is 1 GiB).
-  if (width > KTX2_MAX_EDGE || height > KTX2_MAX_EDGE)
+  if (width > KTX2_MAX_EDGE || height > KTX2_MAX_EDGE) {
     throw new TileSourceError(
       'oversized',
       `KTX2 size ${width}x${height} (most ${KTX2_MAX_EDGE} texels an edge)`,
       false,
     );
+  }
   // A DFD holds its total size (4 bytes) and at least one basic block header (24 bytes).
-  if (dfdLength < 28 || dfdOffset < KTX2_HEADER_BYTES)
+  if (dfdLength < 28 || dfdOffset < KTX2_HEADER_BYTES) {
     throw new TileSourceError('corrupt', `KTX2 DFD of ${dfdLength} bytes at ${dfdOffset}`, false);
+  }
   const colorModel = prefix[dfdOffset + 12];
   const transfer = prefix[dfdOffset + 14];
   const blockWidth = prefix[dfdOffset + 16] + 1;
@@ -156,27 +162,30 @@ export function parseKtx2Layout(prefix: Uint8Array, fileBytes: number): Ktx2Layo
   if (
     etc1s !== (colorModel === DFD_MODEL.etc1s) ||
     (etc1s && (vkFormat !== 0 || blockWidth !== 4 || blockHeight !== 4))
-  )
+  ) {
     throw new TileSourceError(
       'corrupt',
       `KTX2 supercompression ${scheme} with DFD model ${colorModel}, vkFormat ${vkFormat}, block ${blockWidth}x${blockHeight} (BasisLZ needs ETC1S, vkFormat 0, 4x4)`,
       false,
     );
+  }
   const supercompression =
     scheme === 0 ? 'none' : scheme === 1 ? 'basislz' : scheme === 2 ? 'zstd' : scheme === 3 ? 'zlib' : null;
-  if (supercompression === null)
+  if (supercompression === null) {
     throw new TileSourceError(
       'unsupported',
       `KTX2 supercompression scheme ${scheme} is not supported`,
       false,
     );
+  }
   const uastc = colorModel === DFD_MODEL.uastc;
-  if (uastc && (vkFormat !== 0 || blockWidth !== 4 || blockHeight !== 4))
+  if (uastc && (vkFormat !== 0 || blockWidth !== 4 || blockHeight !== 4)) {
     throw new TileSourceError(
       'corrupt',
       `KTX2 UASTC DFD with vkFormat ${vkFormat} and block ${blockWidth}x${blockHeight} (expected 0 and 4x4)`,
       false,
     );
+  }
   const format = uastc
     ? uastcFormatOf(transfer)
     : etc1s
@@ -264,8 +273,9 @@ function storedFormatOf(
   blockHeight: number,
 ): StreamedTextureFormat {
   const entry = ktx2FormatEntry(vkFormat);
-  if (entry === undefined)
+  if (entry === undefined) {
     throw new TileSourceError('unsupported', `KTX2 vkFormat ${vkFormat} is not supported`, false);
+  }
   const format = entry.format;
   const block = format.startsWith('rgba8') ? 1 : 4;
   // A DFD whose model is 0 (KHR_DF_MODEL_UNSPECIFIED, what minimal writers leave) declares no

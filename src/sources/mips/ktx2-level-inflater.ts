@@ -24,12 +24,13 @@ export async function inflateKtx2Level(
   if (scheme === 'none' || scheme === 'basislz') return stored;
   if (scheme === 'zstd') {
     const declared = zstdFrameContentSize(stored);
-    if (declared >= 0 && declared !== expected)
+    if (declared >= 0 && declared !== expected) {
       throw new TileSourceError(
         'decode-failed',
         `zstd level declares ${declared} bytes, expected ${expected}`,
         false,
       );
+    }
     const zstd = await loadZstd();
     let inflated: Uint8Array;
     try {
@@ -38,8 +39,9 @@ export async function inflateKtx2Level(
       throw new TileSourceError('decode-failed', 'corrupt Zstandard level', false, { cause: error });
     }
     // zstddec reports libzstd's errors as a short result.
-    if (inflated.length !== expected)
+    if (inflated.length !== expected) {
       throw new TileSourceError('decode-failed', 'corrupt Zstandard level', false);
+    }
     return inflated;
   }
   let inflated: Uint8Array;
@@ -49,11 +51,12 @@ export async function inflateKtx2Level(
   } catch (error) {
     throw new TileSourceError('decode-failed', 'corrupt zlib level', false, { cause: error });
   }
-  if (inflated.length !== expected)
+  if (inflated.length !== expected) {
     throw new TileSourceError(
       'decode-failed',
       `zlib level inflates to ${inflated.length} bytes, expected ${expected}`,
       false,
     );
+  }
   return inflated;
 }

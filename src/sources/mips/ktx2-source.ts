@@ -145,8 +145,9 @@ export class Ktx2Source implements EncodedPyramidSource {
       prefix.set(head);
       prefix.set(await reader.read(head.length, prefixBytes, signal), head.length);
     }
-    if (reader.length === undefined)
+    if (reader.length === undefined) {
       throw new TileSourceError('corrupt', `${url}: no file length in Content-Range`, false);
+    }
     return new Ktx2Source({ reader, layout: parseKtx2Layout(prefix, reader.length) }, prefix.length);
   }
 
@@ -155,8 +156,9 @@ export class Ktx2Source implements EncodedPyramidSource {
     const head = await (reader.readAtMost ?? reader.read).call(reader, 0, KTX2_OPEN_BYTES, signal);
     const prefixBytes = ktx2PrefixBytes(head);
     const prefix = prefixBytes > head.length ? await reader.read(0, prefixBytes, signal) : head;
-    if (reader.length === undefined)
+    if (reader.length === undefined) {
       throw new TileSourceError('corrupt', 'KTX2 reader has no file length', false);
+    }
     return new Ktx2Source({ reader, layout: parseKtx2Layout(prefix, reader.length) }, prefix.length);
   }
 
@@ -168,8 +170,9 @@ export class Ktx2Source implements EncodedPyramidSource {
   async loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array> {
     if (signal.aborted) throw new DOMException('Level load aborted.', 'AbortError');
     const layout = this.layout;
-    if (!Number.isInteger(level) || level < 0 || level >= layout.levelCount)
+    if (!Number.isInteger(level) || level < 0 || level >= layout.levelCount) {
       throw new TileSourceError('bad-index', `No KTX2 level ${level}.`, false);
+    }
     const offset = layout.levelOffsets[level];
     const stored = await this.batcher.read(offset, offset + layout.levelLengths[level], signal);
     return inflateKtx2Level(layout.supercompression, stored, layout.levelBytes[level]);

@@ -33,8 +33,9 @@ export class LevelListSource implements MipPyramidSource {
     levels: readonly MipLevelInput[],
     options: { format?: StreamedTextureFormat; width?: number; height?: number } = {},
   ) {
-    if (levels.length === 0)
+    if (levels.length === 0) {
       throw new TesseraConfigError('invalid-option', 'A pyramid needs at least one level.');
+    }
     const first = levels[0];
     const width = options.width ?? inputWidth(first);
     const height = options.height ?? inputHeight(first);
@@ -62,8 +63,9 @@ export class LevelListSource implements MipPyramidSource {
   loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array> {
     if (signal.aborted) return Promise.reject(new DOMException('Level load aborted.', 'AbortError'));
     const data = this.levels[level];
-    if (data === undefined)
+    if (data === undefined) {
       return Promise.reject(new TileSourceError('bad-index', `No level ${level}.`, false));
+    }
     return Promise.resolve(data);
   }
 }
@@ -79,15 +81,17 @@ function inputHeight(input: MipLevelInput): number | undefined {
 /** RGBA8 bytes of one level input; images go through a 2D canvas once, flipped to rows from v = 0. */
 function toRgba8(input: MipLevelInput): Uint8Array {
   if (input instanceof Uint8Array) return input;
-  if (input instanceof Uint8ClampedArray)
+  if (input instanceof Uint8ClampedArray) {
     return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  }
   let image: ImageData;
   if (typeof ImageData !== 'undefined' && input instanceof ImageData) image = input;
   else {
     const canvas = new OffscreenCanvas(input.width, input.height);
     const context = canvas.getContext('2d');
-    if (context === null)
+    if (context === null) {
       throw new TesseraConfigError('invalid-option', 'No 2D canvas to decode an image level.');
+    }
     context.drawImage(input as CanvasImageSource, 0, 0);
     image = context.getImageData(0, 0, input.width, input.height);
   }

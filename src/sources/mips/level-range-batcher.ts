@@ -73,8 +73,9 @@ export class LevelRangeBatcher {
         i < reads.length &&
         reads[i].start >= reads[i - 1].end &&
         reads[i].start - reads[i - 1].end <= MAX_GAP_BYTES
-      )
+      ) {
         continue;
+      }
       void this.readGroup(reads.slice(first, i));
       first = i;
     }

@@ -36,7 +36,9 @@ export function addOctaveRow(
   const valueAt = at + (packed[o + 6] | 0) * channelStride;
   if ((flags & 1) === 0) addValueRow(packed, o, xs, from, to, y, buf, valueAt);
   else if ((flags & 2) === 0) addGradientRow(packed, o, xs, from, to, y, buf, valueAt, channelStride, -1);
-  else addGradientRow(packed, o, xs, from, to, y, buf, valueAt, channelStride, at + DETAIL * channelStride);
+  else {
+    addGradientRow(packed, o, xs, from, to, y, buf, valueAt, channelStride, at + DETAIL * channelStride);
+  }
 }
 
 /**

@@ -88,8 +88,9 @@ export class ProceduralWorld {
     const worldTexels = Math.max(this.widthTexels, this.heightTexels);
     this.octaves = buildOctaveTable(options.seed | 0, worldTexels);
     let detailSum = 0;
-    for (let i = 0; i < this.octaves.count; i++)
+    for (let i = 0; i < this.octaves.count; i++) {
       if (this.octaves.isDetail[i]) detailSum += this.octaves.amplitude[i];
+    }
     this.style = {
       reliefTexels: worldTexels * 0.025,
       riverHalfWidth: 7,

@@ -117,7 +117,9 @@ export class TileGenerator {
       if (grid.count === 0) continue;
       grid.place(x0, y0, spanX, spanY);
       if (source === undefined) grid.values.fill(0);
-      else grid.interpolateFrom(source, this.scratchCell, this.scratchFraction);
+      else {
+        grid.interpolateFrom(source, this.scratchCell, this.scratchFraction);
+      }
       grid.addOctaves();
       source = grid;
     }
@@ -143,10 +145,13 @@ export class TileGenerator {
     const rows = this.rows;
     for (let j = rowLo; j < rowHi; j++) {
       if (source === undefined) rows.fill(0);
-      else this.interpolateRow(source, j);
+      else {
+        this.interpolateRow(source, j);
+      }
       this.rowY[j] = (y0 + j + 0.5) * spanY;
-      for (let k = 0; k < this.texelCount; k++)
+      for (let k = 0; k < this.texelCount; k++) {
         addOctaveRow(this.texelPacked, k, this.columnX, colLo, colHi, this.rowY, j, rows, 0, T);
+      }
       terrainRow(rows, T, this.style, span, this.terrain);
       shadeRow(rows, this.terrain, T, span, this.style, albedo, normal, j * T * 4);
       if (colLo > 0 || colHi < T) this.repeatEdgeTexels(albedo, normal, j * T * 4, colLo, colHi);
@@ -225,7 +230,9 @@ export class TileGenerator {
       for (let c = 0; c < CHANNEL_COUNT; c++) {
         const at = c * grid.points + cellY * side;
         if (fy === 0) halveLine(src, at, this.rows, c * T, T >> 1, false);
-        else halveBetweenLines(src, at, side, this.rows, c * T, T >> 1, false);
+        else {
+          halveBetweenLines(src, at, side, this.rows, c * T, T >> 1, false);
+        }
       }
       return;
     }

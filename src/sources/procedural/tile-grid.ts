@@ -119,7 +119,9 @@ export class TileGrid {
         const at = c * from.points + (j >> 1) * fromSide;
         const out = c * this.points + j * side;
         if ((j & 1) === 0) halveLine(from.values, at, this.values, out, pairs, endsOnCopy);
-        else halveBetweenLines(from.values, at, fromSide, this.values, out, pairs, endsOnCopy);
+        else {
+          halveBetweenLines(from.values, at, fromSide, this.values, out, pairs, endsOnCopy);
+        }
       }
     }
   }

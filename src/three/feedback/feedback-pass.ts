@@ -347,7 +347,9 @@ function restoreCallback(
   previous: Scene['onBeforeRender'],
 ): void {
   if (wasOwn) scene[key] = previous;
-  else delete (scene as Partial<Pick<Scene, typeof key>>)[key];
+  else {
+    delete (scene as Partial<Pick<Scene, typeof key>>)[key];
+  }
 }
 
 /** One virtual texture a request material samples, with its uv node. */

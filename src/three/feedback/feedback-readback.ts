@@ -292,7 +292,9 @@ export class FeedbackReadback {
     this.disposed = true;
     if (this.pollHandle !== 0) {
       if (this.pollByFrame) cancelAnimationFrame(this.pollHandle);
-      else clearTimeout(this.pollHandle);
+      else {
+        clearTimeout(this.pollHandle);
+      }
       this.pollHandle = 0;
     }
     this.glRing?.dispose();

@@ -158,7 +158,9 @@ export function gltfTextureUses(parser: GLTFParser): Map<number, GltfTextureUse[
       if (field === null || typeof field !== 'object' || Array.isArray(field)) continue;
       const object = field as Record<string, unknown>;
       if (key.endsWith('Texture') && typeof object.index === 'number') add(key, object);
-      else walk(object);
+      else {
+        walk(object);
+      }
     }
   };
   for (const material of json.materials ?? []) walk(material);
@@ -180,8 +182,9 @@ export async function openGltfTextureSource(
   signal: AbortSignal,
 ): Promise<EncodedPyramidSource> {
   if (image.mimeType === 'image/ktx2') {
-    if (image.url !== null && !image.url.startsWith('data:'))
+    if (image.url !== null && !image.url.startsWith('data:')) {
       return Ktx2Source.fromUrl(image.url, { signal });
+    }
     return new Ktx2Source(await imageBytes(parser, image, signal));
   }
   const bytes = await imageBytes(parser, image, signal);
@@ -198,8 +201,9 @@ async function imageBytes(
     // The parser keeps its buffer views: copy, so the image workers may take the bytes.
     return new Uint8Array(buffer.slice(0));
   }
-  if (image.url === null)
+  if (image.url === null) {
     throw new TileSourceError('corrupt', `glTF image '${image.name}' has no uri or bufferView`, false);
+  }
   let response: Response;
   try {
     response = await fetch(image.url, { signal });
@@ -207,8 +211,9 @@ async function imageBytes(
     if (signal.aborted) throw error;
     throw new TileSourceError('network', `${image.url}: ${String(error)}`, true, { cause: error });
   }
-  if (!response.ok)
+  if (!response.ok) {
     throw new TileSourceError('http-status', `${image.url}: HTTP ${response.status}`, response.status >= 500);
+  }
   return new Uint8Array(await response.arrayBuffer());
 }
 

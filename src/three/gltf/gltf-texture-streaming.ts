@@ -164,8 +164,9 @@ export class GltfTextureStreaming {
    * files there (rgba8, BC7, ...), and so does Tessera, saying so once.
    */
   private warnIfNotBasis(source: EncodedPyramidSource, name: string): void {
-    if (this.warnedNotBasis || isUastcPyramidFormat(source.format) || isEtc1sPyramidFormat(source.format))
+    if (this.warnedNotBasis || isUastcPyramidFormat(source.format) || isEtc1sPyramidFormat(source.format)) {
       return;
+    }
     this.warnedNotBasis = true;
     console.warn(
       `tessera: glTF texture '${name}' is a '${source.format}' KTX2 file under KHR_texture_basisu, which names Basis Universal (UASTC or ETC1S) payloads; streamed as it is.`,
@@ -304,8 +305,9 @@ class GltfParseStreaming {
     for (const root of roots) {
       const used: StreamedTexture[] = [];
       root.traverse((object) => {
-        for (const texture of byMesh.get(object as Mesh) ?? [])
+        for (const texture of byMesh.get(object as Mesh) ?? []) {
           if (!used.includes(texture)) used.push(texture);
+        }
       });
       for (const texture of used) if (!all.includes(texture)) all.push(texture);
       this.owner.remember(root, used);

@@ -57,8 +57,9 @@ export class CompressingTileWriter {
     this.plannedBytes = 0;
     for (const format of formats) {
       const block = gpuBlockFormatOf(format);
-      if (block !== null)
+      if (block !== null) {
         this.plannedBytes += tileBlockLayout(block, tileSize).bufferBytes + PARAMS_BYTES_PER_TILE;
+      }
     }
   }
 

@@ -151,8 +151,9 @@ export class RenderedTileSource implements TileSource {
   /** Resolves at once with no bytes (the page is rendered at upload). Rejects like any source. */
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.disposed)
+    if (this.disposed) {
       return Promise.reject(new TileSourceError('source-disposed', 'source disposed', false));
+    }
     if (!this.layout.contains(mip, x, y)) {
       return Promise.reject(new TileSourceError('bad-index', `no page (${x}, ${y}) at mip ${mip}`, false));
     }

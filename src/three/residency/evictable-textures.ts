@@ -30,7 +30,9 @@ export class EvictableTextures {
   /** Marks texture `vt` (0..15) as evictable, or not. */
   mark(vt: number, evictable: boolean): void {
     if (evictable) this.mask |= 1 << vt;
-    else this.mask &= ~(1 << vt);
+    else {
+      this.mask &= ~(1 << vt);
+    }
   }
 
   /** True when texture `vt` is marked. */

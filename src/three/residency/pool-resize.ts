@@ -75,7 +75,9 @@ export function resizePool(
     }
     const textures = new PoolTextures(ctx.bridge, shape, ctx.formats);
     if (copyable) copyPoolSlots(ctx.bridge, old, textures, newSlotOf);
-    else writePinnedTiles(ctx, textures, newSlotOf);
+    else {
+      writePinnedTiles(ctx, textures, newSlotOf);
+    }
     old.dispose();
     ctx.budget.release(current.reservation);
     return { allocation: { textures, reservation: transient }, outcome: 'copied' };

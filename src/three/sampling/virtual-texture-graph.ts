@@ -189,8 +189,9 @@ export function lookupPage(vt: SampledVirtualTexture, uvc: Expr, mipF: Expr): Pa
   } else if (geometry.dense) {
     // Every block stored at a fixed place: computed, no indirection fetch (one texture read).
     let base: Expr = uint(geometry.denseBase[tail - 1]);
-    for (let j = tail - 2; j >= 0; j--)
+    for (let j = tail - 2; j >= 0; j--) {
       base = (select as Expr)(m.equal(uint(j)), uint(geometry.denseBase[j]), base);
+    }
     // A variable: three's GLSL writes nested selects as unparenthesised ternaries, `a ? b : c + d`.
     base = base.toVar();
     const cellsPerRow: Expr = (max as Expr)(uint(geometry.indirectionWidth).shiftRight(m), uint(1));

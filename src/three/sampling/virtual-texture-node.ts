@@ -160,8 +160,9 @@ export function virtualTexture(
   }
   const space = options.uvSpace ?? 'image';
   const lodBias = options.lodBias ?? 0;
-  if (!Number.isFinite(lodBias))
+  if (!Number.isFinite(lodBias)) {
     throw new TesseraConfigError('invalid-option', `lodBias must be finite, got ${lodBias}`);
+  }
   const node = new VirtualTextureNode(
     vt,
     uvNode,

@@ -155,8 +155,9 @@ export class TextureStreamingSystem {
     while (
       pinned < count - 1 &&
       Math.max(levelWidth(source.width, pinned), levelWidth(source.height, pinned)) > PINNED_MAX_EDGE
-    )
+    ) {
       pinned++;
+    }
     return textureLevelRangeBytes(
       { format: source.format, width: source.width, height: source.height, mipLevelCount: count },
       pinned,
@@ -271,7 +272,9 @@ export class TextureStreamingSystem {
    */
   setSceneEnded(sceneId: string, ended: boolean): void {
     if (ended) this.sweep.endScene(sceneId);
-    else this.sweep.beginScene(sceneId);
+    else {
+      this.sweep.beginScene(sceneId);
+    }
   }
 
   /**
@@ -297,8 +300,9 @@ export class TextureStreamingSystem {
     options: StreamingTransitionOptions = {},
   ): StreamingTransition {
     this.assertLive();
-    if (this.active !== null)
+    if (this.active !== null) {
       throw new TesseraError('transition-in-progress', 'A transition is already in progress.');
+    }
     const a = sceneSide(from);
     const b = sceneSide(to);
     const order = options.order ?? 'load-while-release';
@@ -371,8 +375,9 @@ export class TextureStreamingSystem {
    * finest the budget allows (below the view's need it settles too; see ARCHITECTURE.md).
    */
   get isSettled(): boolean {
-    if (this.needFrame <= this.changeFrame || this.active !== null || this.planner.loadsInFlight > 0)
+    if (this.needFrame <= this.changeFrame || this.active !== null || this.planner.loadsInFlight > 0) {
       return false;
+    }
     const live = this.table.live;
     for (let i = 0; i < live.length; i++) if (!this.planner.isSettled(live[i].id)) return false;
     return true;
@@ -438,13 +443,15 @@ export class TextureStreamingSystem {
  */
 function checkedSampling(options: StreamedTextureOptions): TextureSampling {
   const sampling = textureSampling(options);
-  if (!(sampling.anisotropy >= 1 && sampling.anisotropy <= 16))
+  if (!(sampling.anisotropy >= 1 && sampling.anisotropy <= 16)) {
     throw new TesseraConfigError('invalid-option', `anisotropy must be 1..16, got ${sampling.anisotropy}.`);
-  if (!Number.isInteger(sampling.channel) || sampling.channel < 0 || sampling.channel > 3)
+  }
+  if (!Number.isInteger(sampling.channel) || sampling.channel < 0 || sampling.channel > 3) {
     throw new TesseraConfigError(
       'invalid-option',
       `channel must be an integer 0..3, got ${sampling.channel}.`,
     );
+  }
   return sampling;
 }
 

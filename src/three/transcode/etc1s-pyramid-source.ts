@@ -41,8 +41,9 @@ export class Etc1sPyramidSource implements MipPyramidSource {
     readonly choice: Etc1sTargetChoice,
     private readonly pool: () => BasisTranscoderPool,
   ) {
-    if (source.basisLz === undefined)
+    if (source.basisLz === undefined) {
       throw new TileSourceError('corrupt', 'an ETC1S source needs its BasisLZ global data', false);
+    }
     this.basisLz = source.basisLz;
     this.width = source.width;
     this.height = source.height;
@@ -62,12 +63,13 @@ export class Etc1sPyramidSource implements MipPyramidSource {
     const s = this.basisLz.slices;
     const at = level * 4;
     const end = Math.max(s[at] + s[at + 1], s[at + 2] + s[at + 3]);
-    if (data.byteLength < end)
+    if (data.byteLength < end) {
       throw new TileSourceError(
         'wrong-size',
         `ETC1S level ${level} has ${data.byteLength} bytes, its slices end at ${end}`,
         false,
       );
+    }
     return this.pool().transcodeEtc1sLevel(
       data,
       {

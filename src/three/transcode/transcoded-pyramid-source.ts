@@ -46,12 +46,13 @@ export class TranscodedPyramidSource implements MipPyramidSource {
   async loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array> {
     const blocks = await this.source.loadLevel(level, signal);
     const expected = uastcLevelByteLength(this.width, this.height, level);
-    if (blocks.byteLength !== expected)
+    if (blocks.byteLength !== expected) {
       throw new TileSourceError(
         'wrong-size',
         `UASTC level ${level} has ${blocks.byteLength} bytes, expected ${expected}`,
         false,
       );
+    }
     const w = levelWidth(this.width, level);
     const h = levelWidth(this.height, level);
     const alpha = this.source.hasAlpha ?? true;

@@ -121,8 +121,9 @@ export class TranscodingTileSource implements TileSource {
 
   /** Returns the transcoded buffers of `tile` (one this stage produced) for reuse, after upload. */
   recycle(tile: TileData): void {
-    for (let i = 0; i < this.targets.length; i++)
+    for (let i = 0; i < this.targets.length; i++) {
       if (this.targets[i] !== null) this.pool.recycle(tile.layers[i]);
+    }
   }
 }
 

@@ -48,7 +48,9 @@ function encodeBc4(out: Uint8Array, o: number): void {
       index = k === 0 ? 0 : k === 7 ? 1 : k + 1;
     }
     if (i < 8) bits0 |= index << (3 * i);
-    else bits1 |= index << (3 * (i - 8));
+    else {
+      bits1 |= index << (3 * (i - 8));
+    }
   }
   out[o + 2] = bits0 & 255;
   out[o + 3] = (bits0 >> 8) & 255;
@@ -178,7 +180,9 @@ function encodeEacR11(out: Uint8Array, o: number): void {
       }
     }
     if (p < 8) high |= index << (21 - 3 * p);
-    else low |= index << (21 - 3 * (p - 8));
+    else {
+      low |= index << (21 - 3 * (p - 8));
+    }
   }
   out[o + 2] = (high >> 16) & 255;
   out[o + 3] = (high >> 8) & 255;

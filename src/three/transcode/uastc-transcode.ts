@@ -89,14 +89,17 @@ export function transcodeUastcTile(
   hasAlpha: boolean,
   yInAlpha = false,
 ): boolean {
-  if (yInAlpha && (target === 'bc5' || target === 'eac-rg11'))
+  if (yInAlpha && (target === 'bc5' || target === 'eac-rg11')) {
     return transcodeUastcImage(module, basisFormat, target, input, output, tileSize, tileSize, true, true);
+  }
   if (target === 'bc5' || target === 'eac-rg11') {
     if (decoded.length !== tileSize * tileSize * 4) decoded = new Uint8Array(tileSize * tileSize * 4);
     const rgba = basisFormatOf(module, 'rgba8');
     if (!transcodeUastcTile(module, rgba, 'rgba8', input, decoded, tileSize, hasAlpha)) return false;
     if (target === 'bc5') encodeBc5(decoded, tileSize, output);
-    else encodeEacRg11(decoded, tileSize, output);
+    else {
+      encodeEacRg11(decoded, tileSize, output);
+    }
     return true;
   }
   return transcodeUastcImage(module, basisFormat, target, input, output, tileSize, tileSize, hasAlpha);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from '../../../src/core/vt/page-id';
 import { REFUSED_PAGE_HOLD_FRAMES } from '../../../src/core/vt/feedback/page-table-pressure';
+import { NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from '../../../src/core/vt/page-id';
 import { VirtualTextureStreamer } from '../../../src/core/vt/virtual-texture-streamer';
 import { flush, ManualTileSource } from './fake-source';
 import { checkFallbackInvariant } from './helpers';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { NO_REQUEST, packPageId } from '../../../src/core/vt/page-id';
+import type { PhysicalPoolOptions } from '../../../src/core/vt/residency/physical-pool';
 import { PhysicalPool } from '../../../src/core/vt/residency/physical-pool';
-import type { PhysicalPoolOptions } from '../../../src/core/vt/residency/physical-pool-options';
 
 const page = (i: number) => packPageId(0, 0, i & 0xfff, i >> 12);
 

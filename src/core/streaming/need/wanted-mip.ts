@@ -57,7 +57,8 @@ export function wantedMipLevel(
   worldSize: number,
   bias = 0,
 ): number {
-  if (!(projectedSizePx > 0) || !(worldSize > 0) || !(texelsPerWorldUnit > 0))
+  if (!(projectedSizePx > 0) || !(worldSize > 0) || !(texelsPerWorldUnit > 0)) {
     return Number.POSITIVE_INFINITY;
+  }
   return Math.log2((texelsPerWorldUnit * worldSize) / projectedSizePx) + bias;
 }

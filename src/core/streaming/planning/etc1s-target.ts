@@ -34,8 +34,9 @@ export function chooseEtc1sTarget(
       : { target: 'etc2-rgb', format: `etc2-rgb8unorm${s}`, fellBack: false };
   }
   if (support.has('bc7')) return { target: 'bc7', format: `bc7-rgba-unorm${s}`, fellBack: false };
-  if (!hasAlpha && support.has('bc5'))
+  if (!hasAlpha && support.has('bc5')) {
     return { target: 'bc1', format: `bc1-rgba-unorm${s}`, fellBack: false };
+  }
   return { target: 'rgba8', format: `rgba8unorm${s}`, fellBack: true };
 }
 

@@ -33,7 +33,9 @@ export class LevelCaps {
     t.allowedMip[slot] = level;
     t.cappedImportance[slot] = importance;
     if (level > 0) this.heap.set(slot, t.chainBytes[slot * MAX_LEVELS + level - 1] * RELAX_HEADROOM);
-    else this.heap.delete(slot);
+    else {
+      this.heap.delete(slot);
+    }
   }
 
   /** Lifts one cap that `freeBytes` of free budget relaxes: its slot, or -1 when none. */
@@ -63,8 +65,9 @@ export class LevelCaps {
     const t = this.textures;
     let bytes = 0;
     for (let slot = 0; slot < t.managed.length; slot++) {
-      if (dropHeap.has(slot) && dropHeap.key(slot) < importance)
+      if (dropHeap.has(slot) && dropHeap.key(slot) < importance) {
         bytes += budget.bytesOf(t.streamHandle[slot]);
+      }
     }
     return bytes;
   }

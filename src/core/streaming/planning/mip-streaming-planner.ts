@@ -378,10 +378,14 @@ export class MipStreamingPlanner {
     const resident = t.residentMip[slot];
     const target = this.growTarget(slot);
     if (target < resident) this.loadHeap.set(slot, -importance * (resident - t.wanted[slot]) - 1e-9);
-    else this.loadHeap.delete(slot);
+    else {
+      this.loadHeap.delete(slot);
+    }
     if (t.streamHandle[slot] === NONE) this.dropHeap.delete(slot);
     else if (t.surplus[slot] === 1) this.dropHeap.set(slot, -1 - (Math.floor(t.wanted[slot]) - resident));
-    else this.dropHeap.set(slot, importance);
+    else {
+      this.dropHeap.set(slot, importance);
+    }
   }
 
   private forget(id: number, slot: number): void {

@@ -121,7 +121,9 @@ export class StaleSweep {
       if (name === 'persistent' || name === '') policy = { kind: 'never' };
       else if (name === 'transient') policy = this.transientPolicy;
       else if (name.startsWith('scene:')) policy = { kind: 'scene' };
-      else policy = this.customPolicy;
+      else {
+        policy = this.customPolicy;
+      }
     }
     const kind =
       policy.kind === 'never'
@@ -157,7 +159,8 @@ function checkPolicy(policy: LifetimePolicy): LifetimePolicy {
     (policy.kind === 'idle-frames' && !(Number.isInteger(policy.frames) && policy.frames >= 0)) ||
     (policy.kind === 'idle-ms' && !(Number.isFinite(policy.ms) && policy.ms >= 0)) ||
     !['never', 'idle-frames', 'idle-ms', 'scene'].includes(policy.kind);
-  if (bad)
+  if (bad) {
     throw new TesseraConfigError('invalid-option', `Invalid lifetime policy ${JSON.stringify(policy)}.`);
+  }
   return policy;
 }

@@ -124,8 +124,9 @@ export class SceneTransition {
     for (const id of this.to.textures) {
       if (!this.registry.has(id)) continue;
       const slot = this.registry.slotOf(id);
-      if (this.registry.isCoreAt(slot) && !this.planner.isRenderable(id) && !this.planner.hasFailed(id))
+      if (this.registry.isCoreAt(slot) && !this.planner.isRenderable(id) && !this.planner.hasFailed(id)) {
         return false;
+      }
     }
     return true;
   }

@@ -172,7 +172,9 @@ export class FeedbackAnalyzer {
         h = (h + 1) & mask;
       }
       if (slot >= 0) coverage[slot] += run;
-      else malformed += run;
+      else {
+        malformed += run;
+      }
     }
     const direct = count;
     let dropped = 0;

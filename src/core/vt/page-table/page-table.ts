@@ -228,7 +228,9 @@ export class PageTable {
       }
     }
     if (capacity !== atlas.capacity) atlas.resize(capacity);
-    else atlas.rebuildFreeList();
+    else {
+      atlas.rebuildFreeList();
+    }
   }
 
   /** Word index in the atlas of the entry serving page (`mip`, `x`, `y`); sets lastBlock. */
@@ -349,8 +351,9 @@ export class PageTable {
       for (let cy = py0 >> BLOCK_SHIFT; cy <= (py1 - 1) >> BLOCK_SHIFT; cy++) {
         for (let cx = px0 >> BLOCK_SHIFT; cx <= (px1 - 1) >> BLOCK_SHIFT; cx++) {
           const cb = blocks[cy * w + cx];
-          if (cb >= 0)
+          if (cb >= 0) {
             this.rewriteIn(cb, px0, py0, px1, py1, cx << BLOCK_SHIFT, cy << BLOCK_SHIFT, mip, value);
+          }
         }
       }
     }

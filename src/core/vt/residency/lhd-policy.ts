@@ -250,8 +250,9 @@ export class LhdPolicy implements ReplacementPolicy {
     for (let s = 0; s < newSlotOf.length; s++) {
       const to = newSlotOf[s];
       if (to >= 0) this.history[to] = previous.history[s];
-      else if (pages[s] !== NO_REQUEST)
+      else if (pages[s] !== NO_REQUEST) {
         this.remember(pages[s], previous.classOf(s), lastUse[s], frame - lastUse[s]);
+      }
     }
     this.evictionFrame = frame;
   }

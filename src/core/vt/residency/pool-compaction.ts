@@ -1,8 +1,8 @@
 import { TesseraConfigError } from '../../errors';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../page-id';
 import type { PageTable } from '../page-table/page-table';
+import type { PhysicalPoolOptions } from './physical-pool';
 import { PhysicalPool } from './physical-pool';
-import type { PhysicalPoolOptions } from './physical-pool-options';
 
 /** What {@link compactPool} did: the new pool and where each old slot's page went. */
 export interface PoolCompaction {
@@ -43,7 +43,9 @@ export function compactPool(
   for (let s = 0; s < old; s++) {
     if (pool.slotPages[s] === NO_REQUEST) continue;
     if (pool.isPinned(s)) pinned.push(s);
-    else others.push(s);
+    else {
+      others.push(s);
+    }
   }
   if (pinned.length > slotCount) {
     throw new TesseraConfigError(

@@ -19,13 +19,17 @@ export class ReturnRateRatio {
   /** A page was evicted; `marked`: of the marked kind. */
   evicted(marked: boolean): void {
     if (marked) this.markedEvictions++;
-    else this.otherEvictions++;
+    else {
+      this.otherEvictions++;
+    }
   }
 
   /** A page evicted as `marked` (or not) came back. */
   returned(marked: boolean): void {
     if (marked) this.markedReturns++;
-    else this.otherReturns++;
+    else {
+      this.otherReturns++;
+    }
   }
 
   /** Recomputes {@link ratio} from the counts, then fades the counts. */

@@ -79,7 +79,9 @@ export class ReadyTileQueue {
   add(r: number, priority: number, feedbacks: number): void {
     this.priority[r] = priority;
     if (this.order === 'arrival') this.heap.set(r, this.arrivals++);
-    else this.setKey(r, this.demandOf(r, feedbacks));
+    else {
+      this.setKey(r, this.demandOf(r, feedbacks));
+    }
   }
 
   /** Record `r`, waiting here, was requested again with `priority`: re-keys it. */

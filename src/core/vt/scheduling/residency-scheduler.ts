@@ -119,8 +119,9 @@ export class ResidencyScheduler {
 
   /** Changes the staging bound (> 0 bytes); staged bytes above a lowered bound drain by uploads. */
   set stagingBytes(bytes: number) {
-    if (!(bytes > 0))
+    if (!(bytes > 0)) {
       throw new TesseraConfigError('invalid-option', `stagingBytes must be > 0, got ${bytes}`);
+    }
     this.stagingLimit = bytes;
   }
 
@@ -338,8 +339,9 @@ export class ResidencyScheduler {
   private drop(r: number): void {
     const st = this.state[r];
     if (st === PageLoadState.Untracked) return;
-    if (st === PageLoadState.Loading || st === PageLoadState.Ready)
+    if (st === PageLoadState.Loading || st === PageLoadState.Ready) {
       this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
+    }
     if (st === PageLoadState.Loading) {
       this.inFlight--;
       this.counters.loadsAborted++;

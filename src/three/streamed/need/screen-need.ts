@@ -89,8 +89,9 @@ function measureUvDensity(geometry: BufferGeometry, channel: number, metrics: Ge
 function measureGeometry(geometry: BufferGeometry): GeometryTexelMetrics {
   const uvDensity = new Float64Array(UV_ATTRIBUTES.length).fill(Number.NaN);
   const position = geometry.getAttribute('position');
-  if (position === undefined || position.itemSize !== 3)
+  if (position === undefined || position.itemSize !== 3) {
     return { uvDensity, planar: false, nx: 0, ny: 0, nz: 0 };
+  }
   const p = packed(position);
   const index = geometry.getIndex();
   const ix = index ? (index.array as ArrayLike<number>) : undefined;
@@ -119,8 +120,9 @@ function measureGeometry(geometry: BufferGeometry): GeometryTexelMetrics {
     total += Math.sqrt(cx * cx + cy * cy + cz * cz);
   }
   const length = Math.sqrt(sx * sx + sy * sy + sz * sz);
-  if (!(total > 0) || length < PLANAR_COSINE * total)
+  if (!(total > 0) || length < PLANAR_COSINE * total) {
     return { uvDensity, planar: false, nx: 0, ny: 0, nz: 0 };
+  }
   return { uvDensity, planar: true, nx: sx / length, ny: sy / length, nz: sz / length };
 }
 
@@ -131,12 +133,14 @@ function measureGeometry(geometry: BufferGeometry): GeometryTexelMetrics {
  * Once per geometry (the metrics are cached), so the copy is not a per-frame cost.
  */
 function packed(attribute: BufferAttribute | InterleavedBufferAttribute): ArrayLike<number> {
-  if (!(attribute as InterleavedBufferAttribute).isInterleavedBufferAttribute && !attribute.normalized)
+  if (!(attribute as InterleavedBufferAttribute).isInterleavedBufferAttribute && !attribute.normalized) {
     return attribute.array as ArrayLike<number>;
+  }
   const size = attribute.itemSize;
   const out = new Float32Array(attribute.count * size);
-  for (let i = 0; i < attribute.count; i++)
+  for (let i = 0; i < attribute.count; i++) {
     for (let c = 0; c < size; c++) out[i * size + c] = attribute.getComponent(i, c);
+  }
   return out;
 }
 
@@ -221,7 +225,7 @@ export class ScreenNeedProjector {
     const view = this.viewPlanes;
     frustumPlanes(camera.projectionMatrix, webgpu, reversed, view);
     // three's plane order: right, left, bottom, top, far, near.
-    for (let corner = 0; corner < 8; corner++)
+    for (let corner = 0; corner < 8; corner++) {
       intersectPlanes(
         view,
         corner & 1 ? 0 : 1,
@@ -230,6 +234,7 @@ export class ScreenNeedProjector {
         this.frustumView,
         corner,
       );
+    }
     this.orthographic = (camera as Camera & { isOrthographicCamera?: boolean }).isOrthographicCamera === true;
     // Row 1 of the projection maps view y (at depth 1 in perspective) to NDC: half the buffer per unit.
     this.focalPx = 0.5 * Math.max(1, viewportHeightPx) * Math.abs(camera.projectionMatrix.elements[5]) || 1;
@@ -322,8 +327,9 @@ export class ScreenNeedProjector {
     this.instanceScale = Math.sqrt(Math.max(sx, sy, sz));
     const radius = bounds.radius * this.instanceScale;
     const planes = this.worldPlanes;
-    for (let p = 0; p < 24; p += 4)
+    for (let p = 0; p < 24; p += 4) {
       if (planes[p] * cx + planes[p + 1] * cy + planes[p + 2] * cz + planes[p + 3] < -radius) return false;
+    }
     const camera = this.camera as Camera;
     // A mesh scaled flat to nothing shows no texels (and has no inverse).
     const det =
@@ -370,8 +376,9 @@ export class ScreenNeedProjector {
       corners[3 * i] = vx;
       corners[3 * i + 1] = vy;
       corners[3 * i + 2] = vz;
-      for (let p = 0; p < 24 && allInside; p += 4)
+      for (let p = 0; p < 24 && allInside; p += 4) {
         if (planes[p] * vx + planes[p + 1] * vy + planes[p + 2] * vz + planes[p + 3] < 0) allInside = false;
+      }
     }
     if (allInside) {
       this.clipped[0] = 0;

@@ -50,8 +50,9 @@ export class MaterialBindings {
   removeProperty(material: Material, property: string): void {
     for (let i = this.materials.length - 1; i >= 0; i--) {
       const bound = this.materials[i].deref();
-      if (bound === undefined || (bound === material && this.properties[i] === property))
+      if (bound === undefined || (bound === material && this.properties[i] === property)) {
         this.removePropertyAt(i);
+      }
     }
   }
 
@@ -68,12 +69,16 @@ export class MaterialBindings {
     for (let i = this.materials.length - 1; i >= 0; i--) {
       const material = this.materials[i].deref();
       if (material === undefined) this.removePropertyAt(i);
-      else setProperty(material, this.properties[i], texture);
+      else {
+        setProperty(material, this.properties[i], texture);
+      }
     }
     for (let i = this.nodes.length - 1; i >= 0; i--) {
       const node = this.nodes[i].deref();
       if (node === undefined) this.removeNodeAt(i);
-      else node.value = texture;
+      else {
+        node.value = texture;
+      }
     }
   }
 

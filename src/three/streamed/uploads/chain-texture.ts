@@ -99,8 +99,9 @@ export class ChainTexture {
 
   /** Writes the texels of source level `level` (RGBA8, rows from v = 0; rgba8 chains only). */
   upload(level: number, data: Uint8Array): void {
-    if ((this.texture as CompressedTextureType).isCompressedTexture)
+    if ((this.texture as CompressedTextureType).isCompressedTexture) {
       throw new Error('A block-format chain is filled at construction.');
+    }
     const w = levelWidth(this.sourceWidth, level);
     const h = levelWidth(this.sourceHeight, level);
     this.bridge.writeRect(this.texture, 'rgba8', level - this.firstMip, 0, 0, w, h, data, 0, w);
@@ -150,8 +151,9 @@ function compressedChain(
   mipCount: number,
   levels: readonly Uint8Array[] | undefined,
 ): CompressedTexture {
-  if (levels === undefined || levels.length !== mipCount)
+  if (levels === undefined || levels.length !== mipCount) {
     throw new Error(`A '${format}' chain needs its ${mipCount} levels at construction.`);
+  }
   const mipmaps = [];
   for (let k = 0; k < mipCount; k++) {
     mipmaps.push({

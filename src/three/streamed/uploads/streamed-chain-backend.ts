@@ -155,8 +155,9 @@ export class StreamedChainBackend implements StreamingBackend {
         block
           ? texture.cache.has(level)
           : held?.holds(level) && (!this.keepsCpuCopies || texture.cache.has(level))
-      )
+      ) {
         continue;
+      }
       levels.push(level);
       const shed = this.shedLevels.take(texture.id, level);
       loads.push(shed !== null ? Promise.resolve(shed) : source.loadLevel(level, signal));
@@ -175,8 +176,9 @@ export class StreamedChainBackend implements StreamingBackend {
     if (block) {
       for (let i = 0; i < levels.length; i++) texture.cache.set(levels[i], data[i]);
       const chainLevels: Uint8Array[] = [];
-      for (let level = firstMip; level < end; level++)
+      for (let level = firstMip; level < end; level++) {
         chainLevels.push(texture.cache.get(level) as Uint8Array);
+      }
       return new ChainTexture(
         this.bridge,
         texture.name,

@@ -49,8 +49,9 @@ export function missingFormatSupport(bridge: BackendBridge, format: StreamedText
  */
 export function checkStreamableSource(bridge: BackendBridge, source: MipPyramidSource): void {
   const format = source.format as string;
-  if (!isStreamedFormat(format))
+  if (!isStreamedFormat(format)) {
     throw new TesseraConfigError('invalid-option', `Unsupported streamed format '${format}'.`);
+  }
   const missing = missingFormatSupport(bridge, format);
   if (missing !== null) {
     throw new TesseraConfigError(
