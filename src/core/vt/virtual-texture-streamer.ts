@@ -285,8 +285,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * is missed by some jittered feedbacks, and dropping it would load it again.
    *
    * The fallback is served by the priority itself (pages with nothing resident, the pinned mips,
-   * outrank all; then the farther a page's fallback, the sooner). Uploading a tile's loaded
-   * ancestors first measured worse on `vt.upload_order.*` (50 instead of 39 frames to sharp).
+   * outrank all; then the farther a page's fallback, the sooner), not by uploading a tile's loaded
+   * ancestors first, which reaches sharp later (docs/benchmarks.md#sim, `vt.upload_order.*`).
    */
   drainUploads(
     handler: TileUploadHandler,

@@ -22,7 +22,7 @@ export interface UastcEncodeOptions {
    * trades quality for smaller Zstandard output (about 0.5..2 is a sensible range).
    */
   rdoLambda?: number;
-  /** Basis UASTC effort 0..4 (`-uastc_level`); default 1: within 0.1 dB of 2 at 3x its speed here. */
+  /** Basis UASTC effort 0..4 (`-uastc_level`); default 1 (near 2's quality, several times faster). */
   effort?: number;
 }
 

@@ -171,7 +171,7 @@ fn packBc7Mode6() {
 // more than the rest of the encoder together.
 const MODE6_GOOD_ENOUGH: f32 = 192.0;
 
-// False for the compressor's 'mode6' option: mode 1 is never tried (2.5-5.5x faster on SwiftShader).
+// False for the compressor's 'mode6' option: mode 1 is never tried (docs/gpu-compression.md).
 override TRY_MODE1: bool = true;
 
 // Mode 6, or mode 1 where the block is opaque and two subsets hold it better.

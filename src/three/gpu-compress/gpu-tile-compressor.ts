@@ -29,9 +29,8 @@ export interface GpuTileCompressorOptions {
   batchTiles?: number;
   /**
    * BC7 modes tried (BC7 formats only; default `mode6+mode1`): `mode6+mode1` also fits mode 1 (two
-   * subsets) on opaque blocks mode 6 holds badly, +2 to +5 dB on detailed terrain and photographs
-   * (docs/gpu-compression.md); `mode6` skips it: 2.5-5.5x faster on SwiftShader (measured), and
-   * within 0.6-0.8 dB of what any one-subset mode can reach on detailed content.
+   * subsets) on opaque blocks mode 6 holds badly, better on detailed terrain and photographs;
+   * `mode6` skips it: several times faster, a little worse (figures in docs/gpu-compression.md).
    */
   bc7Modes?: 'mode6' | 'mode6+mode1';
 }

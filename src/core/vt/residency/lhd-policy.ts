@@ -14,15 +14,14 @@ export const VISIT_GAP_FRAMES = FEEDBACK_JITTER_PERIOD;
 
 /**
  * Evictable pages compared per eviction (LHD's "associativity"), all of them when fewer: a count.
- * 32 and 64 did equally well on the tuning paths (`lab/sim/tuning-paths.ts`); 32 costs half.
+ * Chosen on the lab's tuning paths (lab/replacement-policies.md).
  */
 export const LHD_SAMPLE = 32;
 
 /**
  * Densities within this factor of each other count as equal, and the page idle longer goes (the
  * LRU choice): a density is an estimate from a few hundred decayed events, so a small difference
- * says little. Unitless; chosen on the tuning paths (1, 1.01, 1.05, 1.1, 1.2, 1.5, 2 tried; 1.2
- * best, worst ratio 1.281 -> 1.266).
+ * says little. Unitless; chosen on the lab's tuning paths (lab/replacement-policies.md).
  */
 export const LHD_DENSITY_TOLERANCE = 1.2;
 
@@ -30,8 +29,8 @@ export const LHD_DENSITY_TOLERANCE = 1.2;
 export const LHD_RECONFIGURE_EVICTIONS = 256;
 
 /**
- * Evicted pages remembered (see {@link LhdGhosts}), as a fraction of the slot count. Chosen on the
- * tuning paths (0.25, 0.5, 1 and 2 tried; 0.5 best, 0.25 forgets loops too soon).
+ * Evicted pages remembered (see {@link LhdGhosts}), as a fraction of the slot count: fewer forget
+ * a loop before it comes back. Chosen on the lab's tuning paths (lab/replacement-policies.md).
  */
 export const LHD_GHOSTS_PER_SLOT = 0.5;
 
