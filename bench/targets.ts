@@ -200,8 +200,8 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
     browser: true,
   },
   sim: {
-    title: "The default policy against Belady's optimum, time to sharp, heap growth",
-    keys: ['cache.*', 'sim.*'],
+    title: "The default policy against Belady's optimum, time to sharp, upload order, staging",
+    keys: ['cache.*', 'sim.*', 'vt.upload_order.*', 'vt.staging*'],
   },
   'sources-browser': {
     title: 'Archive tiles decoded in the browser',
