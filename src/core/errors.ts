@@ -56,7 +56,13 @@ export type TileSourceErrorCode =
   /** The source (or the worker pool it decodes on) was disposed while the load was pending. */
   | 'source-disposed'
   /** Well-formed input this build cannot use: a texel format, supercompression or texture type. */
-  | 'unsupported';
+  | 'unsupported'
+  /**
+   * three's Basis transcoder (`basis_transcoder.js` and `.wasm`) could not be fetched or started
+   * from the `transcoderPath` option's folder (or the library's own copy, by default); every
+   * UASTC and ETC1S tile and level of that system fails with it.
+   */
+  | 'transcoder-unavailable';
 
 /** Every code a {@link TesseraError} (of any class) may carry. */
 export type TesseraErrorCode = RuntimeErrorCode | TesseraConfigErrorCode | TileSourceErrorCode;

@@ -58,7 +58,7 @@ export class VirtualTextureSet {
     formats: readonly PoolLayerChoice[],
     options: Pick<
       ResolvedSystemOptions,
-      'layers' | 'tileSize' | 'border' | 'pageTableBytes' | 'transcoder' | 'transcodeWorkers'
+      'layers' | 'tileSize' | 'border' | 'pageTableBytes' | 'transcoderPath' | 'transcodeWorkers'
     >,
     rendered: {
       /** Renders of `RenderedTileSource` pages. */
@@ -69,7 +69,7 @@ export class VirtualTextureSet {
   ) {
     this.rendering = rendered.stage;
     this.makeRoom = rendered.makeRoom;
-    this.stages = new TranscodingStages(formats, options.transcoder, options.transcodeWorkers);
+    this.stages = new TranscodingStages(formats, options.transcoderPath, options.transcodeWorkers);
     this.poolLayers = options.layers;
     this.tileSize = options.tileSize;
     this.border = options.border;

@@ -8,7 +8,6 @@ import type { TileEncoding } from '../core/vt/tile-source';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { checkRenderedLayerOptions } from './rendered/rendered-pool-format';
 import type { VirtualTextureFiltering } from './sampling/sampling-context';
-import type { BasisTranscoderAssets } from './transcode/basis-transcoder-assets';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
 
 /** Options of a {@link VirtualTextureSystem}. */
@@ -97,10 +96,19 @@ export interface VirtualTextureSystemOptions {
    */
   uastcTargets?: readonly UastcTarget[];
   /**
-   * The Basis transcoder the transcode workers load (script text and wasm URL). Default: the copy
-   * of three's `basis_transcoder.js` / `.wasm` bundled with the library.
+   * Folder (a URL, absolute or relative to the page) holding three's `basis_transcoder.js` and
+   * `basis_transcoder.wasm`, which the transcode workers fetch on the first UASTC texture (about
+   * 0.6 MB), as three's `KTX2Loader.setTranscoderPath` takes it: e.g. a copy of three's
+   * `examples/jsm/libs/basis/` served with the application, or a CDN's
+   * (`https://cdn.jsdelivr.net/npm/three@0.187.0/examples/jsm/libs/basis/`; cross-origin needs
+   * CORS). Default: the copy shipped in the package's `dist/basis/`, found beside the library's
+   * own files; Vite and webpack emit it with the application, a page loading the library
+   * unbundled (import map, CDN) finds it as is, and with esbuild or Rollup (which leave
+   * `new URL(..., import.meta.url)` alone) copy the folder beside the bundle or set this option.
+   * @throws (rejects each UASTC tile load) TileSourceError('transcoder-unavailable') when the
+   *   files cannot be fetched or started; the system's `error` event reports it.
    */
-  transcoder?: BasisTranscoderAssets;
+  transcoderPath?: string;
   /** Transcode workers, 1..16. Default: hardware threads - 1, at most 4. Started on the first UASTC texture. */
   transcodeWorkers?: number;
   /**
@@ -144,7 +152,7 @@ export interface ResolvedSystemOptions {
   layers: VirtualTexturePoolLayer[];
   pageTableBytes: number;
   uastcTargets: readonly UastcTarget[] | undefined;
-  transcoder: BasisTranscoderAssets | undefined;
+  transcoderPath: string | undefined;
   transcodeWorkers: number | undefined;
 }
 
@@ -257,7 +265,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     layers,
     pageTableBytes,
     uastcTargets: options.uastcTargets,
-    transcoder: options.transcoder,
+    transcoderPath: options.transcoderPath,
     transcodeWorkers:
       options.transcodeWorkers === undefined
         ? undefined

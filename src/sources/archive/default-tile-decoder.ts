@@ -45,10 +45,9 @@ export function createDefaultTileDecoder(): TileDecoder {
 }
 
 function createDecodeWorker(): WorkerLike {
-  // This exact `new Worker(new URL(literal, import.meta.url))` shape is what bundlers (Vite,
-  // webpack, esbuild) recognise to emit the worker as its own chunk, in this library's build and
-  // in an application bundling it.
+  // A module worker from the sources; the library build starts it from a Blob URL (vite.config.ts).
   return new Worker(new URL('./worker/decode-worker.ts', import.meta.url), {
     type: 'module',
+    name: 'tessera-decode',
   }) as unknown as WorkerLike;
 }

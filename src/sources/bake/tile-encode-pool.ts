@@ -12,6 +12,7 @@
 
 import { type ChildProcess, type ForkOptions, fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
 import type { PayloadEncodingName } from '../archive/archive-format';
@@ -53,9 +54,15 @@ export function checkWorkerCount(workers: number): void {
  */
 function startWorker(): ChildProcess {
   const options: ForkOptions = { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] };
-  if (!import.meta.url.endsWith('.ts'))
-    return fork(fileURLToPath(new URL('./tile-encode-worker.js', import.meta.url)), [], options);
-  const entry = fileURLToPath(new URL('./tile-encode-worker.ts', import.meta.url));
+  // The entry beside this module: in the package, dist/tile-encode-worker.js beside the chunk
+  // holding this code (the library build keeps every chunk in dist/). Joined as a path, not
+  // written as `new URL(literal, import.meta.url)`, which bundlers take for an asset to inline.
+  const fromSources = import.meta.url.endsWith('.ts');
+  const entry = join(
+    dirname(fileURLToPath(import.meta.url)),
+    fromSources ? 'tile-encode-worker.ts' : 'tile-encode-worker.js',
+  );
+  if (!fromSources) return fork(entry, [], options);
   return fork(entry, [], { ...options, execArgv: ['--import', import.meta.resolve?.('tsx') ?? 'tsx'] });
 }
 

@@ -107,8 +107,9 @@ export class ImagePyramidGenerator {
 }
 
 function createImagePyramidWorker(): ImagePyramidWorker {
-  // The `new Worker(new URL(literal, import.meta.url))` shape bundlers recognise (see vite.config.ts).
+  // A module worker from the sources; the library build starts it from a Blob URL (vite.config.ts).
   return new Worker(new URL('./image-pyramid-worker.ts', import.meta.url), {
     type: 'module',
+    name: 'tessera-image-pyramid',
   }) as unknown as ImagePyramidWorker;
 }

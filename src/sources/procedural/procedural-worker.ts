@@ -1,7 +1,8 @@
 /**
- * Entry of a procedural-generation Web Worker. Create it with
- * `new Worker(new URL('./procedural-worker.ts', import.meta.url), { type: 'module' })` and pass the
- * factory to {@link WorkerProceduralTileSource}.
+ * Entry of a procedural-generation Web Worker. {@link WorkerProceduralTileSource} starts it by
+ * itself (in the published package from a Blob URL of this entry bundled into one script, see
+ * vite.config.ts); a factory of your own can start it as a module worker from the package's
+ * `workers/procedural` entry.
  */
 
 import { type GenerateRequest, handleGenerateRequest } from './procedural-worker-protocol';

@@ -26,9 +26,9 @@ export class WorkerProceduralTileSource implements TileSource {
 
   /**
    * @param options the world.
-   * @param createWorker creates one generation worker. Default: a module worker running the
-   *   library's own `procedural-worker` entry (bundlers such as Vite pick it up from the
-   *   `new Worker(new URL(...), import.meta.url)` form).
+   * @param createWorker creates one generation worker. Default: the library's own procedural
+   *   worker, started from a Blob URL of its bundled script in the published package (no bundler
+   *   support needed, and it works when the library is served from another origin).
    * @param size workers in the pool (1..16). Default `hardwareConcurrency - 1`, at most 4.
    */
   constructor(
@@ -74,7 +74,10 @@ function disposedError(): TileSourceError {
   return new TileSourceError('source-disposed', 'source disposed', false);
 }
 
-/** The default generation worker (this exact shape is what bundlers recognise and bundle). */
+/**
+ * The default generation worker: a module worker from the sources; the library build starts it
+ * from a Blob URL (vite.config.ts).
+ */
 function createProceduralWorker(): GenerateWorkerLike {
   return new Worker(new URL('./procedural-worker.ts', import.meta.url), {
     type: 'module',

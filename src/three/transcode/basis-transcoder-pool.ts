@@ -2,8 +2,8 @@ import { TileSourceError } from '../../core/errors';
 import { etc1sTargetBytes } from '../../core/streaming/planning/etc1s-target';
 import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import { WorkerJobPool } from '../../sources/worker-job-pool';
-import type { BasisTranscoderAssets } from './basis-transcoder-assets';
 import type { TranscodeEtc1sJobMessage, TranscodeRequest, TranscodeResponse } from './transcode-messages';
+import { transcoderUrls } from './transcoder-path';
 import { transcodedImageBytes, transcodedTileBytes } from './uastc-transcode';
 
 /** The part of a Worker the pool uses (tests may pass their own). */
@@ -16,8 +16,12 @@ export interface TranscodeWorker {
 
 /** Options of {@link BasisTranscoderPool}. */
 export interface BasisTranscoderPoolOptions {
-  /** The transcoder script and wasm. */
-  assets: BasisTranscoderAssets;
+  /**
+   * Folder (URL, relative to the page) holding three's `basis_transcoder.js` and
+   * `basis_transcoder.wasm`, as `KTX2Loader.setTranscoderPath` takes it. Default: the copy shipped
+   * with the library, beside its own files.
+   */
+  transcoderPath?: string;
   /** Workers, 1..16. Default: hardware threads - 1, at most 4. */
   size?: number;
   /** Creates one worker (default: the library's transcode worker). */
@@ -39,23 +43,30 @@ export class BasisTranscoderPool {
   private readonly jobs: WorkerJobPool<TranscodeWorker, Uint8Array>;
   /** Free output buffers by byte length (16 KiB block tiles, 64 KiB rgba8 tiles of 128²). */
   private readonly free = new Map<number, ArrayBuffer[]>();
-  private fatal: string | null = null;
+  /** Why the pool cannot transcode (the transcoder did not load, or a worker failed). */
+  private fatal: TileSourceError | null = null;
   /** Jobs transcoding whole levels: their inputs are not kept as staging (odd, large sizes). */
   private readonly levelJobs = new Set<number>();
 
-  constructor(options: BasisTranscoderPoolOptions) {
+  /** @throws TesseraConfigError('invalid-option') when `transcoderPath` is not a URL. */
+  constructor(options: BasisTranscoderPoolOptions = {}) {
     const create = options.createWorker ?? createTranscodeWorker;
-    const assets = options.assets;
+    const urls = transcoderUrls(options.transcoderPath);
+    const from =
+      options.transcoderPath === undefined ? "the library's own copy" : `'${options.transcoderPath}'`;
     this.jobs = new WorkerJobPool<TranscodeWorker, Uint8Array>({
       size: options.size,
       createWorker: (index) => {
         const worker = create();
-        worker.onmessage = (event) => this.onMessage(index, event.data);
+        worker.onmessage = (event) => this.onMessage(index, event.data, from);
         worker.onerror = (event) => {
           event.preventDefault?.();
-          this.failAll(index, `transcode worker failed: ${event.message}`);
+          this.failAll(
+            index,
+            new TileSourceError('decode-failed', `transcode worker failed: ${event.message}`, false),
+          );
         };
-        worker.postMessage({ type: 'init', scriptText: assets.scriptText, wasmUrl: assets.wasmUrl }, []);
+        worker.postMessage({ type: 'init', scriptUrl: urls.script, wasmUrl: urls.wasm }, []);
         return worker;
       },
     });
@@ -67,8 +78,10 @@ export class BasisTranscoderPool {
    * here), else it is copied into a reused staging buffer.
    * @param yInAlpha a normal map stored with y in alpha: two-channel targets transcode directly.
    * @returns a buffer of `transcodedTileBytes(target, tileSize)` bytes, to {@link recycle} after use.
-   * @throws (rejects) TileSourceError('decode-failed') when the transcoder rejects the blocks or
-   *   cannot load; the signal's reason when aborted; 'source-disposed' after {@link dispose}.
+   * @throws (rejects) TileSourceError('decode-failed') when the transcoder rejects the blocks;
+   *   'transcoder-unavailable' when the transcoder could not be fetched or started (every job of
+   *   the pool then fails with it); the signal's reason when aborted; 'source-disposed' after
+   *   {@link dispose}.
    */
   transcode(
     input: Uint8Array,
@@ -125,7 +138,7 @@ export class BasisTranscoderPool {
         new TileSourceError('source-disposed', 'the transcoder pool was disposed', false),
       );
     }
-    if (this.fatal !== null) return Promise.reject(new TileSourceError('decode-failed', this.fatal, false));
+    if (this.fatal !== null) return Promise.reject(copyOf(this.fatal));
     if (signal.aborted) return Promise.reject(signal.reason);
     return null;
   }
@@ -206,9 +219,14 @@ export class BasisTranscoderPool {
     return this.free.get(bytes)?.pop() ?? new ArrayBuffer(bytes);
   }
 
-  private onMessage(worker: number, message: TranscodeResponse): void {
+  /** @param from where the transcoder came from, for the error message. */
+  private onMessage(worker: number, message: TranscodeResponse, from: string): void {
     if (message.type === 'fatal') {
-      this.failAll(worker, `the Basis transcoder did not load: ${message.error}`);
+      const reason =
+        `the Basis transcoder did not load from ${from} (${message.error}): set the transcoderPath option ` +
+        "to a folder serving basis_transcoder.js and basis_transcoder.wasm (e.g. a copy of three's " +
+        'examples/jsm/libs/basis/)';
+      this.failAll(worker, new TileSourceError('transcoder-unavailable', reason, false));
       return;
     }
     // A tile's input comes back too: it becomes a staging buffer (a level's is dropped).
@@ -224,15 +242,21 @@ export class BasisTranscoderPool {
     }
   }
 
-  private failAll(worker: number, reason: string): void {
-    this.fatal = reason;
-    this.jobs.failWorker(worker, () => new TileSourceError('decode-failed', reason, false));
+  private failAll(worker: number, error: TileSourceError): void {
+    this.fatal = error;
+    this.jobs.failWorker(worker, () => copyOf(error));
   }
 }
 
+/** A fresh error per rejected job (each with its own stack), as the pool's other rejections are. */
+function copyOf(error: TileSourceError): TileSourceError {
+  return new TileSourceError(error.code, error.message, error.retryable);
+}
+
 function createTranscodeWorker(): TranscodeWorker {
-  // The `new Worker(new URL(literal, import.meta.url))` shape bundlers recognise (see vite.config.ts).
+  // A module worker from the sources; the library build starts it from a Blob URL (vite.config.ts).
   return new Worker(new URL('./transcode-worker.ts', import.meta.url), {
     type: 'module',
+    name: 'tessera-transcode',
   }) as unknown as TranscodeWorker;
 }

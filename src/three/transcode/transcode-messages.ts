@@ -5,9 +5,9 @@ import type { Etc1sCodebooks, Etc1sSlices } from './etc1s-transcode';
 /** Main thread -> transcode worker: load the transcoder (first message). */
 export interface TranscodeInitMessage {
   type: 'init';
-  /** basis_transcoder.js source text. */
-  scriptText: string;
-  /** URL of basis_transcoder.wasm. */
+  /** Absolute URL of basis_transcoder.js (the worker runs from a Blob URL: nothing relative resolves). */
+  scriptUrl: string;
+  /** Absolute URL of basis_transcoder.wasm. */
   wasmUrl: string;
 }
 
@@ -64,7 +64,7 @@ export interface TranscodeResultMessage {
   output: ArrayBuffer;
 }
 
-/** Transcode worker -> main thread: the transcoder could not be loaded; every job fails. */
+/** Transcode worker -> main thread: the transcoder could not be fetched or started; every job fails. */
 export interface TranscodeFatalMessage {
   type: 'fatal';
   error: string;

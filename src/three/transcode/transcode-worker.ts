@@ -1,7 +1,7 @@
 /*
- * Transcode worker: loads three's Basis transcoder once, then turns UASTC tiles into the pool's
- * block format, and whole UASTC or ETC1S mip levels (streamed KTX2 textures) into the device's
- * (`TranscodeJobRunner`). Buffers travel both ways by transfer (the main thread reuses them), so
+ * Transcode worker: fetches three's Basis transcoder (script and wasm) once, then turns UASTC
+ * tiles into the pool's block format, and whole UASTC or ETC1S mip levels (streamed KTX2
+ * textures) into the device's (`TranscodeJobRunner`). Buffers travel both ways by transfer (the main thread reuses them), so
  * steady state copies each tile only inside the wasm call.
  */
 import { TranscodeJobRunner } from './transcode-job-runner';
@@ -15,6 +15,20 @@ const scope = self as unknown as {
 };
 let ready: Promise<TranscodeJobRunner> | null = null;
 
+/** The body of `url`; rejects naming the URL when the fetch fails or answers other than 2xx. */
+async function fetchFile(url: string, as: 'text'): Promise<string>;
+async function fetchFile(url: string, as: 'arrayBuffer'): Promise<ArrayBuffer>;
+async function fetchFile(url: string, as: 'text' | 'arrayBuffer'): Promise<string | ArrayBuffer> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (cause) {
+    throw new Error(`${url}: ${String(cause)}`);
+  }
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return as === 'text' ? response.text() : response.arrayBuffer();
+}
+
 function post(message: TranscodeResponse, transfer: Transferable[] = []): void {
   scope.postMessage(message, transfer);
 }
@@ -22,12 +36,8 @@ function post(message: TranscodeResponse, transfer: Transferable[] = []): void {
 scope.onmessage = async (event: MessageEvent<TranscodeRequest>) => {
   const message = event.data;
   if (message.type === 'init') {
-    ready = fetch(message.wasmUrl)
-      .then((response) => {
-        if (!response.ok) throw new Error(`basis_transcoder.wasm: HTTP ${response.status}`);
-        return response.arrayBuffer();
-      })
-      .then((wasm) => loadBasisTranscoder(message.scriptText, wasm))
+    ready = Promise.all([fetchFile(message.scriptUrl, 'text'), fetchFile(message.wasmUrl, 'arrayBuffer')])
+      .then(([script, wasm]) => loadBasisTranscoder(script, wasm))
       .then((module) => new TranscodeJobRunner(module));
     ready.catch((error: unknown) => post({ type: 'fatal', error: String(error) }));
     return;

@@ -1,7 +1,6 @@
 import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import type { TileData, TileSource } from '../../core/vt/tile-source';
 import type { PoolLayerChoice } from '../residency/pool-format-choice';
-import { type BasisTranscoderAssets, defaultBasisTranscoderAssets } from './basis-transcoder-assets';
 import { BasisTranscoderPool } from './basis-transcoder-pool';
 import { TranscodingTileSource, transcodingStageFor } from './transcoding-tile-source';
 
@@ -12,16 +11,19 @@ import { TranscodingTileSource, transcodingStageFor } from './transcoding-tile-s
 export class TranscodingStages {
   private readonly targets: readonly UastcTarget[];
   private readonly alpha: readonly boolean[];
-  private readonly assets: BasisTranscoderAssets | undefined;
+  private readonly transcoderPath: string | undefined;
   private readonly workers: number | undefined;
   private readonly stages: (TranscodingTileSource | null)[] = [];
   private pool: BasisTranscoderPool | null = null;
 
-  /** @param formats the format choice of each pool layer. */
-  constructor(formats: readonly PoolLayerChoice[], assets?: BasisTranscoderAssets, workers?: number) {
+  /**
+   * @param formats the format choice of each pool layer.
+   * @param transcoderPath the folder of three's Basis transcoder (default: the library's copy).
+   */
+  constructor(formats: readonly PoolLayerChoice[], transcoderPath?: string, workers?: number) {
     this.targets = formats.map((choice) => choice.target);
     this.alpha = formats.map((choice) => choice.alpha);
-    this.assets = assets;
+    this.transcoderPath = transcoderPath;
     this.workers = workers;
   }
 
@@ -50,7 +52,7 @@ export class TranscodingStages {
 
   private workerPool(): BasisTranscoderPool {
     this.pool ??= new BasisTranscoderPool({
-      assets: this.assets ?? defaultBasisTranscoderAssets(),
+      transcoderPath: this.transcoderPath,
       size: this.workers,
     });
     return this.pool;

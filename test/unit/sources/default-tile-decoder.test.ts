@@ -58,7 +58,7 @@ describe('default tile decoder', () => {
     expect(decoder).toBeInstanceOf(WorkerDecoderPool);
     expect(RecordingWorker.created).toHaveLength(3);
     expect(RecordingWorker.created[0].url.pathname).toMatch(/\/worker\/decode-worker\.ts$/);
-    expect(RecordingWorker.created[0].options).toEqual({ type: 'module' });
+    expect(RecordingWorker.created[0].options).toEqual({ type: 'module', name: 'tessera-decode' });
     decoder.dispose?.();
     expect(RecordingWorker.created.every((w) => w.terminated)).toBe(true);
   });

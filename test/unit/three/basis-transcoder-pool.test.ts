@@ -70,7 +70,6 @@ function sourceOf(bytes: () => Uint8Array): TileSource {
 
 function poolOf(fail = false): BasisTranscoderPool {
   return new BasisTranscoderPool({
-    assets: { scriptText: '', wasmUrl: '' },
     size: 2,
     createWorker: () => new InThreadWorker(fail),
   });
@@ -137,13 +136,37 @@ describe('BasisTranscoderPool and the transcoding stage', () => {
     });
   });
 
-  it('fails every job with decode-failed when the transcoder cannot load', async () => {
+  it('fails every job, sent before and after, with transcoder-unavailable naming the option when the transcoder cannot load', async () => {
     const pool = poolOf(true);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    await expect(
-      pool.transcode(blocks, 'bc7', 128, true, new AbortController().signal),
-    ).rejects.toMatchObject({
-      code: 'decode-failed',
+    const early = pool.transcode(blocks.slice(), 'bc7', 128, true, new AbortController().signal);
+    await expect(early).rejects.toMatchObject({ code: 'transcoder-unavailable' });
+    const late = pool.transcode(blocks, 'bc7', 128, true, new AbortController().signal);
+    await expect(late).rejects.toBeInstanceOf(TileSourceError);
+    await expect(late).rejects.toMatchObject({
+      code: 'transcoder-unavailable',
+      retryable: false,
+      message: expect.stringMatching(/transcoderPath.*no wasm|no wasm.*transcoderPath/),
+    });
+    pool.dispose();
+  });
+
+  it('sends the workers absolute URLs of the files in transcoderPath', () => {
+    const inits: TranscodeRequest[] = [];
+    const pool = new BasisTranscoderPool({
+      transcoderPath: 'https://cdn.example/three/examples/jsm/libs/basis',
+      size: 1,
+      createWorker: () => ({
+        onmessage: null,
+        onerror: null,
+        postMessage: (message) => inits.push(message),
+        terminate: () => {},
+      }),
+    });
+    pool.transcode(blocks, 'bc7', 128, true, new AbortController().signal).catch(() => {});
+    expect(inits[0]).toEqual({
+      type: 'init',
+      scriptUrl: 'https://cdn.example/three/examples/jsm/libs/basis/basis_transcoder.js',
+      wasmUrl: 'https://cdn.example/three/examples/jsm/libs/basis/basis_transcoder.wasm',
     });
     pool.dispose();
   });

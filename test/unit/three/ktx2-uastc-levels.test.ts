@@ -49,7 +49,6 @@ function transcodedSource(file: Uint8Array, target: UastcTarget) {
   const source = new Ktx2Source(file);
   const worker = new InThreadTranscodeWorker(basis);
   const pool = new BasisTranscoderPool({
-    assets: { scriptText: '', wasmUrl: '' },
     size: 1,
     createWorker: () => worker,
   });

@@ -1,7 +1,8 @@
 /**
- * Entry of a decode Web Worker. Create it with
- * `new Worker(new URL('./decode-worker.ts', import.meta.url), { type: 'module' })` (bundlers
- * emit it as its own chunk) and hand the factory to {@link WorkerDecoderPool}.
+ * Entry of a decode Web Worker. The default decoder starts it by itself (in the published package
+ * from a Blob URL of this entry bundled into one script, see vite.config.ts); a
+ * {@link WorkerDecoderPool} of your own can start it as a module worker from the package's
+ * `workers/decode` entry.
  */
 
 import { createBrowserImageCodecs } from './browser-image-codecs';

@@ -20,7 +20,7 @@ export interface WorkerLike {
 
 /** Options of {@link WorkerDecoderPool}. */
 export interface WorkerDecoderPoolOptions {
-  /** Creates one worker (e.g. `() => new Worker(new URL('./decode-worker.ts', import.meta.url), { type: 'module' })`). */
+  /** Creates one worker running the decode worker entry (`workers/decode` in the package). */
   createWorker: () => WorkerLike;
   /** Workers in the pool, 1..16. Default: `navigator.hardwareConcurrency - 1`, at most 4. */
   size?: number;
