@@ -122,3 +122,10 @@ export const test = base.extend<Fixtures & BackendOptions>({
 });
 
 export { expect };
+
+/**
+ * Tag of the tests `npm test` leaves out to stay within CI's time: further variants of what a
+ * tagged-free test already covers (more formats, filters, meshes) and the demo's slow tours. Run
+ * them with `npm run test:extended`.
+ */
+export const EXTENDED = '@extended';

@@ -7,7 +7,7 @@
  */
 
 import type { Page } from '@playwright/test';
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
   demoReady,
@@ -47,11 +47,9 @@ function distinctColours(data: Buffer, channels: number): number {
   return colours.size;
 }
 
-test('demo debug views: mip colours, tile borders, feedback buffer and residency map', async ({
-  page,
-  backend,
-  openPage,
-}) => {
+test('demo debug views: mip colours, tile borders, feedback buffer and residency map', {
+  tag: EXTENDED,
+}, async ({ page, backend, openPage }) => {
   test.setTimeout(4 * 60_000);
   await isolateFromDevServerReloads(page);
   await openPage(DEMO_PAGE, { auto: 0, size: '320x180', hud: 0, budget: 96, seed: 7 });

@@ -6,7 +6,7 @@
  * docs/demo.png, the README's screenshot.
  */
 
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
   demoReady,
@@ -18,7 +18,7 @@ import {
   teleport,
 } from './demo-page';
 
-test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', async ({
+test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', { tag: EXTENDED }, async ({
   page,
   backend,
   openPage,

@@ -6,7 +6,7 @@
  * re-renders pages through `invalidate`.
  */
 
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
   demoReady,
@@ -39,11 +39,9 @@ function laplacianEnergy(data: Buffer, width: number, height: number, channels: 
   return sum / n;
 }
 
-test('demo: the runtime virtual texture shows mip-0 detail close up (>= 6 dB sharper than mip 2)', async ({
-  page,
-  backend,
-  openPage,
-}) => {
+test('demo: the runtime virtual texture shows mip-0 detail close up (>= 6 dB sharper than mip 2)', {
+  tag: EXTENDED,
+}, async ({ page, backend, openPage }) => {
   test.setTimeout(180_000);
   await isolateFromDevServerReloads(page);
   await openPage(DEMO_PAGE, { auto: 0, size: '192x108', hud: 0, budget: 64 });

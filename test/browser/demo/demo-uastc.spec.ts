@@ -4,7 +4,7 @@
  * BC7 for the albedo, BC5 for the normal layer on this device, on both backends.
  */
 
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
   demoReady,
@@ -18,7 +18,7 @@ import {
 /** A view over the world's middle, looking down the slope (inside the 16-page world). */
 const POSE = { x: -100, z: 80, height: 60, yaw: 0.4, pitch: -0.35 };
 
-test('demo: ?source=uastc streams the UASTC world into BC7 + BC5 pools', async ({
+test('demo: ?source=uastc streams the UASTC world into BC7 + BC5 pools', { tag: EXTENDED }, async ({
   page,
   backend,
   openPage,

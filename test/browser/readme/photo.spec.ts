@@ -1,4 +1,4 @@
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import { bakedPhotograph, PHOTO_DIR } from './photo-fixture';
 
 /** Saves the virtual texture's frame and the reference as PNGs next to the photograph. */
@@ -79,7 +79,10 @@ test('a baked photograph shows exactly as TextureLoader shows it, before and aft
  * textures. Each equals three's texture of the same image on the same mesh.
  */
 for (const mesh of ['sphere', 'gltf'] as const) {
-  test(`a baked photograph on a ${mesh} shows as TextureLoader shows it`, async ({ page, openPage }) => {
+  test(`a baked photograph on a ${mesh} shows as TextureLoader shows it`, { tag: EXTENDED }, async ({
+    page,
+    openPage,
+  }) => {
     test.setTimeout(180_000);
     const urls = await bakedPhotograph(2048, 1024);
     await openPage('/test/browser/readme/pages/photo.html', {
@@ -102,10 +105,9 @@ for (const mesh of ['sphere', 'gltf'] as const) {
  * offset follows the real ratio): the frame still matches TextureLoader, and nothing exceeds the
  * budget.
  */
-test('a resize with no room in the budget keeps the target, warns once, and stays sharp', async ({
-  page,
-  openPage,
-}) => {
+test('a resize with no room in the budget keeps the target, warns once, and stays sharp', {
+  tag: EXTENDED,
+}, async ({ page, openPage }) => {
   test.setTimeout(180_000);
   const warnings: string[] = [];
   page.on('console', (message) => {
@@ -137,7 +139,10 @@ test('a resize with no room in the budget keeps the target, warns once, and stay
  * mip 0 supersampled 4 x 4 per pixel, the anisotropic sampler (taps along the footprint's major
  * axis) beats trilinear (isotropic, so blurred along the view) by at least 3 dB.
  */
-test('anisotropic filtering beats trilinear by >= 3 dB at a grazing angle', async ({ page, openPage }) => {
+test('anisotropic filtering beats trilinear by >= 3 dB at a grazing angle', { tag: EXTENDED }, async ({
+  page,
+  openPage,
+}) => {
   test.setTimeout(240_000);
   const urls = await bakedPhotograph(2048, 1024);
   const psnr: Record<string, number> = {};

@@ -1,4 +1,4 @@
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import { flyAndComparePerspective, VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 
 declare const vtScene: Omit<VtSceneApi, 'stats'> & {
@@ -14,10 +14,9 @@ declare const vtScene: Omit<VtSceneApi, 'stats'> & {
 const POOL_TEXTURE = 512;
 
 for (const filtering of ['bilinear', 'trilinear'] as const) {
-  test(`array pool, ${filtering}: settled frame matches the analytic content from array layers >= 1`, async ({
-    page,
-    openPage,
-  }) => {
+  test(`array pool, ${filtering}: settled frame matches the analytic content from array layers >= 1`, {
+    tag: filtering === 'trilinear' ? EXTENDED : [],
+  }, async ({ page, openPage }) => {
     await openPage(VT_SCENE, { filtering, poolTexture: POOL_TEXTURE });
     await waitForScene(page);
     const result = await page.evaluate(async () => {
@@ -53,10 +52,9 @@ for (const filtering of ['bilinear', 'trilinear'] as const) {
  * Never garbage while streaming through the array pool: a low perspective flight with tiles
  * arriving late shows right content at some mip on every frame (no tile from a wrong array layer).
  */
-test('array pool: every perspective frame while streaming shows right content at some mip', async ({
-  page,
-  openPage,
-}) => {
+test('array pool: every perspective frame while streaming shows right content at some mip', {
+  tag: EXTENDED,
+}, async ({ page, openPage }) => {
   await openPage(VT_SCENE, { delay: 15, poolTexture: POOL_TEXTURE });
   await waitForScene(page);
   const { frames, residentPages } = await flyAndComparePerspective(page);

@@ -1,4 +1,4 @@
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import { VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 
 declare const vtScene: VtSceneApi;
@@ -36,11 +36,9 @@ const MIN_PSNR: Record<keyof typeof FORMATS, number> = { bc7: 35, astc: 35, etc2
 const COMPRESSED_TOLERANCE = 40;
 
 for (const [target, format] of Object.entries(FORMATS)) {
-  test(`UASTC -> ${target}: settled frame matches the analytic content (PSNR >= ${MIN_PSNR[target as 'bc7']} dB)`, async ({
-    page,
-    openPage,
-    backend,
-  }) => {
+  test(`UASTC -> ${target}: settled frame matches the analytic content (PSNR >= ${MIN_PSNR[target as 'bc7']} dB)`, {
+    tag: target === 'bc7' ? [] : EXTENDED,
+  }, async ({ page, openPage, backend }) => {
     await openPage(VT_SCENE, { target, pages: 32, quality: Number(process.env.Q ?? 1) });
     await waitForScene(page);
     const result = await page.evaluate(async (tolerance) => {
@@ -84,11 +82,9 @@ for (const [target, format] of Object.entries(FORMATS)) {
  * alone took 40 s of CI.
  */
 for (const filtering of ['trilinear', 'anisotropic'] as const) {
-  test(`UASTC -> bc7, ${filtering}: settled frame matches the analytic content (PSNR >= 35 dB)`, async ({
-    page,
-    openPage,
-    backend,
-  }) => {
+  test(`UASTC -> bc7, ${filtering}: settled frame matches the analytic content (PSNR >= 35 dB)`, {
+    tag: EXTENDED,
+  }, async ({ page, openPage, backend }) => {
     test.skip(backend === 'webgl', 'format-independent sampler graph; WebGL2 covered by rendering.spec.ts');
     await openPage(VT_SCENE, { target: 'bc7', pages: 32, filtering });
     await waitForScene(page);
@@ -185,11 +181,9 @@ for (const [target, format, channels] of [
   ['bc7', 'bc7-rgba-unorm', 'red-alpha'],
   ['bc5', 'bc5-rg-unorm', 'red-green'],
 ] as const) {
-  test(`normal layer (${channels}) UASTC -> ${target}: x and y match the content (PSNR >= 35 dB), z rebuilt`, async ({
-    page,
-    openPage,
-    backend,
-  }) => {
+  test(`normal layer (${channels}) UASTC -> ${target}: x and y match the content (PSNR >= 35 dB), z rebuilt`, {
+    tag: target === 'bc5' && channels === 'red-alpha' ? [] : EXTENDED,
+  }, async ({ page, openPage, backend }) => {
     await openPage(VT_SCENE, { target, normal: channels, pages: 32 });
     await waitForScene(page);
     const result = await page.evaluate(async (tolerance) => {
@@ -256,10 +250,9 @@ test('a BC7 pool and an rgba8 pool share one budget, the BC7 one with 4x the pag
 });
 
 /** A BC7 pool too large for one texture of `maxPoolTextureSize` becomes a 2D array of block grids. */
-test('a BC7 array pool: settled frame matches the analytic content (PSNR >= 35 dB)', async ({
-  page,
-  openPage,
-}) => {
+test('a BC7 array pool: settled frame matches the analytic content (PSNR >= 35 dB)', {
+  tag: EXTENDED,
+}, async ({ page, openPage }) => {
   await openPage(VT_SCENE, { target: 'bc7', pages: 32, poolTexture: 1024 });
   await waitForScene(page);
   const result = await page.evaluate(async (tolerance) => {

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import { waitForScene } from './vt-scene-api';
 
 /** The page API of pages/faithful-scene.ts. */
@@ -58,10 +58,9 @@ test('a plane displaced by its positionNode requests where the displaced surface
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([NONE]);
 });
 
-test('a plain occluder displaced by its positionNode occludes where the displaced surface is', async ({
-  page,
-  openPage,
-}) => {
+test('a plain occluder displaced by its positionNode occludes where the displaced surface is', {
+  tag: EXTENDED,
+}, async ({ page, openPage }) => {
   const grid = await feedback(page, openPage, 'displaced', 6, { occluder: 1 });
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([A]);
   expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([NONE]);
@@ -71,7 +70,10 @@ for (const [which, kind] of [
   ['instanced', 'an InstancedMesh'],
   ['batched', 'a BatchedMesh'],
 ]) {
-  test(`each instance of ${kind} requests where it is`, async ({ page, openPage }) => {
+  test(`each instance of ${kind} requests where it is`, { tag: which === 'batched' ? EXTENDED : [] }, async ({
+    page,
+    openPage,
+  }) => {
     const grid = await feedback(page, openPage, which);
     // Strips 0.125 wide centred at x = 0.2, 0.5, 0.8: columns 3, 7-8 and 12.
     for (const column of [3, 8, 12]) expect(idsIn(grid, 2, 13, column, column), show(grid)).toEqual([A]);
@@ -95,16 +97,18 @@ test('where an alpha-tested quad discards, the plane behind it requests', async 
   expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([B]);
 });
 
-test('where an alpha-tested plain quad discards, the plane behind it requests; elsewhere it occludes', async ({
-  page,
-  openPage,
-}) => {
+test('where an alpha-tested plain quad discards, the plane behind it requests; elsewhere it occludes', {
+  tag: EXTENDED,
+}, async ({ page, openPage }) => {
   const grid = await feedback(page, openPage, 'alpha-test', 6, { occluder: 1 });
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([A]);
   expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([NONE]);
 });
 
-test('transparent quads do not occlude the plane behind them', async ({ page, openPage }) => {
+test('transparent quads do not occlude the plane behind them', { tag: EXTENDED }, async ({
+  page,
+  openPage,
+}) => {
   const grid = await feedback(page, openPage, 'transparent');
   // Left: a plain transparent quad, invisible to the feedback. Right: a transparent quad of
   // texture b, which requests on half the pixels (alternating each frame) and lets a through.
@@ -114,10 +118,9 @@ test('transparent quads do not occlude the plane behind them', async ({ page, op
   expect(share(grid, A, 0, 15, 8, 15), show(grid)).toBeGreaterThan(0.3);
 });
 
-test("a mesh's and the scene's onBeforeRender and onAfterRender run once per frame", async ({
-  page,
-  openPage,
-}) => {
+test("a mesh's and the scene's onBeforeRender and onAfterRender run once per frame", {
+  tag: EXTENDED,
+}, async ({ page, openPage }) => {
   const grid = await feedback(page, openPage, 'callbacks', 6);
   expect(idsIn(grid, 0, 15, 0, 15)).toEqual([A]);
   // Six frames, each one main render (and one feedback pass that must not call them).

@@ -1,5 +1,5 @@
 import { pageMip, pageX, pageY } from '../../../src/core/vt/page-id';
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import { VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 
 declare const vtScene: VtSceneApi;
@@ -33,10 +33,9 @@ for (const [filtering, fog] of [
   ['trilinear', false],
   ['anisotropic', false],
 ] as const) {
-  test(`${filtering}: feedback requests match the simulator for the same camera${fog ? ', with scene fog' : ''}`, async ({
-    page,
-    openPage,
-  }) => {
+  test(`${filtering}: feedback requests match the simulator for the same camera${fog ? ', with scene fog' : ''}`, {
+    tag: filtering === 'bilinear' && !fog ? [] : EXTENDED,
+  }, async ({ page, openPage }) => {
     await openPage(VT_SCENE, { budget: 64 * 1024 * 1024, fog: fog ? 1 : 0, filtering });
     await waitForScene(page);
     const frames = await page.evaluate(async () => {

@@ -1,4 +1,4 @@
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import { flyAndComparePerspective, VT_SCENE, type VtSceneApi, waitForScene } from './vt-scene-api';
 
 declare const vtScene: VtSceneApi;
@@ -9,10 +9,9 @@ declare const vtScene: VtSceneApi;
  * colour computed per pixel (bilinear in mip 2, or trilinear between mips 2 and 3).
  */
 for (const filtering of ['bilinear', 'trilinear', 'anisotropic'] as const) {
-  test(`${filtering}: settled frame matches the analytic content (PSNR >= 35 dB)`, async ({
-    page,
-    openPage,
-  }) => {
+  test(`${filtering}: settled frame matches the analytic content (PSNR >= 35 dB)`, {
+    tag: filtering === 'trilinear' ? EXTENDED : [],
+  }, async ({ page, openPage }) => {
     await openPage(VT_SCENE, { filtering });
     await waitForScene(page);
     const result = await page.evaluate(async () => {
@@ -36,10 +35,9 @@ for (const filtering of ['bilinear', 'trilinear', 'anisotropic'] as const) {
  * once forced sparse (indirection, blocks stored as pages arrive).
  */
 for (const storage of ['dense', 'sparse'] as const) {
-  test(`every frame while streaming shows the wanted mip or a coarser one (${storage} page table)`, async ({
-    page,
-    openPage,
-  }) => {
+  test(`every frame while streaming shows the wanted mip or a coarser one (${storage} page table)`, {
+    tag: storage === 'sparse' ? EXTENDED : [],
+  }, async ({ page, openPage }) => {
     await openPage(VT_SCENE, { delay: 15, storage });
     await waitForScene(page);
     expect(await page.evaluate(() => vtScene.pageTableDense)).toBe(storage === 'dense');
