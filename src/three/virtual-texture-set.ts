@@ -28,6 +28,14 @@ export interface PageTableReservation {
   texturesChanged(): void;
 }
 
+/** What a {@link VirtualTextureSet} needs to add rendered textures (`RenderedTileSource`). */
+export interface RenderedTextureHost {
+  /** Renders of `RenderedTileSource` pages. */
+  readonly stage: TileRenderStage;
+  /** Frees budget for the stage's targets (the pool shrinks to its target). */
+  makeRoom(): void;
+}
+
 /**
  * The virtual textures of one system, by index (0..15): adding one (layout checks, its page
  * table within the page-table share), removing one, uploading their page tables, and sizing each
@@ -60,12 +68,7 @@ export class VirtualTextureSet {
       ResolvedSystemOptions,
       'layers' | 'tileSize' | 'border' | 'pageTableBytes' | 'transcoderPath' | 'transcodeWorkers'
     >,
-    rendered: {
-      /** Renders of `RenderedTileSource` pages. */
-      stage: TileRenderStage;
-      /** Frees budget for the stage's targets (the pool shrinks to its target). */
-      makeRoom: () => void;
-    },
+    rendered: RenderedTextureHost,
   ) {
     this.rendering = rendered.stage;
     this.makeRoom = rendered.makeRoom;
