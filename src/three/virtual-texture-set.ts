@@ -39,7 +39,7 @@ export interface RenderedTextureHost {
 /**
  * The virtual textures of one system, by index (0..15): adding one (layout checks, its page
  * table within the page-table share), removing one, uploading their page tables, and sizing each
- * sparse table's block atlas (ARCHITECTURE.md, "Sparse page tables"): before a frame's uploads
+ * sparse table's block atlas (docs/page-tables.md): before a frame's uploads
  * each table gets room for that frame's new blocks if its share and the budget allow (the
  * reservation grows exactly by the new atlas' bytes), else its maps are refused and the mip bias
  * rises; every jitter cycle an atlas at most a quarter used is halved and the reservation shrunk.

@@ -5,7 +5,7 @@ import type { BackendBridge } from '../backend-bridge';
 import { createAllocatedTexture } from '../residency/allocated-texture';
 
 /**
- * One virtual texture's sparse page table on the GPU (ARCHITECTURE.md, "Sparse page tables"):
+ * One virtual texture's sparse page table on the GPU (docs/page-tables.md):
  * the indirection (`r32uint`, one level per mip below the tail, one texel per 16 x 16-page block)
  * and the block atlas (`rg32uint`, 256 entries wide: each entry and its parent's). Only dirty
  * rectangles are uploaded; a capacity change recreates the atlas (three rebuilds the materials

@@ -1,10 +1,10 @@
 import type { VirtualTextureLayout } from '../vt-layout';
 
 /**
- * Geometry of a sparse page table (see `page-table.ts` and ARCHITECTURE.md, "Sparse page
- * tables"): each mip of the dense table is cut into blocks of {@link BLOCK_PAGES}² entries; a
- * block is stored (in the block atlas) only while one of its pages is resident. A coarse
- * indirection, one cell per block, points each cell at the finest stored block covering it.
+ * Geometry of a sparse page table (see `page-table.ts` and docs/page-tables.md): each mip of the
+ * dense table is cut into blocks of {@link BLOCK_PAGES}² entries; a block is stored (in the block
+ * atlas) only while one of its pages is resident. A coarse indirection, one cell per block, points
+ * each cell at the finest stored block covering it.
  */
 
 /** Side of one page-table block, in pages (entries). */
@@ -46,7 +46,7 @@ export function pointerMip(pointer: number): number {
  * Largest page table stored densely by default, in GPU bytes of every block plus the indirection
  * (256 KiB: up to 128 x 128 pages). Such a table costs less than one rgba8 tile row of a pool and
  * lets the sampler skip the indirection fetch; beyond it, sparse storage keeps the table following
- * the view (see ARCHITECTURE.md, "Sparse page tables").
+ * the view (see docs/page-tables.md).
  */
 export const DENSE_PAGE_TABLE_MAX_BYTES = 256 * 1024;
 

@@ -20,7 +20,7 @@ export const DEFAULT_MAX_DIRTY_RECTS_PER_MIP = 64;
 const LOCAL_MASK = BLOCK_PAGES - 1;
 
 /**
- * CPU mirror of one virtual texture's sparse page table (ARCHITECTURE.md, "Sparse page tables").
+ * CPU mirror of one virtual texture's sparse page table (docs/page-tables.md).
  *
  * Logically it is the dense table: per page an entry (format in `page-table-entry.ts`) naming the
  * finest resident page among itself and its ancestors, or {@link EMPTY_ENTRY}; a page is resident

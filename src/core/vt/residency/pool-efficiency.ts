@@ -7,8 +7,7 @@ import type { PhysicalPool } from './physical-pool';
  * pages count like any other), over resident pages, 0..1. Low values mean the pool holds pages
  * the view has not asked for: requests from earlier views, or pinned pages far from the view.
  * Ancestors above the parent a trilinear sampler blends count although no sampler reads them in a
- * settled view (`ARCHITECTURE.md`, "The feedback contract", gives the stricter figure). 1 when
- * nothing is resident.
+ * settled view. 1 when nothing is resident.
  */
 export function poolEfficiency(pool: PhysicalPool, frame: number): number {
   const resident = pool.residentCount;
