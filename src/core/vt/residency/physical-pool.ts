@@ -24,7 +24,7 @@ const STATE_LOCKED = 4;
  *
  * Never evicted: pages used in the current frame, pinned pages, locked pages. The pool enforces
  * this; which idle page goes is the choice of its {@link ReplacementPolicy} (option
- * `replacementPolicy`: default `lhd`; the tuned predictor, LIRS, ARC and LRU are options). Active
+ * `replacementPolicy`: default `lhd`, or `lru`, or any {@link ReplacementPolicyFactory}). Active
  * slots sit in a list in last-use order, so marking the pages left behind by a frame idle costs
  * O(1) per page, amortised, not a sweep over every active page on each allocation.
  */
