@@ -1,6 +1,6 @@
 /**
  * A throwaway application depending on the packed library, as a new user sets one up: the
- * tarball from `npm pack`, three and Vite at the versions this repository locks.
+ * tarball from `npm pack`, three and the build tools at the versions this repository locks.
  */
 
 import { execFile } from 'node:child_process';
@@ -38,18 +38,32 @@ export function lockedVersion(repositoryRoot: string, name: string): string {
   return version;
 }
 
-/** Writes the application's package.json (tessera from `tarball`) and installs from the npm cache. */
-export async function installApplication(repositoryRoot: string, directory: string, tarball: string) {
+/** The name and commands of the package this repository publishes (its package.json). */
+export function packageManifest(repositoryRoot: string): { name: string; bin: Record<string, string> } {
+  return JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8'));
+}
+
+/**
+ * Writes the application's package.json (the library from `tarball`, three, and `tools` as dev
+ * dependencies, each at the version this repository locks) and installs it, from the npm cache
+ * where `npm ci` has already put those versions.
+ */
+export async function installApplication(
+  repositoryRoot: string,
+  directory: string,
+  tarball: string,
+  tools: readonly string[] = ['vite'],
+) {
   const manifest = {
-    name: 'tessera-packed-readme-app',
+    name: 'packed-library-app',
     private: true,
     type: 'module',
     dependencies: {
-      tessera: `file:${tarball}`,
+      [packageManifest(repositoryRoot).name]: `file:${tarball}`,
       three: lockedVersion(repositoryRoot, 'three'),
     },
-    devDependencies: { vite: lockedVersion(repositoryRoot, 'vite') },
+    devDependencies: Object.fromEntries(tools.map((tool) => [tool, lockedVersion(repositoryRoot, tool)])),
   };
   writeFileSync(join(directory, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], directory, 180_000);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], directory, 240_000);
 }
