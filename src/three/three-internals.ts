@@ -2,11 +2,18 @@ import type { BufferGeometry, Camera, Material, Object3D, Scene, Texture } from 
 import type { NodeBuilder, WebGPURenderer } from 'three/webgpu';
 
 /*
- * The one place Tessera reaches into three.js internals (checked against three 0.187). Everything
- * here is either missing from three's public typings or typed as an abstract base class, so each
- * accessor names the exact slice it relies on. test/browser/harness/three-internals.spec.ts runs
- * every accessor against the real three on WebGPU and on WebGL2, so a three upgrade that moves one
- * of them fails one clear test instead of corrupting textures somewhere downstream.
+ * The one place Tessera reaches into three.js internals, for every three the peer range accepts
+ * (r186 and r187). Everything here is either missing from three's public typings or typed as an
+ * abstract base class, so each accessor names the exact slice it relies on.
+ * test/browser/harness/three-internals.spec.ts runs every accessor against the real three on
+ * WebGPU and on WebGL2; test/three-versions/run.mjs renders through all of them on the previous
+ * minor and runs that probe there when the render fails. A three release that moves one of them
+ * fails one clear test instead of corrupting textures somewhere downstream.
+ *
+ * r186 -> r187 (compared file by file): every slice below is unchanged, so no accessor branches on
+ * the version. One public call differs and Tessera does not use it: on WebGPU, r186's
+ * `readRenderTargetPixelsAsync` returns rows padded to 256 bytes (r187 packs them), so a caller
+ * reading a width whose row is not a multiple of 256 bytes must strip the padding itself.
  */
 
 /** Per-texture GPU state three's WebGPU backend keeps in its side table (`backend.get(texture)`). */
