@@ -73,7 +73,7 @@ async function bundleWorker(entry: string): Promise<string> {
  *   Vite's asset plugin until the chunk is rendered (lib mode would inline the wasm as base64);
  * - the build fails if a chunk keeps a bundler-specific import (`?raw`, `?url`, `?worker`), a
  *   `data:` URL or a `new Worker(new URL(...))`, or lands outside dist/ itself (the transcoder
- *   folder and the baker's `tile-encode-worker.js` are found beside the chunks).
+ *   folder is found beside the chunks).
  */
 function portableLibrary(): Plugin {
   const scripts = new Map<string, Promise<string>>();
@@ -154,7 +154,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    sourcemap: true,
+    // No source maps: the sources are not shipped, and the unminified chunks read as they are.
+    sourcemap: false,
     target: 'es2022',
     lib: {
       entry: {
@@ -163,34 +164,29 @@ export default defineConfig({
         three: resolve(ROOT, 'src/three/index.ts'),
         sources: resolve(ROOT, 'src/sources/index.ts'),
         sim: resolve(ROOT, 'src/sim/index.ts'),
-        node: resolve(ROOT, 'src/sources/node.ts'),
-        // The `tessera` command of an installed package (bin/tessera.mjs).
-        cli: resolve(ROOT, 'src/cli/tessera.ts'),
         // Worker entries, for an application starting the workers itself (`workers/*` exports);
         // the library starts its own from Blob URLs (portableLibrary).
         'procedural-worker': resolve(ROOT, 'src/sources/procedural/procedural-worker.ts'),
         'decode-worker': resolve(ROOT, 'src/sources/archive/worker/decode-worker.ts'),
         'transcode-worker': resolve(ROOT, 'src/three/transcode/transcode-worker.ts'),
         'image-pyramid-worker': resolve(ROOT, 'src/sources/mips/image-pyramid-worker.ts'),
-        // The baker's encoding thread (worker_threads), started by the CLI's TileEncodePool.
-        'tile-encode-worker': resolve(ROOT, 'src/sources/bake/tile-encode-worker.ts'),
       },
       formats: ['es'],
     },
     rolldownOptions: {
-      // The wasm packages of the baker load their .wasm from beside their own files: bundled, they
-      // would not find it (and would weigh megabytes); they are dependencies, installed with the package.
-      external: [/^three($|\/)/, /^node:/, 'sharp', 'jpeg-js', 'ktx2-encoder', '@bokuweb/zstd-wasm'],
+      // Node's image codecs for archives read in Node (optional peer dependencies, loaded on use).
+      // The baker and its encoders are @tessera-vt/baker's (packages/baker).
+      external: [/^three($|\/)/, /^node:/, 'sharp', 'jpeg-js'],
     },
   },
   test: {
     include: ['test/unit/**/*.test.ts'],
     // Demo modules under test import the package by name, as the demo does (demo/vite.config.ts).
     alias: [
-      { find: /^tessera$/, replacement: resolve(ROOT, 'src/index.ts') },
-      { find: /^tessera\/core$/, replacement: resolve(ROOT, 'src/core/index.ts') },
-      { find: /^tessera\/three$/, replacement: resolve(ROOT, 'src/three/index.ts') },
-      { find: /^tessera\/sources$/, replacement: resolve(ROOT, 'src/sources/index.ts') },
+      { find: /^@tessera-vt\/tessera$/, replacement: resolve(ROOT, 'src/index.ts') },
+      { find: /^@tessera-vt\/tessera\/core$/, replacement: resolve(ROOT, 'src/core/index.ts') },
+      { find: /^@tessera-vt\/tessera\/three$/, replacement: resolve(ROOT, 'src/three/index.ts') },
+      { find: /^@tessera-vt\/tessera\/sources$/, replacement: resolve(ROOT, 'src/sources/index.ts') },
     ],
     environment: 'node',
     pool: 'threads',

@@ -3,7 +3,7 @@
  * API. main.ts only wires it to the page.
  */
 
-import { TextureBudget, TextureStreamingSystem } from 'tessera';
+import { TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
 import { Color, DirectionalLight, Fog, HemisphereLight, PerspectiveCamera, Scene, Vector3 } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import type { DemoStats, SettleResult } from './automation';

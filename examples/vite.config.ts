@@ -22,10 +22,19 @@ export default defineConfig({
   // The examples import the package by name, as an application would (tsconfig.json's paths agree).
   resolve: {
     alias: [
-      { find: /^tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
-      { find: /^tessera\/core$/, replacement: resolve(import.meta.dirname, '../src/core/index.ts') },
-      { find: /^tessera\/three$/, replacement: resolve(import.meta.dirname, '../src/three/index.ts') },
-      { find: /^tessera\/sources$/, replacement: resolve(import.meta.dirname, '../src/sources/index.ts') },
+      { find: /^@tessera-vt\/tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
+      {
+        find: /^@tessera-vt\/tessera\/core$/,
+        replacement: resolve(import.meta.dirname, '../src/core/index.ts'),
+      },
+      {
+        find: /^@tessera-vt\/tessera\/three$/,
+        replacement: resolve(import.meta.dirname, '../src/three/index.ts'),
+      },
+      {
+        find: /^@tessera-vt\/tessera\/sources$/,
+        replacement: resolve(import.meta.dirname, '../src/sources/index.ts'),
+      },
     ],
   },
 });

@@ -1,13 +1,13 @@
 /**
- * `tessera`: what an application needs. Virtual textures and their sampling node, streamed
+ * `@tessera-vt/tessera`: what an application needs. Virtual textures and their sampling node, streamed
  * ordinary textures and glTF scenes, the one budget, the sources a browser application streams
  * from, the contracts a custom source implements, and the errors.
  *
- * Everything else has an entry of its own: `tessera/three` (the whole three.js binding: rendered
- * tiles, decals, GPU compression, transcoding), `tessera/sources` (every tile and mip source with
- * its readers, decoders and archive writer), `tessera/core` (the renderer-agnostic core, for a
- * custom binding or tool), `tessera/sim` (pool sizing for a camera path) and `tessera/node` (the
- * baker).
+ * Everything else has an entry of its own: `@tessera-vt/tessera/three` (the whole three.js binding: rendered
+ * tiles, decals, GPU compression, transcoding), `@tessera-vt/tessera/sources` (every tile and mip source with
+ * its readers, decoders and archive writer), `@tessera-vt/tessera/core` (the renderer-agnostic core, for a
+ * custom binding or tool) and `@tessera-vt/tessera/sim` (pool sizing for a camera path). The baker
+ * is a package of its own, `@tessera-vt/baker`.
  */
 export { TextureBudget } from './core/budget/texture-budget';
 export type { TextureBudgetOptions, TextureBudgetStats } from './core/budget/texture-budget-options';

@@ -12,7 +12,7 @@
  * not (plain three.js has no budget) and is reported as outside it.
  */
 
-import type { ProceduralWorld, TextureBudget } from 'tessera';
+import type { ProceduralWorld, TextureBudget } from '@tessera-vt/tessera';
 import {
   type Camera,
   Light,

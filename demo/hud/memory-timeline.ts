@@ -6,7 +6,7 @@
  * nothing allocated per frame.
  */
 
-import type { TextureBudget } from 'tessera';
+import type { TextureBudget } from '@tessera-vt/tessera';
 import type { TransitionEstimate } from '../scenes/region-scenes';
 import { MemoryHistory } from './memory-history';
 import { fillMemoryRow, MEMORY_SERIES } from './memory-series';

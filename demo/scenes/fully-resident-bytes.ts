@@ -1,7 +1,7 @@
 /** What a texture would take on the GPU if it were loaded whole, as plain three.js keeps a texture. */
 
-import type { MipPyramidSource } from 'tessera/core';
-import { levelByteLength } from 'tessera/core';
+import type { MipPyramidSource } from '@tessera-vt/tessera/core';
+import { levelByteLength } from '@tessera-vt/tessera/core';
 
 /**
  * Bytes of `source` with every mip level resident at full resolution, in the format its levels

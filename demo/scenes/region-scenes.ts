@@ -5,7 +5,7 @@
  * scene progressively), reporting the budget's peak against the naive order's.
  */
 
-import type { StreamedTexture, TextureStreamingSystem } from 'tessera';
+import type { StreamedTexture, TextureStreamingSystem } from '@tessera-vt/tessera';
 import { Color, type Fog, type Scene } from 'three';
 import type { RegionProps } from '../props/region-props';
 import { findRegion, type RegionDefinition, type RegionName } from '../regions';

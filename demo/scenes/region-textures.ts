@@ -13,8 +13,8 @@
  * region stays as it was.
  */
 
-import type { StreamedTexture, TextureStreamingSystem } from 'tessera';
-import { registerGltfTextureStreaming } from 'tessera';
+import type { StreamedTexture, TextureStreamingSystem } from '@tessera-vt/tessera';
+import { registerGltfTextureStreaming } from '@tessera-vt/tessera';
 import type { Mesh } from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { assetUrl } from '../props/asset-url';

@@ -3,7 +3,7 @@
  * texture with `?vt=0` (a comparison, and a fallback while the plugin is being brought up).
  */
 
-import type { TextureBudget } from 'tessera';
+import type { TextureBudget } from '@tessera-vt/tessera';
 import type { WebGPURenderer } from 'three/webgpu';
 import { StandInTerrainSurface } from './stand-in-surface';
 import type { TerrainSurface, TerrainSurfaceSettings } from './terrain-surface';

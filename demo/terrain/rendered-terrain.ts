@@ -9,8 +9,14 @@
  * re-render).
  */
 
-import { PROCEDURAL_SEA_LEVEL, type ProceduralWorld, type VirtualTexture } from 'tessera';
-import { DecalList, RenderedTileSource, ribbonGeometry, splatAlbedo, type WorldRect } from 'tessera/three';
+import { PROCEDURAL_SEA_LEVEL, type ProceduralWorld, type VirtualTexture } from '@tessera-vt/tessera';
+import {
+  DecalList,
+  RenderedTileSource,
+  ribbonGeometry,
+  splatAlbedo,
+  type WorldRect,
+} from '@tessera-vt/tessera/three';
 import {
   CanvasTexture,
   DataTexture,

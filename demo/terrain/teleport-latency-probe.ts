@@ -1,6 +1,6 @@
 /**
  * The latency floor of one teleport, measured the way the simulator defines its limit
- * (`tessera/sim`: feedback latency + source latency + ceil(pages needed / uploads per frame)):
+ * (`@tessera-vt/tessera/sim`: feedback latency + source latency + ceil(pages needed / uploads per frame)):
  * - feedback latency: frames from the teleport until the first feedback rendered after it arrives;
  * - pages needed: the pages that feedback requests at a mip that is not resident (pinned mips are
  *   always resident);

@@ -8,8 +8,8 @@
  * format (BC7 + BC5 on desktop) for a block-compressed pool.
  */
 
-import type { TileSource, VirtualTexturePoolLayer } from 'tessera';
-import { ArchiveTileSource, ProceduralWorld, WorkerProceduralTileSource } from 'tessera';
+import type { TileSource, VirtualTexturePoolLayer } from '@tessera-vt/tessera';
+import { ArchiveTileSource, ProceduralWorld, WorkerProceduralTileSource } from '@tessera-vt/tessera';
 import type { TerrainSourceKind } from '../params';
 import { RenderedTerrain } from './rendered-terrain';
 

@@ -10,8 +10,8 @@
  * budget change resizes the pool in place (`setBudgetShare`).
  */
 
-import type { TextureBudget, TileSource, VirtualTexture } from 'tessera';
-import { type VirtualTextureSampleNode, VirtualTextureSystem, virtualTexture } from 'tessera';
+import type { TextureBudget, TileSource, VirtualTexture } from '@tessera-vt/tessera';
+import { type VirtualTextureSampleNode, VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
 import {
   NO_REQUEST,
   pageMip,
@@ -20,7 +20,7 @@ import {
   pageY,
   paintFeedbackImage,
   paintResidencyImage,
-} from 'tessera/core';
+} from '@tessera-vt/tessera/core';
 import type { Camera, Scene } from 'three';
 import { normalMap, uv } from 'three/tsl';
 import { MeshStandardNodeMaterial, type WebGPURenderer } from 'three/webgpu';

@@ -19,7 +19,17 @@ await makePhotograph(image, 3840, 1920, 'luminance');
 mkdirSync(join(root, 'assets/examples'), { recursive: true });
 execFileSync(
   process.execPath,
-  [join(root, 'bin/tessera.mjs'), 'bake', image, '-o', archive, '--encoding', 'webp', '--quality', '75'],
+  [
+    join(root, 'packages/baker/bin/tessera.mjs'),
+    'bake',
+    image,
+    '-o',
+    archive,
+    '--encoding',
+    'webp',
+    '--quality',
+    '75',
+  ],
   { stdio: 'inherit' },
 );
 rmSync(image);

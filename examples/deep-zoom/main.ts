@@ -4,7 +4,7 @@
  * out), eased. The first view is the pinned coarse mip, shown as soon as it arrives; finer pages
  * stream in as the zoom needs them. `window.example` is for the smoke test.
  */
-import { ArchiveTileSource, VirtualTextureSystem, virtualTexture } from 'tessera';
+import { ArchiveTileSource, VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
 import { MathUtils, Mesh, OrthographicCamera, PlaneGeometry, Scene } from 'three';
 import { MeshBasicNodeMaterial, WebGPURenderer } from 'three/webgpu';
 

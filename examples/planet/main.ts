@@ -5,7 +5,7 @@
  * to come closer: the pages the view needs stream in at the mip it needs. `window.example` is for
  * the smoke test.
  */
-import { VirtualTextureSystem, virtualTexture, WorkerProceduralTileSource } from 'tessera';
+import { VirtualTextureSystem, virtualTexture, WorkerProceduralTileSource } from '@tessera-vt/tessera';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { normalMap, vec2 } from 'three/tsl';
 import {

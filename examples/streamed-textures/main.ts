@@ -5,7 +5,7 @@
  * slider sets, each keeping the mips its meshes' screen size needs and the budget allows. Drag to
  * orbit, wheel to come closer. `window.example` is for the smoke test.
  */
-import { registerGltfTextureStreaming, TextureBudget, TextureStreamingSystem } from 'tessera';
+import { registerGltfTextureStreaming, TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { DirectionalLight, HemisphereLight, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';

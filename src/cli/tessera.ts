@@ -1,5 +1,5 @@
 /**
- * `tessera` command line: `tessera bake ...` (an image or the procedural world into an archive,
+ * `tessera` command line of @tessera-vt/baker: `tessera bake ...` (an image or the procedural world into an archive,
  * or one shard of it) and `tessera merge ...` (shards into the archive). Usage: {@link USAGE}.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `tessera/three`: the three.js WebGPURenderer binding: virtual textures with TSL sampling nodes,
+ * `@tessera-vt/tessera/three`: the three.js WebGPURenderer binding: virtual textures with TSL sampling nodes,
  * and streamed ordinary textures, under one budget.
  */
 

@@ -81,7 +81,7 @@ export interface VirtualTextureSystemStats {
   /**
    * Resident pages the feedback touched during the last 16-frame jitter cycle (requested, or
    * listed as an ancestor of a request: the fallback chain; pinned pages alike) over resident
-   * pages (0..1; see `poolEfficiency` in tessera/core).
+   * pages (0..1; see `poolEfficiency` in @tessera-vt/tessera/core).
    */
   poolEfficiency: number;
   /**

@@ -222,7 +222,7 @@ export class VirtualTextureSystem {
   }
 
   /**
-   * The page each slot of the shared pool holds now (a packed page id, see `tessera/core`'s
+   * The page each slot of the shared pool holds now (a packed page id, see `@tessera-vt/tessera/core`'s
    * `pageVt` / `pageMip` / `pageX` / `pageY`; `NO_REQUEST` for a free slot): a read-only view for
    * diagnostics (residency maps, histograms), valid until the next {@link update}. Do not write it.
    */

@@ -31,7 +31,7 @@ import { join, resolve } from 'node:path';
 import { type Browser, chromium, expect, type Page, test } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath } from '../browser/chromium';
 import { psnrOfPngs } from './support/image-compare';
-import { installApplication, packageManifest, packLibrary, run } from './support/packed-project';
+import { installApplication, packageManifest, packPackages, run } from './support/packed-project';
 import { writePhotoLikeJpeg } from './support/photo';
 import { extractCodeBlock } from './support/readme-snippet';
 import { setupFixtures } from './support/setup-fixtures';
@@ -192,11 +192,11 @@ test.describe('the packed tarball in fresh applications', () => {
     try {
       const context: SetupContext = { app, packageName: manifest.name, fixtures: '' };
       await test.step('pack, install, make the content', async () => {
-        const tarball = await packLibrary(REPOSITORY, work);
+        const tarballs = await packPackages(REPOSITORY, work);
         mkdirSync(app, { recursive: true });
         [context.fixtures] = await Promise.all([
           setupFixtures(REPOSITORY),
-          installApplication(REPOSITORY, app, tarball, TOOLS),
+          installApplication(REPOSITORY, app, tarballs, TOOLS),
         ]);
         console.log(`packed and installed in ${seconds()} s`);
       });
@@ -218,7 +218,7 @@ test.describe('the packed tarball in fresh applications', () => {
       const readmeBuilt = (async () => {
         mkdirSync(join(readmeApp, 'public'), { recursive: true });
         await writePhotoLikeJpeg(join(readmeApp, 'photo.jpg'));
-        const cli = Object.keys(manifest.bin)[0];
+        const cli = Object.keys(packageManifest(join(REPOSITORY, 'packages/baker')).bin ?? {})[0];
         await run(
           join(app, 'node_modules/.bin', cli),
           ['bake', 'photo.jpg', '-o', 'public/photo.tsva'],

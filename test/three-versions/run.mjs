@@ -62,9 +62,9 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
 // Package names the unit tests resolve to the sources (the `test.alias` of vite.config.ts).
 const PACKAGE_ALIASES = {
   tessera: 'src/index.ts',
-  'tessera/core': 'src/core/index.ts',
-  'tessera/three': 'src/three/index.ts',
-  'tessera/sources': 'src/sources/index.ts',
+  '@tessera-vt/tessera/core': 'src/core/index.ts',
+  '@tessera-vt/tessera/three': 'src/three/index.ts',
+  '@tessera-vt/tessera/sources': 'src/sources/index.ts',
 };
 
 /** The file an in-repository import names, or null for a package outside the repository. */

@@ -48,7 +48,7 @@ export function checkWorkerCount(workers: number): void {
 }
 
 /**
- * Starts one encoder process. From the TypeScript sources (tests, `bin/tessera.mjs` in the
+ * Starts one encoder process. From the TypeScript sources (tests, `packages/baker/bin/tessera.mjs` in the
  * repository) the child registers tsx first (`--import tsx`); the built package runs its
  * `tile-encode-worker.js` directly. Structured-clone IPC carries the tiles' typed arrays.
  */

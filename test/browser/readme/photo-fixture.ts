@@ -86,7 +86,7 @@ export async function bakedPhotograph(
     if (!existsSync(image)) await makePhotograph(image, width, height);
     execFileSync(
       process.execPath,
-      [join(root, 'bin/tessera.mjs'), 'bake', image, '-o', archive, ...bakeArgs],
+      [join(root, 'packages/baker/bin/tessera.mjs'), 'bake', image, '-o', archive, ...bakeArgs],
       {
         cwd: root,
         stdio: 'pipe',

@@ -19,13 +19,27 @@ export function run(command: string, args: string[], cwd: string, timeoutMs = 12
   });
 }
 
-/** Builds the library and packs it into `destination`; returns the tarball's path. */
-export async function packLibrary(repositoryRoot: string, destination: string): Promise<string> {
+/** The packed tarballs: the library and the baker (`packages/baker`). */
+export interface PackedPackages {
+  library: string;
+  baker: string;
+}
+
+/** Builds the library and the baker and packs both into `destination`; returns the tarballs' paths. */
+export async function packPackages(repositoryRoot: string, destination: string): Promise<PackedPackages> {
   await run('npm', ['run', 'build:lib'], repositoryRoot);
-  const packed = JSON.parse(
-    await run('npm', ['pack', '--json', '--pack-destination', destination], repositoryRoot),
-  ) as { filename: string }[];
-  return join(destination, packed[0].filename);
+  const pack = async (args: string[]) =>
+    (
+      JSON.parse(
+        await run('npm', ['pack', '--json', '--pack-destination', destination, ...args], repositoryRoot),
+      ) as {
+        filename: string;
+      }[]
+    )[0].filename;
+  return {
+    library: join(destination, await pack([])),
+    baker: join(destination, await pack(['--workspace', 'packages/baker'])),
+  };
 }
 
 /** The version of `name` in `package-lock.json`. */
@@ -38,20 +52,20 @@ export function lockedVersion(repositoryRoot: string, name: string): string {
   return version;
 }
 
-/** The name and commands of the package this repository publishes (its package.json). */
-export function packageManifest(repositoryRoot: string): { name: string; bin: Record<string, string> } {
-  return JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8'));
+/** The name, and the commands if any, of the package whose package.json is in `folder`. */
+export function packageManifest(folder: string): { name: string; bin?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
 }
 
 /**
- * Writes the application's package.json (the library from `tarball`, three, and `tools` as dev
- * dependencies, each at the version this repository locks) and installs it, from the npm cache
+ * Writes the application's package.json (the library from its tarball, three, and the baker and
+ * `tools` as dev dependencies, each at the version this repository locks) and installs it, from the npm cache
  * where `npm ci` has already put those versions.
  */
 export async function installApplication(
   repositoryRoot: string,
   directory: string,
-  tarball: string,
+  tarballs: PackedPackages,
   tools: readonly string[] = ['vite'],
 ) {
   const manifest = {
@@ -59,10 +73,13 @@ export async function installApplication(
     private: true,
     type: 'module',
     dependencies: {
-      [packageManifest(repositoryRoot).name]: `file:${tarball}`,
+      [packageManifest(repositoryRoot).name]: `file:${tarballs.library}`,
       three: lockedVersion(repositoryRoot, 'three'),
     },
-    devDependencies: Object.fromEntries(tools.map((tool) => [tool, lockedVersion(repositoryRoot, tool)])),
+    devDependencies: {
+      [packageManifest(join(repositoryRoot, 'packages/baker')).name]: `file:${tarballs.baker}`,
+      ...Object.fromEntries(tools.map((tool) => [tool, lockedVersion(repositoryRoot, tool)])),
+    },
   };
   writeFileSync(join(directory, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], directory, 240_000);

@@ -1,5 +1,5 @@
 /**
- * Stand-in for the `tessera` module in the reference page of packed-tarball.spec.ts: the README's
+ * Stand-in for the `@tessera-vt/tessera` module in the reference page of packed-tarball.spec.ts: the README's
  * code runs unchanged, but each virtual texture is the archive's source photo (`x.tsva` ->
  * `x.jpg`) loaded by three's TextureLoader, so the page shows what plain three.js shows for the
  * same plane, camera and material. Only the API the README uses is here; a README using more

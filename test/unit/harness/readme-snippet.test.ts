@@ -10,7 +10,7 @@ const DOC = [
   'npm i tessera',
   '```',
   '```ts',
-  "import { a } from 'tessera';",
+  "import { a } from '@tessera-vt/tessera';",
   '',
   'a();',
   '```',
@@ -26,7 +26,7 @@ const DOC = [
 describe('extractCodeBlock', () => {
   it('returns the first block in the language under the heading, verbatim', () => {
     expect(extractCodeBlock(DOC, '## Add a virtual texture to your scene')).toBe(
-      "import { a } from 'tessera';\n\na();\n",
+      "import { a } from '@tessera-vt/tessera';\n\na();\n",
     );
   });
 
@@ -41,6 +41,8 @@ describe('extractCodeBlock', () => {
 
   it('finds the block in the repository README', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    expect(extractCodeBlock(readme, '## Add a virtual texture to your scene')).toMatch(/from 'tessera'/);
+    expect(extractCodeBlock(readme, '## Add a virtual texture to your scene')).toMatch(
+      /from '@tessera-vt\/tessera'/,
+    );
   });
 });

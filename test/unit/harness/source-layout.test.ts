@@ -64,7 +64,7 @@ describe('source layout', () => {
     expect(reaching.map((f) => relative(root, f))).toEqual([]);
   });
 
-  // demo/ and examples/ are applications: they import `tessera` by name (a Vite alias and tsconfig
+  // demo/ and examples/ are applications: they import `@tessera-vt/tessera` by name (a Vite alias and tsconfig
   // paths resolve it to source), so they only use what the package exports.
   for (const app of ['demo', 'examples']) {
     it(`lets ${app}/ import only package entry points, never src/ paths`, () => {

@@ -11,7 +11,7 @@ import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
 const dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const run = (...args: string[]) =>
-  spawnSync(process.execPath, ['bin/tessera.mjs', ...args], { encoding: 'utf8' });
+  spawnSync(process.execPath, ['packages/baker/bin/tessera.mjs', ...args], { encoding: 'utf8' });
 
 describe('tessera bake CLI', { timeout: 60_000 }, () => {
   it('bakes the procedural world with a progress bar, deterministically', () => {

@@ -29,7 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 const run = (...args: string[]) =>
-  spawnSync(process.execPath, ['bin/tessera.mjs', ...args], { encoding: 'utf8' });
+  spawnSync(process.execPath, ['packages/baker/bin/tessera.mjs', ...args], { encoding: 'utf8' });
 
 type Bake = (options: BakeOptions, sink: FileArchiveSink | MemoryArchiveSink) => Promise<unknown>;
 

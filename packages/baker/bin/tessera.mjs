@@ -8,6 +8,6 @@ if (installed) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  ({ main } = await import('../src/cli/tessera.ts'));
+  ({ main } = await import('../../../src/cli/tessera.ts'));
 }
 process.exitCode = await main(process.argv.slice(2));
