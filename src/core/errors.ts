@@ -80,6 +80,9 @@ export class TesseraError extends Error {
   /** Machine-readable reason; stable across versions. */
   readonly code: TesseraErrorCode;
 
+  constructor(code: RuntimeErrorCode, message: string, options?: { cause?: unknown });
+  /** @internal a subclass's code (see `SubclassCode`). */
+  constructor(code: SubclassCode, message: string, options?: { cause?: unknown });
   constructor(code: RuntimeErrorCode | SubclassCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'TesseraError';

@@ -3,6 +3,7 @@
  * and streamed ordinary textures, under one budget.
  */
 
+export type { PageTableStorage } from '../core/vt/page-table/page-table-blocks';
 export {
   GltfTextureStreaming,
   type GltfTextureStreamingOptions,
@@ -17,6 +18,7 @@ export {
 export type { BlockSlotOrigin, SourceTileOrigin } from './gpu-compress/compress-arguments';
 export { GpuTileCompressor, type GpuTileCompressorOptions } from './gpu-compress/gpu-tile-compressor';
 export { type DecalChangeListener, DecalList, type DecalOptions } from './rendered/decal-list';
+export type { RenderedBc7Modes, RenderedLayerStorage } from './rendered/rendered-pool-format';
 export {
   type RenderedLayer,
   RenderedTileSource,
@@ -35,6 +37,7 @@ export {
   type VirtualTextureSampleOptions,
   virtualTexture,
 } from './sampling/virtual-texture-node';
+export type { TextureSampling } from './streamed/sampling/texture-sampling';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
 export {
   type TextureStreamingEvents,
@@ -44,6 +47,7 @@ export {
 } from './streamed/texture-streaming-system';
 export type {
   SceneTextures,
+  StreamingTransition,
   StreamingTransitionOptions,
   TransitionResult,
 } from './streamed/transitions/streaming-transition';

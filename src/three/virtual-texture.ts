@@ -37,7 +37,7 @@ export class VirtualTexture implements SampledVirtualTexture {
   readonly layout: VirtualTextureLayout;
   /** CPU page table (core), mirrored to {@link pageTableIndirection} and {@link pageTableAtlas}. */
   readonly pageTable: PageTable;
-  /** The system's sampling context. */
+  /** @internal the system's sampling context. */
   readonly context: SamplingContext;
   /**
    * Source layer written into each pool layer (index = pool layer, value = index into
@@ -48,6 +48,7 @@ export class VirtualTexture implements SampledVirtualTexture {
   private released = false;
   private readonly layerNames: readonly string[];
 
+  /** @internal made by {@link VirtualTextureSystem.add}. */
   constructor(
     id: number,
     name: string,

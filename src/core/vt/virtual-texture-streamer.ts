@@ -64,7 +64,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly replacementPolicy: PhysicalPoolOptions['replacementPolicy'];
   private frame = 0;
   private readonly pageRelease = new TexturePageRelease();
-  /** Page-table refusals (dropped uploads, requests of held pages): they raise the bias. */
+  /** @internal page-table refusals (dropped uploads, requests of held pages): they raise the bias. */
   readonly tablePressure = new PageTablePressure();
   /** Emits `page-evicted` for a page {@link releaseTexturePages} freed (made once, not per call). */
   private readonly releasedPage = (page: number, slot: number) =>

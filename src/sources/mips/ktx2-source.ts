@@ -73,7 +73,7 @@ export class Ktx2Source implements EncodedPyramidSource {
   /**
    * @param input the whole KTX2 file in memory, or a file opened by {@link fromUrl} / {@link open}.
    * @param openBytes bytes read to open it (default: the whole file).
-   * @throws TileSourceError as {@link parseKtx2Layout} (a typed code for every bad or unsupported file).
+   * @throws TileSourceError as `parseKtx2Layout` (a typed code for every bad or unsupported file).
    */
   constructor(input: Uint8Array | Ktx2Opened, openBytes?: number) {
     const opened =
@@ -109,7 +109,7 @@ export class Ktx2Source implements EncodedPyramidSource {
    * Opens a KTX2 file over HTTP: one Range request for its metadata (a second only when the
    * metadata is longer than {@link KTX2_OPEN_BYTES}). A server that ignores Range (200 with the
    * whole file) is read from that one answer instead, with a warning once per page.
-   * @throws TileSourceError('network' | 'http-status' | 'timeout' | ...) or as {@link parseKtx2Layout}.
+   * @throws TileSourceError('network' | 'http-status' | 'timeout' | ...) or as `parseKtx2Layout`.
    */
   static async fromUrl(url: string, options: Ktx2UrlOptions = {}): Promise<Ktx2Source> {
     const signal = options.signal ?? new AbortController().signal;
@@ -165,7 +165,7 @@ export class Ktx2Source implements EncodedPyramidSource {
   /**
    * The texel bytes of level `level` (read by Range, inflated when supercompressed).
    * @throws TileSourceError('bad-index') for a level the file lacks, or as the reader and
-   *   {@link inflateKtx2Level}; an abort error once `signal` aborts.
+   *   `inflateKtx2Level`; an abort error once `signal` aborts.
    */
   async loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array> {
     if (signal.aborted) throw new DOMException('Level load aborted.', 'AbortError');

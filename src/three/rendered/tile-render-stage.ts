@@ -23,7 +23,7 @@ import type { RenderedBc7Modes } from './rendered-pool-format';
 import type { RenderedTileSource } from './rendered-tile-source';
 import { writeRenderedTile } from './write-rendered-tile';
 
-/** Counters of a {@link TileRenderStage}. */
+/** Counters of a `TileRenderStage`. */
 export interface TileRenderCounters {
   /** Pages rendered during the latest frame (new pages and re-renders). */
   renderedLastFrame: number;

@@ -49,7 +49,7 @@ export interface SampledVirtualTexture {
   readonly pageTableAtlas: import('three').DataTexture;
   /** Block geometry of the page table (tail mip; dense tables' fixed block placement). */
   readonly pageTableGeometry: PageTableGeometry;
-  /** The system's sampling context. */
+  /** @internal the system's sampling context. */
   readonly context: SamplingContext;
   /** True once `VirtualTextureSystem.remove` released it: nodes draw transparent black, request nothing. */
   readonly removed: boolean;

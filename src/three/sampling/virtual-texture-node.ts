@@ -113,6 +113,11 @@ export class VirtualTextureNode extends Node {
     return this.id * 0x10000 + (this.vt.context.version & 0xffff);
   }
 
+  /**
+   * Builds the sampling graph when three builds a material using this node: registers the material
+   * for feedback and returns the sampled colour, or the debug overlays (transparent black once the
+   * texture is removed).
+   */
   override setup(builder: NodeBuilder): Expr {
     const material = materialOfBuilder(builder);
     if (material) this.vt.context.registerMaterial(material, this.vt.id, this.virtualUv);

@@ -43,9 +43,9 @@ import { StreamedTranscoding } from './uploads/streamed-transcoding';
  * Mip streaming of ordinary three.js textures under one {@link TextureBudget}: creates
  * {@link StreamedTexture}s, feeds the screen need of the meshes using them to the core
  * {@link MipStreamingPlanner}, swaps chains into materials, sweeps stale textures and runs scene
- * transitions. A thin orchestrator: {@link StreamedChainBackend} owns the GPU chains (the planner's
- * `StreamingBackend`), {@link MeshAttachments} and {@link TextureNeedEstimator} the screen need,
- * {@link StreamingPlaceholders} what is bound while nothing is resident.
+ * transitions. A thin orchestrator: `StreamedChainBackend` owns the GPU chains (the planner's
+ * `StreamingBackend`), `MeshAttachments` and `TextureNeedEstimator` the screen need,
+ * `StreamingPlaceholders` what is bound while nothing is resident.
  *
  * ```ts
  * const streaming = new TextureStreamingSystem(renderer, { budgetBytes: 64 << 20 });

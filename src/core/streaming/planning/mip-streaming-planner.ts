@@ -27,7 +27,7 @@ export { PINNED_MAX_EDGE } from '../streamed-texture-table';
  * Below the view's need the planner settles on one set of levels instead of thrashing: room is made
  * only from strictly less important textures (a strict order, so a texture shed for another can
  * never shed it back), only when shedding them would let the grower gain a level, and a texture
- * shed (or left short) for lack of room is capped until room returns ({@link LevelCaps}). Indexed
+ * shed (or left short) for lack of room is capped until room returns (`LevelCaps`). Indexed
  * heaps, no per-frame sort, no allocation in steady state; struct-of-arrays state by registry slot.
  */
 export class MipStreamingPlanner {
@@ -141,7 +141,7 @@ export class MipStreamingPlanner {
 
   /**
    * True when texture `id` has nothing left to stream: no load in flight, and it is renderable (or
-   * failed) with no finer level wanted past the grow margin, or allowed (see {@link LevelCaps}).
+   * failed) with no finer level wanted past the grow margin, or allowed (see `LevelCaps`).
    */
   isSettled(id: number): boolean {
     const t = this.textures;
@@ -298,7 +298,7 @@ export class MipStreamingPlanner {
     return t.chainBytes[base + resident] - t.chainBytes[base + target];
   }
 
-  /** Caps `slot` at `level` until room returns (see {@link LevelCaps}). */
+  /** Caps `slot` at `level` until room returns (see `LevelCaps`). */
   private cap(slot: number, level: number, importance: number): void {
     this.caps.cap(slot, level, importance);
     this.rekey(slot);

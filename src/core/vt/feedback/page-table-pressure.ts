@@ -1,6 +1,6 @@
 import { FEEDBACK_JITTER_PERIOD } from './feedback-jitter';
 
-/** What page-table refusals ask of the mip bias (see {@link PageTablePressure}). */
+/** What page-table refusals ask of the mip bias (see `PageTablePressure`). */
 export const TablePressure = {
   /** No refusal lately: the bias follows pool occupancy alone. */
   None: 0,

@@ -67,14 +67,14 @@ const PARENT_IN_USE = 0x8000;
 /**
  * LHD, least hit density (Beckmann, Chen & Cidon, "LHD: Improving Cache Hit Rate by Maximizing
  * Hit Density", NSDI 2018), adapted to frames. Each evictable page has an idle age (frames since
- * its last use) and a class; the {@link HitDensityTable} learns, per class and age, how many hits
+ * its last use) and a class; the `HitDensityTable` learns, per class and age, how many hits
  * a page still brings per slot-frame it occupies, and the victim is the sampled page with the
  * lowest density. Nothing is fitted to a path: the distributions are learned from the stream.
  *
- * What a class is, in frames: the page's presence in the {@link PATTERN_FRAMES} frames before its
+ * What a class is, in frames: the page's presence in the `PATTERN_FRAMES` frames before its
  * last use (feedback jitter and mip boundaries make visible pages flicker in patterns such as
  * two frames in, two out, and the pattern predicts the next return), and whether it has been seen
- * in more than one visit (an absence longer than {@link VISIT_GAP_FRAMES}) since it was loaded,
+ * in more than one visit (an absence longer than `VISIT_GAP_FRAMES`) since it was loaded,
  * which separates pages that loop back from pages seen once, and whether the page is coarser than
  * mip 0 (a coarse page covers more ground, so it returns after absences a mip-0 page never comes
  * back from: a camera teleporting between places meets the same coarse pages again). Ages are
@@ -86,21 +86,21 @@ const PARENT_IN_USE = 0x8000;
  * latest frame of use lies next to what the view shows (a sibling, or the same ground a mip
  * coarser, is on screen: a page at the view's edge or at a mip boundary that the motion or the
  * jitter moved by a pixel); one whose parent is idle too has left the view. The first kind comes
- * back more often, by a factor the policy learns ({@link ReturnRateRatio}: the return rates of
+ * back more often, by a factor the policy learns (`ReturnRateRatio`: the return rates of
  * evicted pages of each kind, through the ghosts) and multiplies such a candidate's density by.
  *
- * Victim choice: {@link LHD_SAMPLE} evictable pages, in groups of consecutive records of a dense
+ * Victim choice: `LHD_SAMPLE` evictable pages, in groups of consecutive records of a dense
  * candidate array drawn by a seeded generator (every page when there are fewer), the lowest
- * density winning and near ties ({@link LHD_DENSITY_TOLERANCE}) going to the older page (as
+ * density winning and near ties (`LHD_DENSITY_TOLERANCE`) going to the older page (as
  * LRU); the parent's use is looked up (one page-map probe) only for a candidate it could make
  * the winner. That is O(1) per eviction and reads the same few cache lines whatever the pool
- * size; the table is recomputed every {@link LHD_RECONFIGURE_EVICTIONS} evictions, O(classes x
+ * size; the table is recomputed every `LHD_RECONFIGURE_EVICTIONS` evictions, O(classes x
  * age buckets), amortised O(1). Allocates nothing after construction.
  *
  * Measured (`lab/replacement-policies.md`): worst loads / Belady 1.25 on the held-out paths (LRU
  * 1.40; 1.28 without the parent's use), never more loads than LRU there, a third to a half of the
  * way from LRU to Belady where the pool barely holds the view; weaker than the tuned predictor on
- * long loops, since it learns returns only through a ghost list of {@link LHD_GHOSTS_PER_SLOT} x
+ * long loops, since it learns returns only through a ghost list of `LHD_GHOSTS_PER_SLOT` x
  * slots.
  */
 export class LhdPolicy implements ReplacementPolicy {
@@ -146,7 +146,7 @@ export class LhdPolicy implements ReplacementPolicy {
     this.ghosts = new LhdGhosts(Math.max(1, Math.ceil(LHD_GHOSTS_PER_SLOT * c)));
   }
 
-  /** Evicted pages remembered, in pages (at most {@link LHD_GHOSTS_PER_SLOT} x slots). */
+  /** Evicted pages remembered, in pages (at most `LHD_GHOSTS_PER_SLOT` x slots). */
   get ghostCount(): number {
     return this.ghosts.size;
   }
