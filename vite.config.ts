@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { build, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { packageSourceAliases } from './package-source-aliases';
 
 const ROOT = import.meta.dirname;
 
@@ -182,12 +183,7 @@ export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts'],
     // Demo modules under test import the package by name, as the demo does (demo/vite.config.ts).
-    alias: [
-      { find: /^@tessera-vt\/tessera$/, replacement: resolve(ROOT, 'src/index.ts') },
-      { find: /^@tessera-vt\/tessera\/core$/, replacement: resolve(ROOT, 'src/core/index.ts') },
-      { find: /^@tessera-vt\/tessera\/three$/, replacement: resolve(ROOT, 'src/three/index.ts') },
-      { find: /^@tessera-vt\/tessera\/sources$/, replacement: resolve(ROOT, 'src/sources/index.ts') },
-    ],
+    alias: packageSourceAliases(),
     environment: 'node',
     pool: 'threads',
   },

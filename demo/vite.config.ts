@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { packageSourceAliases } from '../package-source-aliases';
 
 /** The open-world demo: `npm run demo` serves it, `npm run build:demo` bundles it into demo/dist. */
 export default defineConfig({
@@ -9,20 +10,6 @@ export default defineConfig({
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022' },
   // The demo imports the package by name, as an application would (tsconfig.json's paths agree).
   resolve: {
-    alias: [
-      { find: /^@tessera-vt\/tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
-      {
-        find: /^@tessera-vt\/tessera\/core$/,
-        replacement: resolve(import.meta.dirname, '../src/core/index.ts'),
-      },
-      {
-        find: /^@tessera-vt\/tessera\/three$/,
-        replacement: resolve(import.meta.dirname, '../src/three/index.ts'),
-      },
-      {
-        find: /^@tessera-vt\/tessera\/sources$/,
-        replacement: resolve(import.meta.dirname, '../src/sources/index.ts'),
-      },
-    ],
+    alias: packageSourceAliases(),
   },
 });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { packageSourceAliases } from '../package-source-aliases';
 
 /** The examples (`npm run examples`): one page per folder; assets/ is served as the public folder. */
 export default defineConfig({
@@ -21,20 +22,6 @@ export default defineConfig({
   },
   // The examples import the package by name, as an application would (tsconfig.json's paths agree).
   resolve: {
-    alias: [
-      { find: /^@tessera-vt\/tessera$/, replacement: resolve(import.meta.dirname, '../src/index.ts') },
-      {
-        find: /^@tessera-vt\/tessera\/core$/,
-        replacement: resolve(import.meta.dirname, '../src/core/index.ts'),
-      },
-      {
-        find: /^@tessera-vt\/tessera\/three$/,
-        replacement: resolve(import.meta.dirname, '../src/three/index.ts'),
-      },
-      {
-        find: /^@tessera-vt\/tessera\/sources$/,
-        replacement: resolve(import.meta.dirname, '../src/sources/index.ts'),
-      },
-    ],
+    alias: packageSourceAliases(),
   },
 });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { packageSourceAliases } from '../../package-source-aliases';
 import { uastcEncodeService } from './uastc-encode-service.js';
 
 /**
@@ -24,20 +25,6 @@ export default defineConfig({
   optimizeDeps: { noDiscovery: true, include: [] },
   // The demo imports the package by name (see demo/vite.config.ts).
   resolve: {
-    alias: [
-      { find: /^@tessera-vt\/tessera$/, replacement: resolve(import.meta.dirname, '../../src/index.ts') },
-      {
-        find: /^@tessera-vt\/tessera\/core$/,
-        replacement: resolve(import.meta.dirname, '../../src/core/index.ts'),
-      },
-      {
-        find: /^@tessera-vt\/tessera\/three$/,
-        replacement: resolve(import.meta.dirname, '../../src/three/index.ts'),
-      },
-      {
-        find: /^@tessera-vt\/tessera\/sources$/,
-        replacement: resolve(import.meta.dirname, '../../src/sources/index.ts'),
-      },
-    ],
+    alias: packageSourceAliases(),
   },
 });

@@ -59,9 +59,10 @@ function ensureThree() {
 
 // Import specifiers of a TypeScript or JavaScript module: static, re-exports, side-effect and dynamic.
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
-// Package names the unit tests resolve to the sources (the `test.alias` of vite.config.ts).
+// Package names the unit tests resolve to the sources (package-source-aliases.ts).
 const PACKAGE_ALIASES = {
-  tessera: 'src/index.ts',
+  '@tessera-vt/tessera': 'src/index.ts',
+  '@tessera-vt/tessera/sim': 'src/sim/index.ts',
   '@tessera-vt/tessera/core': 'src/core/index.ts',
   '@tessera-vt/tessera/three': 'src/three/index.ts',
   '@tessera-vt/tessera/sources': 'src/sources/index.ts',
