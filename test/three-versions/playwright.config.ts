@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumPath } from '../browser/chromium';
+import base from '../../playwright.config';
 import type { BackendOptions } from '../browser/fixtures';
 
 /**
@@ -14,24 +14,14 @@ const PORT = Number(process.env.TESSERA_THREE_VERSIONS_PORT ?? 5186);
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export default defineConfig<BackendOptions>({
+  // The repository's browser settings (timeouts, workers, retries, Chromium, both backends).
+  ...base,
   testDir: ROOT,
   testMatch: ['test/three-versions/**/*.spec.ts', 'test/browser/harness/three-internals.spec.ts'],
+  grepInvert: undefined,
   outputDir: resolve(ROOT, 'test-results/three-versions'),
   timeout: 120_000,
-  expect: { timeout: 20_000 },
-  fullyParallel: false,
-  workers: 2,
-  retries: process.env.CI ? 1 : 0,
-  reporter: [['list']],
-  use: {
-    baseURL: `http://localhost:${PORT}/`,
-    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
-    viewport: { width: 640, height: 480 },
-  },
-  projects: [
-    { name: 'webgpu', use: { backend: 'webgpu' } },
-    { name: 'webgl', use: { backend: 'webgl' } },
-  ],
+  use: { ...base.use, baseURL: `http://localhost:${PORT}/` },
   webServer: {
     command: 'npx vite --config test/three-versions/vite.config.ts',
     cwd: ROOT,
