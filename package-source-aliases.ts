@@ -7,6 +7,7 @@ const ENTRIES = {
   '/three': 'src/three/index.ts',
   '/sources': 'src/sources/index.ts',
   '/sim': 'src/sim/index.ts',
+  '/imagery': 'src/sources/imagery/index.ts',
 } as const;
 
 /**

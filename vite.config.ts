@@ -165,6 +165,7 @@ export default defineConfig({
         three: resolve(ROOT, 'src/three/index.ts'),
         sources: resolve(ROOT, 'src/sources/index.ts'),
         sim: resolve(ROOT, 'src/sim/index.ts'),
+        imagery: resolve(ROOT, 'src/sources/imagery/index.ts'),
         // Worker entries, for an application starting the workers itself (`workers/*` exports);
         // the library starts its own from Blob URLs (portableLibrary).
         'procedural-worker': resolve(ROOT, 'src/sources/procedural/procedural-worker.ts'),
@@ -177,7 +178,7 @@ export default defineConfig({
     rolldownOptions: {
       // Node's image codecs for archives read in Node (optional peer dependencies, loaded on use).
       // The baker and its encoders are @tessera-vt/baker's (packages/baker).
-      external: [/^three($|\/)/, /^node:/, 'sharp', 'jpeg-js'],
+      external: [/^three($|\/)/, /^node:/, 'sharp', 'jpeg-js', 'geotiff', 'pmtiles'],
     },
   },
   test: {

@@ -9,7 +9,8 @@
  */
 
 import { createNodeImageCodecs } from './node-image-codecs';
-import { InlineTileDecoder, type TileDecoder } from './tile-decoder';
+import { decodeImageInBrowser, decodeImageInNode } from '../imagery/image-decoding';
+import { type ImageDecoder, InlineImageDecoder, InlineTileDecoder, type TileDecoder } from './tile-decoder';
 import { createBrowserImageCodecs } from './worker/browser-image-codecs';
 import { WorkerDecoderPool, type WorkerLike } from './worker/worker-decoder-pool';
 
@@ -50,4 +51,27 @@ function createDecodeWorker(): WorkerLike {
     type: 'module',
     name: 'tessera-decode',
   }) as unknown as WorkerLike;
+}
+
+/**
+ * Creates the default decoder of whole images (imagery pyramids) for this platform: the same
+ * worker pool as {@link createDefaultTileDecoder} where `Worker` exists, else inline with the
+ * browser's codecs, else Node's.
+ */
+export function createDefaultImageDecoder(): ImageDecoder {
+  const platform = globalThis as PlatformGlobals;
+  if (typeof platform.Worker === 'function') {
+    try {
+      return new WorkerDecoderPool({
+        createWorker: createDecodeWorker,
+        size: defaultDecodeWorkerCount(platform.navigator?.hardwareConcurrency),
+      });
+    } catch {
+      // As above: no workers under this page's CSP.
+    }
+  }
+  if (typeof platform.createImageBitmap === 'function' && typeof platform.OffscreenCanvas === 'function') {
+    return new InlineImageDecoder(decodeImageInBrowser);
+  }
+  return new InlineImageDecoder(decodeImageInNode);
 }

@@ -1,5 +1,6 @@
 /** Where payload decoding runs: in the calling thread, or in a pool of workers. */
 
+import type { ImageryTile } from '../imagery/imagery-pyramid';
 import type { PayloadEncodingName } from './archive-format';
 import { decodeTilePayload, type ImageCodecs } from './tile-payload-decoder';
 
@@ -26,6 +27,31 @@ export class InlineTileDecoder implements TileDecoder {
   async decode(encoding: PayloadEncodingName, bytes: Uint8Array, tileSize: number, signal: AbortSignal) {
     if (signal.aborted) throw signal.reason;
     const out = await decodeTilePayload(encoding, bytes, tileSize, this.codecs);
+    if (signal.aborted) throw signal.reason;
+    return out;
+  }
+}
+
+/** Decodes whole images of any size to rgba8 (the tiles of imagery pyramids). */
+export interface ImageDecoder {
+  /**
+   * Decodes a PNG, JPEG, WebP or AVIF (where the platform can). `bytes` may be transferred to a
+   * worker: the caller must not use it afterwards.
+   * @throws TileSourceError `decode-failed`, `oversized` (over `maxTexels`), `unsupported`; an
+   *   abort error once `signal` aborts.
+   */
+  decodeImage(bytes: Uint8Array, maxTexels: number, signal: AbortSignal): Promise<ImageryTile>;
+  /** Stops workers, if any. */
+  dispose?(): void;
+}
+
+/** An {@link ImageDecoder} running in the calling thread, with the given platform function. */
+export class InlineImageDecoder implements ImageDecoder {
+  constructor(private readonly decode: (bytes: Uint8Array, maxTexels: number) => Promise<ImageryTile>) {}
+
+  async decodeImage(bytes: Uint8Array, maxTexels: number, signal: AbortSignal): Promise<ImageryTile> {
+    if (signal.aborted) throw signal.reason;
+    const out = await this.decode(bytes, maxTexels);
     if (signal.aborted) throw signal.reason;
     return out;
   }

@@ -12,6 +12,7 @@ import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { decodeTilePayload } from '../../../src/sources/archive/tile-payload-decoder';
 import { zstdFrameContentSize } from '../../../src/sources/archive/uastc-payload';
 import { handleDecodeRequest } from '../../../src/sources/archive/worker/decode-protocol';
+import { decodeImageInNode } from '../../../src/sources/imagery/image-decoding';
 import { bakeImages, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { encodeUastcTile } from '../../../src/sources/bake/uastc-encoder';
@@ -324,6 +325,7 @@ describe('UASTC archives (format version 2)', { timeout: 60_000 }, () => {
     const { reply, transfer } = await handleDecodeRequest(
       { type: 'decode', id: 1, encoding: 'uastc-zstd', tileSize: T, bytes: frame },
       {},
+      decodeImageInNode,
     );
     if (reply.type !== 'done') throw new Error(reply.message);
     expect(reply.texels).toEqual(blocks);

@@ -6,6 +6,7 @@ import {
   type DecodeRequest,
   handleDecodeRequest,
 } from '../../../src/sources/archive/worker/decode-protocol';
+import { decodeImageInNode } from '../../../src/sources/imagery/image-decoding';
 import { WorkerDecoderPool, type WorkerLike } from '../../../src/sources/archive/worker/worker-decoder-pool';
 import { encodePng } from '../../support/png-encoder';
 
@@ -25,7 +26,7 @@ class FakeWorker implements WorkerLike {
     this.received.push(copy);
     if (copy.type !== 'decode') return;
     setTimeout(async () => {
-      const { reply, transfer: back } = await handleDecodeRequest(copy, {});
+      const { reply, transfer: back } = await handleDecodeRequest(copy, {}, decodeImageInNode);
       const delivered = structuredClone(reply, { transfer: back });
       for (const l of this.listeners) l({ data: delivered } as MessageEvent<DecodeReply>);
     }, 5);

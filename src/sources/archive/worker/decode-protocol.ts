@@ -2,6 +2,7 @@
 
 import type { TileSourceErrorCode } from '../../../core/errors';
 import type { PayloadEncodingName } from '../archive-format';
+import type { ImageryTile } from '../../imagery/imagery-pyramid';
 import { decodeTilePayload, type ImageCodecs } from '../tile-payload-decoder';
 
 /** Pool -> worker: decode `bytes` (transferred). */
@@ -13,6 +14,14 @@ export interface DecodeRequest {
   bytes: Uint8Array;
 }
 
+/** Pool -> worker: decode a whole image of any size (`bytes` transferred), at most `maxTexels`. */
+export interface DecodeImageRequest {
+  type: 'decode-image';
+  id: number;
+  maxTexels: number;
+  bytes: Uint8Array;
+}
+
 /** Pool -> worker: the job's result is no longer wanted. */
 export interface CancelRequest {
   type: 'cancel';
@@ -21,15 +30,23 @@ export interface CancelRequest {
 
 /** Worker -> pool: decoded texels (transferred) or a typed failure. */
 export type DecodeReply =
-  | { type: 'done'; id: number; texels: Uint8Array }
+  | { type: 'done'; id: number; texels: Uint8Array; width?: number; height?: number }
   | { type: 'failed'; id: number; code: TileSourceErrorCode; message: string; retryable: boolean };
 
 /** The worker side: decodes one request into a reply (and the buffers to transfer). */
 export async function handleDecodeRequest(
-  request: DecodeRequest,
+  request: DecodeRequest | DecodeImageRequest,
   codecs: ImageCodecs,
+  decodeImage: (bytes: Uint8Array, maxTexels: number) => Promise<ImageryTile>,
 ): Promise<{ reply: DecodeReply; transfer: ArrayBuffer[] }> {
   try {
+    if (request.type === 'decode-image') {
+      const { width, height, data } = await decodeImage(request.bytes, request.maxTexels);
+      return {
+        reply: { type: 'done', id: request.id, texels: data, width, height },
+        transfer: [data.buffer as ArrayBuffer],
+      };
+    }
     const texels = await decodeTilePayload(request.encoding, request.bytes, request.tileSize, codecs);
     return { reply: { type: 'done', id: request.id, texels }, transfer: [texels.buffer] };
   } catch (error) {

@@ -6,12 +6,18 @@
  */
 
 import { createBrowserImageCodecs } from './browser-image-codecs';
-import { type CancelRequest, type DecodeRequest, handleDecodeRequest } from './decode-protocol';
+import { decodeImageInBrowser } from '../../imagery/image-decoding';
+import {
+  type CancelRequest,
+  type DecodeImageRequest,
+  type DecodeRequest,
+  handleDecodeRequest,
+} from './decode-protocol';
 
 const codecs = createBrowserImageCodecs();
 const cancelled = new Set<number>();
 const scope = globalThis as unknown as {
-  onmessage: ((event: MessageEvent<DecodeRequest | CancelRequest>) => void) | null;
+  onmessage: ((event: MessageEvent<DecodeRequest | DecodeImageRequest | CancelRequest>) => void) | null;
   postMessage(message: unknown, transfer: Transferable[]): void;
 };
 
@@ -21,7 +27,7 @@ scope.onmessage = async (event) => {
     cancelled.add(message.id);
     return;
   }
-  const { reply, transfer } = await handleDecodeRequest(message, codecs);
+  const { reply, transfer } = await handleDecodeRequest(message, codecs, decodeImageInBrowser);
   if (cancelled.delete(message.id)) return;
   scope.postMessage(reply, transfer);
 };

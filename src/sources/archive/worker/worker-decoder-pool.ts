@@ -7,12 +7,13 @@
 import { TileSourceError } from '../../../core/errors';
 import { WorkerJobPool } from '../../worker-job-pool';
 import type { PayloadEncodingName } from '../archive-format';
-import type { TileDecoder } from '../tile-decoder';
-import type { CancelRequest, DecodeReply, DecodeRequest } from './decode-protocol';
+import type { ImageryTile } from '../../imagery/imagery-pyramid';
+import type { ImageDecoder, TileDecoder } from '../tile-decoder';
+import type { CancelRequest, DecodeImageRequest, DecodeReply, DecodeRequest } from './decode-protocol';
 
 /** The part of the Web Worker API the pool uses (a `Worker` satisfies it). */
 export interface WorkerLike {
-  postMessage(message: DecodeRequest | CancelRequest, transfer?: Transferable[]): void;
+  postMessage(message: DecodeRequest | DecodeImageRequest | CancelRequest, transfer?: Transferable[]): void;
   addEventListener(type: 'message', listener: (event: MessageEvent<DecodeReply>) => void): void;
   addEventListener(type: 'error', listener: (event: ErrorEvent) => void): void;
   terminate(): void;
@@ -26,9 +27,9 @@ export interface WorkerDecoderPoolOptions {
   size?: number;
 }
 
-/** A pool of decode workers. */
-export class WorkerDecoderPool implements TileDecoder {
-  private readonly pool: WorkerJobPool<WorkerLike, Uint8Array>;
+/** A pool of decode workers, for archive tiles and for whole images. */
+export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
+  private readonly pool: WorkerJobPool<WorkerLike, Uint8Array | ImageryTile>;
 
   constructor(options: WorkerDecoderPoolOptions) {
     this.pool = new WorkerJobPool({
@@ -61,12 +62,19 @@ export class WorkerDecoderPool implements TileDecoder {
   ): Promise<Uint8Array> {
     if (this.pool.disposed) return Promise.reject(disposedError());
     if (signal.aborted) return Promise.reject(signal.reason);
-    // Transfer needs a buffer owned by this payload alone.
-    const owned =
-      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    const owned = ownedBytes(bytes);
     return this.pool.submit(signal, (worker, id) =>
       worker.postMessage({ type: 'decode', id, encoding, tileSize, bytes: owned }, [owned.buffer]),
-    );
+    ) as Promise<Uint8Array>;
+  }
+
+  decodeImage(bytes: Uint8Array, maxTexels: number, signal: AbortSignal): Promise<ImageryTile> {
+    if (this.pool.disposed) return Promise.reject(disposedError());
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const owned = ownedBytes(bytes);
+    return this.pool.submit(signal, (worker, id) =>
+      worker.postMessage({ type: 'decode-image', id, maxTexels, bytes: owned }, [owned.buffer]),
+    ) as Promise<ImageryTile>;
   }
 
   dispose(): void {
@@ -74,9 +82,17 @@ export class WorkerDecoderPool implements TileDecoder {
   }
 
   private onReply(reply: DecodeReply): void {
-    if (reply.type === 'done') this.pool.resolve(reply.id, reply.texels);
+    if (reply.type === 'done') {
+      const { texels, width, height } = reply;
+      this.pool.resolve(reply.id, width === undefined ? texels : { width, height: height ?? 0, data: texels });
+    }
     else this.pool.reject(reply.id, new TileSourceError(reply.code, reply.message, reply.retryable));
   }
+}
+
+/** Transfer needs a buffer owned by these bytes alone. */
+function ownedBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }
 
 function disposedError(): TileSourceError {

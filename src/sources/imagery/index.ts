@@ -1,0 +1,10 @@
+/**
+ * `@tessera-vt/tessera/imagery`: imagery people already have, streamed as virtual textures without
+ * baking: Cloud-Optimized GeoTIFF, PMTiles, XYZ / TMS / WMTS tile servers, IIIF and Deep Zoom.
+ * Each is an {@link ImageryPyramid}; {@link ImageryTileSource} turns one into the pages of a
+ * virtual texture (with borders from neighbouring tiles) for `VirtualTextureSystem.add`.
+ * @packageDocumentation
+ */
+
+export type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
+export { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
