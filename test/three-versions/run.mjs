@@ -157,7 +157,7 @@ if (runUnit) {
 }
 if (runBrowser) {
   console.log(`\nbrowser smoke test against three ${PREVIOUS_THREE} (WebGPU and WebGL2)`);
-  execFileSync(process.execPath, [join(ROOT, 'test/browser/ensure-chromium.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'test/ensure-system-packages.mjs')], { stdio: 'inherit' });
   const playwright = ['playwright', 'test', '--config', 'test/three-versions/playwright.config.ts'];
   const smoke = run('npx', [...playwright, 'test/three-versions/']);
   results.push(['browser', smoke]);

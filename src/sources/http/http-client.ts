@@ -179,7 +179,8 @@ export class HttpClient {
       return await read(response);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (timedOut) throw new TileSourceError('timeout', `${url}: no answer within ${this.timeoutMs} ms`, true);
+      if (timedOut)
+        throw new TileSourceError('timeout', `${url}: no answer within ${this.timeoutMs} ms`, true);
       if (error instanceof TileSourceError) throw error;
       throw new TileSourceError('network', `${url}: ${(error as Error).message}`, true, { cause: error });
     } finally {

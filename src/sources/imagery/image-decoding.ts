@@ -68,17 +68,26 @@ export async function decodeImageInBrowser(bytes: Uint8Array, maxTexels: number)
   const format = checkImageHeader(bytes, maxTexels);
   let bitmap: ImageBitmap;
   try {
-    bitmap = await createImageBitmap(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: `image/${format}` }), {
-      premultiplyAlpha: 'none',
-      colorSpaceConversion: 'none',
-    });
+    bitmap = await createImageBitmap(
+      new Blob([bytes as Uint8Array<ArrayBuffer>], { type: `image/${format}` }),
+      {
+        premultiplyAlpha: 'none',
+        colorSpaceConversion: 'none',
+      },
+    );
   } catch (e) {
-    throw new TileSourceError('decode-failed', `${format}: the browser could not decode it`, false, { cause: e });
+    throw new TileSourceError('decode-failed', `${format}: the browser could not decode it`, false, {
+      cause: e,
+    });
   }
   try {
     const { width, height } = bitmap;
     if (width * height > maxTexels) {
-      throw new TileSourceError('oversized', `${format}: ${width}x${height} texels (at most ${maxTexels})`, false);
+      throw new TileSourceError(
+        'oversized',
+        `${format}: ${width}x${height} texels (at most ${maxTexels})`,
+        false,
+      );
     }
     const canvas = new OffscreenCanvas(width, height);
     const context = canvas.getContext('2d', { willReadFrequently: true });
@@ -100,7 +109,9 @@ export async function decodeImageInNode(bytes: Uint8Array, maxTexels: number): P
   const format = checkImageHeader(bytes, maxTexels);
   let sharp: typeof import('sharp').default | undefined;
   try {
-    sharp = ((await import(/* @vite-ignore */ /* webpackIgnore: true */ SHARP_MODULE)) as typeof import('sharp')).default;
+    sharp = (
+      (await import(/* @vite-ignore */ /* webpackIgnore: true */ SHARP_MODULE)) as typeof import('sharp')
+    ).default;
   } catch {
     sharp = undefined;
   }
@@ -110,7 +121,11 @@ export async function decodeImageInNode(bytes: Uint8Array, maxTexels: number): P
         .ensureAlpha()
         .raw()
         .toBuffer({ resolveWithObject: true });
-      return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+      return {
+        width: info.width,
+        height: info.height,
+        data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+      };
     } catch (e) {
       throw new TileSourceError('decode-failed', `${format}: decoder failed`, false, { cause: e });
     }
@@ -118,11 +133,15 @@ export async function decodeImageInNode(bytes: Uint8Array, maxTexels: number): P
   const size = declaredSize(format, bytes);
   if (format === 'png' && size) return { ...size, data: decodePng(bytes, size.width, size.height) };
   if (format === 'jpeg' && size) {
-    const { default: jpeg } = (await import(
-      /* @vite-ignore */ /* webpackIgnore: true */ JPEG_JS_MODULE
-    )) as { default: typeof import('jpeg-js') };
+    const { default: jpeg } = (await import(/* @vite-ignore */ /* webpackIgnore: true */ JPEG_JS_MODULE)) as {
+      default: typeof import('jpeg-js');
+    };
     try {
-      const image = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: maxTexels / 1e6 });
+      const image = jpeg.decode(bytes, {
+        useTArray: true,
+        formatAsRGBA: true,
+        maxResolutionInMP: maxTexels / 1e6,
+      });
       return { width: image.width, height: image.height, data: new Uint8Array(image.data) };
     } catch (e) {
       throw new TileSourceError('decode-failed', 'JPEG: decoder failed', false, { cause: e });

@@ -6,5 +6,5 @@
  * @packageDocumentation
  */
 
-export type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 export { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
+export type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
