@@ -8,3 +8,8 @@
 
 export { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
 export type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
+export {
+  ImageryTileSource,
+  type ImageryTileSourceCounters,
+  type ImageryTileSourceOptions,
+} from './imagery-tile-source';

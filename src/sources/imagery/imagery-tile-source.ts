@@ -1,0 +1,418 @@
+/**
+ * A virtual texture over an image pyramid people already have (a COG, PMTiles, XYZ tiles, IIIF,
+ * Deep Zoom), without baking. Standard tiles carry no border while the pool's pages do, and their
+ * size (256 or 512) rarely matches a page's payload, so each page is composed: its texel rectangle
+ * at its mip, border included, is copied from whichever source tiles cover it (shared through a
+ * decoded-tile cache), the border coming from the neighbouring tiles exactly as the whole image
+ * has it. Hence no seam under any filter: every page holds what a texture of the whole image holds
+ * around it. Past the image's edges the border repeats the edge texels (`clamp`), or comes from
+ * the other side (`repeat`, a whole-world web map's longitude).
+ *
+ * Tiles the pyramid lacks (404, empty, outside the coverage) are filled from the nearest coarser
+ * level that has the area, magnified, so a sparse pyramid shows its coarser imagery rather than
+ * holes or errors; where no level has it, the texels are transparent. Mips coarser than the
+ * pyramid's coarsest level are box-filtered from it once, in memory.
+ */
+
+import { TesseraConfigError, TileSourceError } from '../../core/errors';
+import { MAX_PAGES_PER_SIDE } from '../../core/vt/page-id';
+import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import { downsampleRgba8 } from '../mips/box-downsample';
+import type { ImageryLevel, ImageryPyramid, ImageryTile } from './imagery-pyramid';
+import { type CachedTile, ImageryTileCache, tileKey } from './imagery-tile-cache';
+
+/** Options of {@link ImageryTileSource}. */
+export interface ImageryTileSourceOptions {
+  /** Page side including the border, in texels; must equal the system's `tileSize`. Default 128. */
+  tileSize?: number;
+  /** Border inside each page side, in texels; must equal the system's `border`. Default 4. */
+  border?: number;
+  /** Decoded source tiles kept for neighbouring pages, in bytes. Default 32 MiB. */
+  cacheBytes?: number;
+  /** Whether the texels are sRGB colour (imagery, default) or linear data. Default `'srgb'`. */
+  colorSpace?: 'srgb' | 'linear';
+  /** Name of the texture's one layer. Default `'color'`. */
+  layerName?: string;
+}
+
+/** Largest coarsest level from which coarser mips are derived in memory, in texels. */
+const MAX_DERIVED_BASE_TEXELS = 4096 * 4096;
+
+/** Counts of an {@link ImageryTileSource}, for statistics. */
+export interface ImageryTileSourceCounters {
+  /** Pages composed. */
+  pages: number;
+  /** Source tiles loaded from the pyramid (cache misses). */
+  sourceTiles: number;
+  /** Source tiles the pyramid did not have (filled from a coarser level or transparent). */
+  missingTiles: number;
+  /** Source tile reads answered from the cache. */
+  cacheHits: number;
+}
+
+/** One tile grid: a pyramid level, or a derived level held whole in memory as one tile. */
+interface Grid extends ImageryLevel {
+  /** The derived image, for levels coarser than the pyramid's coarsest. */
+  image: ImageryTile | null;
+}
+
+/**
+ * A {@link TileSource} over an {@link ImageryPyramid}: mip 0 is the pyramid's finest level, uv
+ * [0, 1] of `virtualTexture(vt)` spans the whole image.
+ */
+export class ImageryTileSource implements TileSource {
+  readonly info: TileSourceInfo;
+  /** The credit line the imagery asks to show (the pyramid's), if any. */
+  readonly attribution: string | undefined;
+  private readonly tileSize: number;
+  private readonly border: number;
+  private readonly payload: number;
+  private readonly repeatX: boolean;
+  private readonly srgb: boolean;
+  private readonly grids: Grid[] = [];
+  private readonly cache: ImageryTileCache;
+  private derived: Promise<void> | null = null;
+  private disposed = false;
+  private readonly pageCounters = { pages: 0 };
+
+  /**
+   * @throws TesseraConfigError `invalid-tile` (bad page geometry), `too-large` (more than 4096
+   *   pages per side at this page size: use larger pages), `invalid-size` (a pyramid without
+   *   levels, or whose coarsest level is too large to derive coarser mips from).
+   */
+  constructor(
+    readonly pyramid: ImageryPyramid,
+    options: ImageryTileSourceOptions = {},
+  ) {
+    const tileSize = options.tileSize ?? 128;
+    const border = options.border ?? 4;
+    if (!Number.isInteger(tileSize) || !Number.isInteger(border) || border < 0 || tileSize - 2 * border < 1) {
+      throw new TesseraConfigError(
+        'invalid-tile',
+        `page ${tileSize} with border ${border} leaves no payload`,
+      );
+    }
+    const levels = pyramid.info.levels;
+    if (levels.length === 0) throw new TesseraConfigError('invalid-size', 'the pyramid has no levels');
+    for (const level of levels) {
+      if (!(level.width >= 1 && level.height >= 1 && level.tileWidth >= 1 && level.tileHeight >= 1)) {
+        throw new TesseraConfigError('invalid-size', 'a pyramid level has no texels or no tile size');
+      }
+    }
+    this.tileSize = tileSize;
+    this.border = border;
+    this.payload = tileSize - 2 * border;
+    this.repeatX = pyramid.info.wrapX === 'repeat';
+    this.srgb = (options.colorSpace ?? 'srgb') === 'srgb';
+    this.attribution = pyramid.info.attribution;
+    const { width, height } = levels[0];
+    const widthPages = nextPowerOfTwo(Math.ceil(width / this.payload));
+    const heightPages = nextPowerOfTwo(Math.ceil(height / this.payload));
+    if (widthPages > MAX_PAGES_PER_SIDE || heightPages > MAX_PAGES_PER_SIDE) {
+      throw new TesseraConfigError(
+        'too-large',
+        `${width}x${height} texels need ${widthPages}x${heightPages} pages of ${this.payload}; ` +
+          `a virtual texture has at most ${MAX_PAGES_PER_SIDE} per side (use larger pages or a coarser finest level)`,
+      );
+    }
+    const mipCount = Math.log2(Math.max(widthPages, heightPages)) + 1;
+    for (let m = 0; m < mipCount; m++) {
+      const level = levels[m];
+      if (level) this.grids.push({ ...level, image: null });
+      else {
+        const w = Math.max(1, Math.ceil(width / 2 ** m));
+        const h = Math.max(1, Math.ceil(height / 2 ** m));
+        this.grids.push({ width: w, height: h, tileWidth: w, tileHeight: h, image: null });
+      }
+    }
+    if (mipCount > levels.length) {
+      const coarsest = levels[levels.length - 1];
+      if (coarsest.width * coarsest.height > MAX_DERIVED_BASE_TEXELS) {
+        throw new TesseraConfigError(
+          'invalid-size',
+          `the pyramid's coarsest level is ${coarsest.width}x${coarsest.height}: add overviews down to a few tiles`,
+        );
+      }
+    }
+    this.cache = new ImageryTileCache(options.cacheBytes ?? 32 * 2 ** 20);
+    this.info = {
+      widthPages,
+      heightPages,
+      tileSize,
+      border,
+      layers: [{ name: options.layerName ?? 'color', format: this.srgb ? 'rgba8unorm-srgb' : 'rgba8unorm' }],
+      contentWidth: width,
+      contentHeight: height,
+    };
+  }
+
+  /** Pages composed, source tiles loaded and missing, cache hits. */
+  get counters(): ImageryTileSourceCounters {
+    const c = this.cache.counters;
+    return {
+      pages: this.pageCounters.pages,
+      sourceTiles: c.loads,
+      missingTiles: c.missing,
+      cacheHits: c.hits,
+    };
+  }
+
+  /** Decoded source tiles held for neighbouring pages, bytes (CPU memory). */
+  get cacheBytes(): number {
+    return this.cache.bytes;
+  }
+
+  async load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
+    if (this.disposed) throw new TileSourceError('source-disposed', 'imagery source disposed', false);
+    if (signal.aborted) throw signal.reason;
+    if (this.grids[mip] === undefined)
+      throw new TileSourceError('bad-index', `mip ${mip} out of range`, false);
+    if (mip >= this.pyramid.info.levels.length) await this.deriveCoarseLevels(signal);
+    const grid = this.grids[mip];
+    const { tileSize: T, border: B, payload: P } = this;
+    // The page's texel rectangle at its level, border included.
+    const x0 = x * P - B;
+    const y0 = y * P - B;
+    // Per page, not per frame: loads overlap, so they cannot share scratch arrays.
+    const columns = new Int32Array(T);
+    const rows = new Int32Array(T);
+    for (let i = 0; i < T; i++) {
+      columns[i] = this.sourceColumn(grid, x0 + i);
+      rows[i] = clamp(y0 + i, 0, grid.height - 1);
+    }
+    // Every source tile the rectangle touches, loaded in parallel (each at most three per side).
+    const tx0 = Math.floor(minOf(columns) / grid.tileWidth);
+    const tx1 = Math.floor(maxOf(columns) / grid.tileWidth);
+    const ty0 = Math.floor(rows[0] / grid.tileHeight);
+    const ty1 = Math.floor(rows[T - 1] / grid.tileHeight);
+    const tiles = new Map<number, ImageryTile>();
+    const pending: Promise<void>[] = [];
+    for (let ty = ty0; ty <= ty1; ty++) {
+      for (let tx = tx0; tx <= tx1; tx++) {
+        if (!touches(columns, tx * grid.tileWidth, (tx + 1) * grid.tileWidth)) continue;
+        pending.push(this.tile(mip, tx, ty, signal).then((tile) => void tiles.set(ty * 4194304 + tx, tile)));
+      }
+    }
+    await Promise.all(pending);
+    if (signal.aborted) throw signal.reason;
+    const out = new Uint8Array(T * T * 4);
+    for (let j = 0; j < T; j++) {
+      const sy = rows[j];
+      const ty = Math.floor(sy / grid.tileHeight);
+      const oy = sy - ty * grid.tileHeight;
+      let i = 0;
+      while (i < T) {
+        const sx = columns[i];
+        const tx = Math.floor(sx / grid.tileWidth);
+        const tileLeft = tx * grid.tileWidth;
+        // A run of destination columns reading consecutive columns of one tile.
+        let n = 1;
+        while (i + n < T && columns[i + n] === sx + n && columns[i + n] < tileLeft + grid.tileWidth) n++;
+        const tile = tiles.get(ty * 4194304 + tx) as ImageryTile;
+        const from = (oy * tile.width + (sx - tileLeft)) * 4;
+        out.set(tile.data.subarray(from, from + n * 4), (j * T + i) * 4);
+        i += n;
+      }
+    }
+    this.pageCounters.pages++;
+    return { layers: [out] };
+  }
+
+  /** Frees the decoded tiles and the pyramid's connections and workers. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.cache.clear();
+    this.pyramid.dispose?.();
+  }
+
+  /** Column `cx` of a level, wrapped (`repeat`) or clamped to the image. */
+  private sourceColumn(grid: Grid, cx: number): number {
+    if (!this.repeatX) return clamp(cx, 0, grid.width - 1);
+    const w = grid.width;
+    return ((cx % w) + w) % w;
+  }
+
+  /**
+   * Tile (`tx`, `ty`) of mip `mip`'s grid, never null: a derived level's whole image, a pyramid
+   * tile, or a stand-in for a missing one (magnified from the coarser level, else transparent).
+   * Checked to hold the whole valid part of its cell.
+   */
+  private async tile(mip: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
+    const grid = this.grids[mip];
+    if (grid.image !== null) return grid.image;
+    const loaded = await this.cache.get(tileKey(mip, tx, ty), signal, (s) =>
+      this.loadSourceTile(mip, tx, ty, s),
+    );
+    if (loaded !== null) return loaded;
+    return this.cache.get(tileKey(mip + 16, tx, ty), signal, (s) =>
+      this.standIn(mip, tx, ty, s),
+    ) as Promise<ImageryTile>;
+  }
+
+  private async loadSourceTile(
+    level: number,
+    tx: number,
+    ty: number,
+    signal: AbortSignal,
+  ): Promise<CachedTile> {
+    const grid = this.grids[level];
+    const tile = await this.pyramid.loadTile(level, tx, ty, signal);
+    if (tile === null) return null;
+    const validWidth = Math.min(grid.tileWidth, grid.width - tx * grid.tileWidth);
+    const validHeight = Math.min(grid.tileHeight, grid.height - ty * grid.tileHeight);
+    if (
+      tile.width < validWidth ||
+      tile.height < validHeight ||
+      tile.data.length < tile.width * tile.height * 4
+    ) {
+      throw new TileSourceError(
+        'wrong-size',
+        `level ${level} tile ${tx},${ty} is ${tile.width}x${tile.height}, its cell needs ${validWidth}x${validHeight}`,
+        false,
+      );
+    }
+    return tile;
+  }
+
+  /**
+   * A missing tile's stand-in: its cell magnified (nearest) from the next coarser level, whose own
+   * missing tiles stand in the same way, down to transparent past the coarsest.
+   */
+  private async standIn(level: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
+    const grid = this.grids[level];
+    const width = Math.min(grid.tileWidth, grid.width - tx * grid.tileWidth);
+    const height = Math.min(grid.tileHeight, grid.height - ty * grid.tileHeight);
+    const data = new Uint8Array(width * height * 4);
+    // Derived levels come from the coarsest pyramid level, so its missing tiles have no parent.
+    if (level + 1 >= this.pyramid.info.levels.length) return { width, height, data };
+    const parent = this.grids[level + 1];
+    const left = tx * grid.tileWidth;
+    const top = ty * grid.tileHeight;
+    // The parent tiles under this cell (usually one).
+    const pxs = Math.floor(Math.min(parent.width - 1, left >> 1) / parent.tileWidth);
+    const pxe = Math.floor(Math.min(parent.width - 1, (left + width - 1) >> 1) / parent.tileWidth);
+    const pys = Math.floor(Math.min(parent.height - 1, top >> 1) / parent.tileHeight);
+    const pye = Math.floor(Math.min(parent.height - 1, (top + height - 1) >> 1) / parent.tileHeight);
+    const parents = new Map<number, ImageryTile>();
+    const pending: Promise<void>[] = [];
+    for (let py = pys; py <= pye; py++) {
+      for (let px = pxs; px <= pxe; px++) {
+        pending.push(
+          this.tile(level + 1, px, py, signal).then((t) => void parents.set(py * 4194304 + px, t)),
+        );
+      }
+    }
+    await Promise.all(pending);
+    for (let y = 0; y < height; y++) {
+      const sy = Math.min(parent.height - 1, (top + y) >> 1);
+      const py = Math.floor(sy / parent.tileHeight);
+      for (let x = 0; x < width; x++) {
+        const sx = Math.min(parent.width - 1, (left + x) >> 1);
+        const px = Math.floor(sx / parent.tileWidth);
+        const t = parents.get(py * 4194304 + px) as ImageryTile;
+        const from = ((sy - py * parent.tileHeight) * t.width + (sx - px * parent.tileWidth)) * 4;
+        data.set(t.data.subarray(from, from + 4), (y * width + x) * 4);
+      }
+    }
+    return { width, height, data };
+  }
+
+  /** Builds the levels coarser than the pyramid's coarsest, once: its whole image, halved. */
+  private deriveCoarseLevels(signal: AbortSignal): Promise<void> {
+    if (this.derived === null) {
+      const controller = new AbortController();
+      this.derived = this.buildCoarseLevels(controller.signal).catch((error: unknown) => {
+        this.derived = null;
+        throw error;
+      });
+    }
+    return abortable(this.derived, signal);
+  }
+
+  private async buildCoarseLevels(signal: AbortSignal): Promise<void> {
+    const base = this.pyramid.info.levels.length - 1;
+    const grid = this.grids[base];
+    const data = new Uint8Array(grid.width * grid.height * 4);
+    const columnsOfTiles = Math.ceil(grid.width / grid.tileWidth);
+    const rowsOfTiles = Math.ceil(grid.height / grid.tileHeight);
+    const jobs: Promise<void>[] = [];
+    for (let ty = 0; ty < rowsOfTiles; ty++) {
+      for (let tx = 0; tx < columnsOfTiles; tx++) {
+        jobs.push(
+          this.tile(base, tx, ty, signal).then((tile) => {
+            const left = tx * grid.tileWidth;
+            const top = ty * grid.tileHeight;
+            const w = Math.min(grid.tileWidth, grid.width - left);
+            const h = Math.min(grid.tileHeight, grid.height - top);
+            for (let y = 0; y < h; y++) {
+              data.set(
+                tile.data.subarray(y * tile.width * 4, (y * tile.width + w) * 4),
+                ((top + y) * grid.width + left) * 4,
+              );
+            }
+          }),
+        );
+      }
+    }
+    await Promise.all(jobs);
+    let image: ImageryTile = { width: grid.width, height: grid.height, data };
+    for (let m = base + 1; m < this.grids.length; m++) {
+      const next = downsampleRgba8(image.data, image.width, image.height, this.srgb);
+      image = { width: Math.max(1, image.width >> 1), height: Math.max(1, image.height >> 1), data: next };
+      // The derived grid is the halved image itself, so its size is what halving gave.
+      this.grids[m] = {
+        width: image.width,
+        height: image.height,
+        tileWidth: image.width,
+        tileHeight: image.height,
+        image,
+      };
+    }
+  }
+}
+
+function nextPowerOfTwo(n: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+function minOf(a: Int32Array): number {
+  let m = a[0];
+  for (let i = 1; i < a.length; i++) if (a[i] < m) m = a[i];
+  return m;
+}
+
+function maxOf(a: Int32Array): number {
+  let m = a[0];
+  for (let i = 1; i < a.length; i++) if (a[i] > m) m = a[i];
+  return m;
+}
+
+/** True when some entry of `columns` lies in [lo, hi). */
+function touches(columns: Int32Array, lo: number, hi: number): boolean {
+  for (let i = 0; i < columns.length; i++) if (columns[i] >= lo && columns[i] < hi) return true;
+  return false;
+}
+
+/** `promise`, or a rejection with `signal.reason` as soon as `signal` aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
