@@ -33,6 +33,15 @@ export interface ImageryTileSourceOptions {
   colorSpace?: 'srgb' | 'linear';
   /** Name of the texture's one layer. Default `'color'`. */
   layerName?: string;
+  /**
+   * The part of the image this texture covers, in texels of the finest level (default: all of
+   * it). A texture has at most 4096 pages per side, so a web map deeper than about z11 is drawn
+   * as a whole-world texture plus textures of regions at the finest zooms. The borders of pages
+   * at the region's edges come from the image around it, so region and whole-world textures meet
+   * without a seam. `x` and `y` must be multiples of `2^(mips - 1)` (the texture's coarsest mip),
+   * so that every mip of the region starts on a texel.
+   */
+  region?: { x: number; y: number; width: number; height: number };
 }
 
 /** Largest coarsest level from which coarser mips are derived in memory, in texels. */
@@ -74,6 +83,9 @@ export class ImageryTileSource implements TileSource {
   private derived: Promise<void> | null = null;
   private disposed = false;
   private readonly pageCounters = { pages: 0 };
+  /** Texel of the finest level where the region starts. */
+  private readonly regionX: number;
+  private readonly regionY: number;
 
   /**
    * @throws TesseraConfigError `invalid-tile` (bad page geometry), `too-large` (more than 4096
@@ -105,7 +117,24 @@ export class ImageryTileSource implements TileSource {
     this.repeatX = pyramid.info.wrapX === 'repeat';
     this.srgb = (options.colorSpace ?? 'srgb') === 'srgb';
     this.attribution = pyramid.info.attribution;
-    const { width, height } = levels[0];
+    const region = options.region ?? { x: 0, y: 0, width: levels[0].width, height: levels[0].height };
+    const { width, height } = region;
+    if (
+      ![region.x, region.y, width, height].every(Number.isInteger) ||
+      region.x < 0 ||
+      region.y < 0 ||
+      width < 1 ||
+      height < 1 ||
+      region.x + width > levels[0].width ||
+      region.y + height > levels[0].height
+    ) {
+      throw new TesseraConfigError(
+        'invalid-size',
+        `region ${region.x},${region.y} ${width}x${height} is not inside the ${levels[0].width}x${levels[0].height} image`,
+      );
+    }
+    this.regionX = region.x;
+    this.regionY = region.y;
     const widthPages = nextPowerOfTwo(Math.ceil(width / this.payload));
     const heightPages = nextPowerOfTwo(Math.ceil(height / this.payload));
     if (widthPages > MAX_PAGES_PER_SIDE || heightPages > MAX_PAGES_PER_SIDE) {
@@ -116,12 +145,19 @@ export class ImageryTileSource implements TileSource {
       );
     }
     const mipCount = Math.log2(Math.max(widthPages, heightPages)) + 1;
+    const alignment = 2 ** (mipCount - 1);
+    if (region.x % alignment !== 0 || region.y % alignment !== 0) {
+      throw new TesseraConfigError(
+        'invalid-size',
+        `region origin ${region.x},${region.y} must be a multiple of ${alignment} texels (its coarsest mip)`,
+      );
+    }
     for (let m = 0; m < mipCount; m++) {
       const level = levels[m];
       if (level) this.grids.push({ ...level, image: null });
       else {
-        const w = Math.max(1, Math.ceil(width / 2 ** m));
-        const h = Math.max(1, Math.ceil(height / 2 ** m));
+        const w = Math.max(1, Math.ceil(levels[0].width / 2 ** m));
+        const h = Math.max(1, Math.ceil(levels[0].height / 2 ** m));
         this.grids.push({ width: w, height: h, tileWidth: w, tileHeight: h, image: null });
       }
     }
@@ -171,8 +207,8 @@ export class ImageryTileSource implements TileSource {
     const grid = this.grids[mip];
     const { tileSize: T, border: B, payload: P } = this;
     // The page's texel rectangle at its level, border included.
-    const x0 = x * P - B;
-    const y0 = y * P - B;
+    const x0 = this.regionX / 2 ** mip + x * P - B;
+    const y0 = this.regionY / 2 ** mip + y * P - B;
     // Per page, not per frame: loads overlap, so they cannot share scratch arrays.
     const columns = new Int32Array(T);
     const rows = new Int32Array(T);

@@ -186,6 +186,32 @@ describe('ImageryTileSource', async () => {
     expectPage(tile.layers[0], earth, 116, 116, 128, false);
   });
 
+  it('covers a region of the image, its borders from the image around it', async () => {
+    const levels = levelsOf(earth, 3);
+    const region = { x: 256, y: 128, width: 400, height: 300 };
+    const source = new ImageryTileSource(new MemoryPyramid(levels, 256), { tileSize: 64, border: 2, region });
+    expect(source.info).toMatchObject({
+      widthPages: 8,
+      heightPages: 8,
+      contentWidth: 400,
+      contentHeight: 300,
+    });
+    for (const [mip, x, y] of [
+      [0, 0, 0],
+      [0, 3, 2],
+      [1, 1, 1],
+      [2, 0, 0],
+    ]) {
+      const tile = await source.load(mip, x, y, signal());
+      const x0 = (region.x >> mip) + x * 60 - 2;
+      const y0 = (region.y >> mip) + y * 60 - 2;
+      expectPage(tile.layers[0], levels[mip], x0, y0, 64, false);
+    }
+    expect(
+      () => new ImageryTileSource(new MemoryPyramid(levels, 256), { region: { ...region, x: 102 } }),
+    ).toThrow(TesseraConfigError);
+  });
+
   it('refuses geometry a page table cannot hold, with typed errors', () => {
     const huge: ImageryPyramid = {
       info: { levels: [{ width: 2 ** 20, height: 2 ** 20, tileWidth: 256, tileHeight: 256 }] },
