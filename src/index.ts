@@ -45,6 +45,7 @@ export {
   type VirtualTextureSampleOptions,
   virtualTexture,
 } from './three/sampling/virtual-texture-node';
+export { WEB_MERCATOR_MAX_LATITUDE, webMercatorUv } from './three/sampling/web-mercator-uv';
 export { StreamedTexture, type StreamedTextureOptions } from './three/streamed/streamed-texture';
 export {
   type TextureStreamingEvents,

@@ -37,6 +37,7 @@ export {
   type VirtualTextureSampleOptions,
   virtualTexture,
 } from './sampling/virtual-texture-node';
+export { WEB_MERCATOR_MAX_LATITUDE, webMercatorUv } from './sampling/web-mercator-uv';
 export type { TextureSampling } from './streamed/sampling/texture-sampling';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
 export {
