@@ -7,6 +7,13 @@
  */
 
 export { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
+export {
+  type CogDecoderPool,
+  CogPyramid,
+  type CogPyramidOptions,
+  openCogPyramid,
+} from './cog-pyramid';
+export type { CogRampStop } from './cog-texels';
 export type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 export {
   ImageryTileSource,
