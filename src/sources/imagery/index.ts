@@ -14,6 +14,22 @@ export {
   openCogPyramid,
 } from './cog-pyramid';
 export type { CogRampStop } from './cog-texels';
+export {
+  type DeepZoomDescriptor,
+  type DeepZoomPyramid,
+  type DeepZoomPyramidOptions,
+  openDeepZoomPyramid,
+  parseDeepZoomDescriptor,
+} from './deep-zoom-pyramid';
+export {
+  type IiifImageService,
+  type IiifPyramid,
+  type IiifPyramidOptions,
+  type IiifTileFormat,
+  iiifTilePath,
+  openIiifPyramid,
+  parseIiifInfo,
+} from './iiif-pyramid';
 export type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 export {
   ImageryTileSource,
