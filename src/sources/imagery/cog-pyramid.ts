@@ -25,7 +25,6 @@ import {
 } from './cog-texels';
 import { MAX_IMAGE_TEXELS } from './image-decoding';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
-import { halvedSize } from './pyramid-levels';
 
 /**
  * Decodes compressed TIFF tiles off the calling thread: geotiff's `Pool` (`new Pool()` from
