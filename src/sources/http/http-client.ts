@@ -99,6 +99,7 @@ export class HttpClient {
     headers?: Record<string, string>,
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      if (signal.aborted) throw signal.reason;
       let retryAfterMs = 0;
       try {
         return await this.attempt(url, signal, read, headers);
