@@ -424,8 +424,8 @@ async function buildLevels(
     const k = Math.round(Math.log2(width / image.getWidth()));
     if (k < 1 || byLevel.has(k)) continue;
     const withinOneTexel =
-      Math.abs(image.getWidth() - halvedSize(width, k)) <= 1 &&
-      Math.abs(image.getHeight() - halvedSize(height, k)) <= 1;
+      Math.abs(image.getWidth() - Math.ceil(width / 2 ** k)) <= 1 &&
+      Math.abs(image.getHeight() - Math.ceil(height / 2 ** k)) <= 1;
     if (withinOneTexel) byLevel.set(k, image);
   }
   const states: CogLevelState[] = [];
