@@ -10,7 +10,7 @@
 
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder } from '../archive/default-tile-decoder';
+import { createDefaultImageDecoder, defaultDecodeWorkerCount } from '../archive/default-tile-decoder';
 import { MemoryRangeReader, type RangeReader } from '../archive/range-reader';
 import type { ImageDecoder } from '../archive/tile-decoder';
 import { HttpClient, type HttpClientOptions } from '../http/http-client';
@@ -46,11 +46,12 @@ export interface CogPyramidOptions {
   /** Options of the client made when `client` is not given. */
   http?: HttpClientOptions;
   /**
-   * Where deflate, LZW, JPEG, zstd, LERC and PackBits tiles are decoded. Default: inline, in the
-   * calling thread (one 256 x 256 tile decodes in about a millisecond, but a page streaming many
-   * tiles should pass a `Pool`). The pool is the caller's: `dispose()` leaves it running.
+   * Where deflate, LZW, JPEG, zstd, LERC and PackBits tiles are decoded. Default: where `Worker`
+   * exists (browsers), a geotiff `Pool` of the pyramid's own (as many workers as the archive
+   * decoder's), stopped on `dispose()`; elsewhere (Node) inline. `null`: inline, in the calling
+   * thread. A pool passed here is the caller's: `dispose()` leaves it running.
    */
-  pool?: CogDecoderPool;
+  pool?: CogDecoderPool | null;
   /**
    * Decodes WebP tiles (browsers' codecs; geotiff's own needs a DOM). Default
    * {@link createDefaultImageDecoder}'s, made on the first WebP tile and stopped on `dispose()`;
@@ -139,6 +140,9 @@ export class CogPyramid implements ImageryPyramid {
   private readonly lifetime: AbortController;
   private imageDecoder: ImageDecoder | undefined;
   private readonly ownsImageDecoder: boolean;
+  /** The pool tiles decode on: the caller's, one of this pyramid's own (browsers), or none. */
+  private pool: CogDecoderPool | null | undefined;
+  private ownedPool: { destroy(): unknown } | null = null;
   private disposed = false;
 
   /** @internal use {@link openCogPyramid}. */
@@ -223,8 +227,27 @@ export class CogPyramid implements ImageryPyramid {
     this.lifetime.abort(disposedError());
     this.metadata.clear();
     if (this.ownsImageDecoder) this.imageDecoder?.dispose?.();
+    void this.ownedPool?.destroy();
+    this.ownedPool = null;
     this.imageDecoder = undefined;
     void this.tiff.close();
+  }
+
+  /** The caller's pool, else (once) a geotiff `Pool` of this pyramid's own where workers exist. */
+  private decodePool(): CogDecoderPool | null {
+    if (this.pool !== undefined) return this.pool;
+    if (this.options.pool !== undefined) {
+      this.pool = this.options.pool;
+    } else if (typeof (globalThis as { Worker?: unknown }).Worker === 'function') {
+      const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator
+        ?.hardwareConcurrency;
+      const pool = new this.geotiff.Pool(defaultDecodeWorkerCount(cores));
+      this.ownedPool = pool;
+      this.pool = pool as unknown as CogDecoderPool;
+    } else {
+      this.pool = null;
+    }
+    return this.pool;
   }
 
   private where(): string {
@@ -305,7 +328,7 @@ export class CogPyramid implements ImageryPyramid {
     if (state.decoder === undefined) {
       const make = async () => {
         const parameters = await decoderParameters(state.image, state.compression);
-        const pool = this.options.pool;
+        const pool = this.decodePool();
         return pool
           ? pool.bindParameters(state.compression, parameters)
           : this.geotiff.getDecoder(
