@@ -1,0 +1,121 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeSharpCog } from '../../support/imagery/cog-fixtures';
+import { writeDeepZoomFixture } from '../../support/imagery/deep-zoom-fixtures';
+import { loadEarthImage, type RgbaImage } from '../../support/imagery/earth-image';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Where the imagery fixtures live (served by the test server), repository-relative. */
+export const IMAGERY_DIR = 'test-results/imagery';
+
+/** The imagery formats the seam tests read, one entry each in {@link WRITERS}. */
+export type ImagerySourceName = 'cog' | 'dzi';
+
+/** One written fixture, as the test page opens it. */
+export interface ImageryFixture {
+  /** What the page opens (a descriptor, an archive, a tile URL template), served from the repository root. */
+  readonly url: string;
+  /** Full-resolution size of the image the fixture holds, texels. */
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * The images the fixtures are made from, each made once per run: the Earth map with grain (so a
+ * seam or a misplaced texel shows), and the same at a size that is not a power of two.
+ */
+class FixtureImages {
+  private readonly made = new Map<string, Promise<RgbaImage>>();
+  earth(width: number, height: number): Promise<RgbaImage> {
+    const key = `${width}x${height}`;
+    let image = this.made.get(key);
+    if (image === undefined) {
+      image = loadEarthImage(width, height, GRAIN);
+      this.made.set(key, image);
+    }
+    return image;
+  }
+}
+
+/** Grain of the fixtures' images, levels: enough that a texel out of place shows in the error. */
+const GRAIN = 8;
+
+/** Writes one fixture into `dir` (a scratch folder) and says how the page opens it (relative to `dir`). */
+type FixtureWriter = (
+  images: FixtureImages,
+  dir: string,
+) => Promise<{ path: string; width: number; height: number }>;
+
+/**
+ * One writer per format, each with the fixture writer of the engineer who wrote its pyramid, so
+ * the files are what that format's own tests read.
+ */
+const WRITERS: Record<ImagerySourceName, FixtureWriter> = {
+  // The equirectangular map as GDAL or libvips would tile it: JPEG tiles of 256, overviews down
+  // to one tile, read by Range.
+  cog: async (images, dir) => {
+    const image = await images.earth(2048, 1024);
+    writeFileSync(join(dir, 'earth.tif'), await writeSharpCog(image, { compression: 'jpeg', tileSize: 256 }));
+    return { path: 'earth.tif', width: image.width, height: image.height };
+  },
+  // Not a power of two nor a multiple of the tile or page size: partial edge tiles and levels
+  // whose size rounds up, with the overlap Deep Zoom viewers expect.
+  dzi: async (images, dir) => {
+    const image = await images.earth(2500, 1400);
+    const path = await writeDeepZoomFixture(image, dir, 'earth', {
+      tileSize: 256,
+      overlap: 1,
+      format: 'png',
+    });
+    return { path, width: image.width, height: image.height };
+  },
+};
+
+let written: Promise<Record<ImagerySourceName, ImageryFixture>> | null = null;
+
+/**
+ * Every imagery fixture, written into {@link IMAGERY_DIR} once per run (a later call, or another
+ * worker of the same run, reuses them). Each is written into a scratch folder and renamed into
+ * place, so two workers writing at once never serve a half-written pyramid.
+ */
+export function imageryFixtures(): Promise<Record<ImagerySourceName, ImageryFixture>> {
+  written ??= writeAll();
+  return written;
+}
+
+async function writeAll(): Promise<Record<ImagerySourceName, ImageryFixture>> {
+  const images = new FixtureImages();
+  const out = {} as Record<ImagerySourceName, ImageryFixture>;
+  for (const name of Object.keys(WRITERS) as ImagerySourceName[]) {
+    const final = join(root, IMAGERY_DIR, name);
+    const manifest = join(final, 'fixture.json');
+    if (!existsSync(manifest)) {
+      // A folder without its manifest is left from an interrupted run (a rename brings both at once).
+      rmSync(final, { recursive: true, force: true });
+      const scratch = `${final}.tmp-${process.pid}`;
+      rmSync(scratch, { recursive: true, force: true });
+      mkdirSync(scratch, { recursive: true });
+      const fixture = await WRITERS[name](images, scratch);
+      writeFileSync(join(scratch, 'fixture.json'), JSON.stringify(fixture));
+      try {
+        renameSync(scratch, final);
+      } catch {
+        // Another worker renamed its copy first: theirs is the same bytes.
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+    const fixture = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      path: string;
+      width: number;
+      height: number;
+    };
+    out[name] = {
+      url: `/${IMAGERY_DIR}/${name}/${fixture.path}`,
+      width: fixture.width,
+      height: fixture.height,
+    };
+  }
+  return out;
+}
