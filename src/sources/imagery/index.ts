@@ -36,3 +36,10 @@ export {
   type ImageryTileSourceCounters,
   type ImageryTileSourceOptions,
 } from './imagery-tile-source';
+export {
+  openPmtilesPyramid,
+  type PmtilesPyramid,
+  type PmtilesPyramidOptions,
+} from './pmtiles-pyramid';
+export { MAX_WEB_MAP_ZOOM, webMapLevels } from './web-map-levels';
+export { XyzPyramid, type XyzPyramidCounters, type XyzPyramidOptions, xyzPyramid } from './xyz-pyramid';
