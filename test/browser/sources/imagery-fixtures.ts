@@ -4,6 +4,13 @@ import { fileURLToPath } from 'node:url';
 import { writeSharpCog } from '../../support/imagery/cog-fixtures';
 import { writeDeepZoomFixture } from '../../support/imagery/deep-zoom-fixtures';
 import { loadEarthImage, type RgbaImage } from '../../support/imagery/earth-image';
+import {
+  loadMercatorWorld,
+  makeWebMapTiles,
+  type WebMapTile,
+  writePmtiles,
+  writeXyzDirectory,
+} from '../../support/imagery/web-map-fixtures';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -11,7 +18,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const IMAGERY_DIR = 'test-results/imagery';
 
 /** The imagery formats the seam tests read, one entry each in {@link WRITERS}. */
-export type ImagerySourceName = 'cog' | 'dzi';
+export type ImagerySourceName = 'xyz' | 'pmtiles' | 'cog' | 'dzi';
 
 /** One written fixture, as the test page opens it. */
 export interface ImageryFixture {
@@ -20,6 +27,8 @@ export interface ImageryFixture {
   /** Full-resolution size of the image the fixture holds, texels. */
   readonly width: number;
   readonly height: number;
+  /** A web map's finest zoom (level 0), when its URL does not say. */
+  readonly maxZoom?: number;
 }
 
 /**
@@ -28,6 +37,14 @@ export interface ImageryFixture {
  */
 class FixtureImages {
   private readonly made = new Map<string, Promise<RgbaImage>>();
+  private webMap: Promise<WebMapTile[]> | null = null;
+  /** The Web Mercator world as PNG tiles of 256, zooms 0 to {@link WEB_MAP_ZOOM}. */
+  webMapTiles(): Promise<WebMapTile[]> {
+    this.webMap ??= loadMercatorWorld(256 * 2 ** WEB_MAP_ZOOM).then((world) =>
+      makeWebMapTiles(world, { maxZoom: WEB_MAP_ZOOM, format: 'png' }),
+    );
+    return this.webMap;
+  }
   earth(width: number, height: number): Promise<RgbaImage> {
     const key = `${width}x${height}`;
     let image = this.made.get(key);
@@ -39,6 +56,9 @@ class FixtureImages {
   }
 }
 
+/** Finest zoom of the web-map fixtures: the world 2048 texels square. */
+const WEB_MAP_ZOOM = 3;
+
 /** Grain of the fixtures' images, levels: enough that a texel out of place shows in the error. */
 const GRAIN = 8;
 
@@ -46,13 +66,24 @@ const GRAIN = 8;
 type FixtureWriter = (
   images: FixtureImages,
   dir: string,
-) => Promise<{ path: string; width: number; height: number }>;
+) => Promise<{ path: string; width: number; height: number; maxZoom?: number }>;
 
 /**
  * One writer per format, each with the fixture writer of the engineer who wrote its pyramid, so
  * the files are what that format's own tests read.
  */
 const WRITERS: Record<ImagerySourceName, FixtureWriter> = {
+  // A whole-world web map (longitude wraps): the same tiles as a directory and as one archive.
+  xyz: async (images, dir) => {
+    writeXyzDirectory(await images.webMapTiles(), dir, 'png');
+    const side = 256 * 2 ** WEB_MAP_ZOOM;
+    return { path: '{z}/{x}/{y}.png', width: side, height: side, maxZoom: WEB_MAP_ZOOM };
+  },
+  pmtiles: async (images, dir) => {
+    writeFileSync(join(dir, 'earth.pmtiles'), writePmtiles(await images.webMapTiles(), { tileType: 'png' }));
+    const side = 256 * 2 ** WEB_MAP_ZOOM;
+    return { path: 'earth.pmtiles', width: side, height: side };
+  },
   // The equirectangular map as GDAL or libvips would tile it: JPEG tiles of 256, overviews down
   // to one tile, read by Range.
   cog: async (images, dir) => {
@@ -106,16 +137,11 @@ async function writeAll(): Promise<Record<ImagerySourceName, ImageryFixture>> {
         rmSync(scratch, { recursive: true, force: true });
       }
     }
-    const fixture = JSON.parse(readFileSync(manifest, 'utf8')) as {
-      path: string;
-      width: number;
-      height: number;
-    };
-    out[name] = {
-      url: `/${IMAGERY_DIR}/${name}/${fixture.path}`,
-      width: fixture.width,
-      height: fixture.height,
-    };
+    const { path, ...rest } = JSON.parse(readFileSync(manifest, 'utf8')) as { path: string } & Omit<
+      ImageryFixture,
+      'url'
+    >;
+    out[name] = { url: `/${IMAGERY_DIR}/${name}/${path}`, ...rest };
   }
   return out;
 }

@@ -66,6 +66,7 @@ async function measure(
   await openPage('/test/browser/sources/pages/imagery-seams.html', {
     source,
     url: fixtures[source].url,
+    ...(fixtures[source].maxZoom === undefined ? {} : { maxZoom: fixtures[source].maxZoom }),
     view: views[0],
     ...extra,
   });
@@ -113,6 +114,9 @@ const CASES: { source: ImagerySourceName; filtering: 'trilinear' | 'bilinear'; e
   { source: 'dzi', filtering: 'trilinear', extended: false },
   { source: 'dzi', filtering: 'bilinear', extended: true },
   { source: 'cog', filtering: 'trilinear', extended: true },
+  // A whole-world web map: longitude wraps, borders at the antimeridian from the other side.
+  { source: 'xyz', filtering: 'trilinear', extended: true },
+  { source: 'pmtiles', filtering: 'trilinear', extended: true },
 ];
 
 /**

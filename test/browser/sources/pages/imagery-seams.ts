@@ -18,6 +18,8 @@ import {
   ImageryTileSource,
   openCogPyramid,
   openDeepZoomPyramid,
+  openPmtilesPyramid,
+  xyzPyramid,
 } from '@tessera-vt/tessera/imagery';
 import {
   ClampToEdgeWrapping,
@@ -43,13 +45,17 @@ import { downsampleRgba8 } from '../../../../src/sources/mips/box-downsample';
 import { createTestRenderer } from '../../support/renderer';
 import { linearToSrgb } from '../../vt/test-content';
 
+const params = new URLSearchParams(location.search);
+
 /** How each format's pyramid is opened from its fixture's URL: one entry per format. */
 const OPENERS: Record<string, (url: string) => Promise<ImageryPyramid>> = {
+  // A template: new URL() would escape its braces.
+  xyz: async (url) => xyzPyramid({ url: location.origin + url, maxZoom: Number(params.get('maxZoom')) }),
+  pmtiles: (url) => openPmtilesPyramid(new URL(url, location.href).href),
   cog: (url) => openCogPyramid(new URL(url, location.href).href),
   dzi: (url) => openDeepZoomPyramid(new URL(url, location.href).href),
 };
 
-const params = new URLSearchParams(location.search);
 const sourceName = params.get('source') ?? 'dzi';
 const url = params.get('url') as string;
 const filtering = (params.get('filtering') ?? 'trilinear') as VirtualTextureFiltering;
