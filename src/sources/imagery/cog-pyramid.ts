@@ -11,11 +11,11 @@
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
 import { createDefaultImageDecoder, defaultDecodeWorkerCount } from '../archive/default-tile-decoder';
+import { HttpRangeReader } from '../archive/http-range-reader';
 import { MemoryRangeReader, type RangeReader } from '../archive/range-reader';
 import type { ImageDecoder } from '../archive/tile-decoder';
 import { HttpClient, type HttpClientOptions } from '../http/http-client';
 import { CogMetadataSource } from './cog-metadata-source';
-import { HttpClientRangeReader } from './cog-range-reader';
 import {
   type CogRampStop,
   CogTexelConverter,
@@ -251,7 +251,7 @@ export class CogPyramid implements ImageryPyramid {
   }
 
   private where(): string {
-    return this.reader instanceof HttpClientRangeReader ? this.reader.url : 'GeoTIFF';
+    return this.reader instanceof HttpRangeReader ? this.reader.url : 'GeoTIFF';
   }
 
   private tileTable(state: CogLevelState): Promise<TileTable> {
@@ -375,7 +375,7 @@ export async function openCogPyramid(
   if (signal.aborted) throw signal.reason;
   const reader =
     typeof source === 'string'
-      ? new HttpClientRangeReader(source, options.client ?? new HttpClient(options.http))
+      ? new HttpRangeReader(source, { client: options.client ?? new HttpClient(options.http) })
       : source instanceof ArrayBuffer
         ? new MemoryRangeReader(new Uint8Array(source))
         : source;

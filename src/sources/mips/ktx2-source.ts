@@ -19,7 +19,7 @@ import { LevelRangeBatcher } from './level-range-batcher';
 export const KTX2_OPEN_BYTES = 1024;
 
 /** Options of {@link Ktx2Source.fromUrl}. */
-export interface Ktx2UrlOptions extends HttpRangeReaderOptions {
+export interface Ktx2UrlOptions extends Omit<HttpRangeReaderOptions, 'client'> {
   /** Aborts the opening requests. */
   signal?: AbortSignal;
   /** Where the one-time "server ignores Range" warning goes. Default `console.warn`. */
