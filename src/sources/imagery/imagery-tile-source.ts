@@ -11,12 +11,15 @@
  * Tiles the pyramid lacks (404, empty, outside the coverage) are filled from the nearest coarser
  * level that has the area, magnified, so a sparse pyramid shows its coarser imagery rather than
  * holes or errors; where no level has it, the texels are transparent. Mips coarser than the
- * pyramid's coarsest level are box-filtered from it once, in memory.
+ * pyramid's coarsest level are box-filtered from it once, in memory, as are the mips of a
+ * non-square texture past its short side's last page, which halve only the long side (a page
+ * table's mip keeps one page across the short side, so its scale there stops shrinking).
  */
 
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
 import { MAX_PAGES_PER_SIDE } from '../../core/vt/page-id';
 import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import { linearToSrgbByte, SRGB_BYTE_TO_LINEAR } from '../color/srgb';
 import { downsampleRgba8 } from '../mips/box-downsample';
 import type { ImageryLevel, ImageryPyramid, ImageryTile } from './imagery-pyramid';
 import { type CachedTile, ImageryTileCache, tileKey } from './imagery-tile-cache';
@@ -78,7 +81,15 @@ export class ImageryTileSource implements TileSource {
   private readonly payload: number;
   private readonly repeatX: boolean;
   private readonly srgb: boolean;
+  /** The pyramid's levels, as grids (never an image). */
+  private readonly levelGrids: Grid[] = [];
+  /** Each mip's grid: the pyramid level of the same index, or a derived image. */
   private readonly grids: Grid[] = [];
+  /** First mip derived in memory: past the pyramid's coarsest level or its last square mip. */
+  private readonly firstDerivedMip: number;
+  /** log2 of each mip's horizontal and vertical scale down from mip 0 (they differ past the short side). */
+  private readonly xShift: Uint8Array;
+  private readonly yShift: Uint8Array;
   private readonly cache: ImageryTileCache;
   private derived: Promise<void> | null = null;
   private disposed = false;
@@ -152,21 +163,31 @@ export class ImageryTileSource implements TileSource {
         `region origin ${region.x},${region.y} must be a multiple of ${alignment} texels (its coarsest mip)`,
       );
     }
+    const maxXShift = Math.log2(widthPages);
+    const maxYShift = Math.log2(heightPages);
+    this.xShift = new Uint8Array(mipCount);
+    this.yShift = new Uint8Array(mipCount);
     for (let m = 0; m < mipCount; m++) {
-      const level = levels[m];
-      if (level) this.grids.push({ ...level, image: null });
+      this.xShift[m] = Math.min(m, maxXShift);
+      this.yShift[m] = Math.min(m, maxYShift);
+    }
+    for (const level of levels) this.levelGrids.push({ ...level, image: null });
+    this.firstDerivedMip = Math.min(levels.length, Math.min(maxXShift, maxYShift) + 1);
+    for (let m = 0; m < mipCount; m++) {
+      if (m < this.firstDerivedMip) this.grids.push(this.levelGrids[m]);
       else {
-        const w = Math.max(1, Math.ceil(levels[0].width / 2 ** m));
-        const h = Math.max(1, Math.ceil(levels[0].height / 2 ** m));
+        const w = Math.max(1, levels[0].width >> this.xShift[m]);
+        const h = Math.max(1, levels[0].height >> this.yShift[m]);
         this.grids.push({ width: w, height: h, tileWidth: w, tileHeight: h, image: null });
       }
     }
-    if (mipCount > levels.length) {
-      const coarsest = levels[levels.length - 1];
-      if (coarsest.width * coarsest.height > MAX_DERIVED_BASE_TEXELS) {
+    if (mipCount > this.firstDerivedMip) {
+      const base = levels[this.firstDerivedMip - 1];
+      if (base.width * base.height > MAX_DERIVED_BASE_TEXELS) {
         throw new TesseraConfigError(
           'invalid-size',
-          `the pyramid's coarsest level is ${coarsest.width}x${coarsest.height}: add overviews down to a few tiles`,
+          `mips past ${base.width}x${base.height} texels are derived in memory: ` +
+            'add overviews down to a few tiles, or use a less elongated region',
         );
       }
     }
@@ -203,12 +224,12 @@ export class ImageryTileSource implements TileSource {
     if (signal.aborted) throw signal.reason;
     if (this.grids[mip] === undefined)
       throw new TileSourceError('bad-index', `mip ${mip} out of range`, false);
-    if (mip >= this.pyramid.info.levels.length) await this.deriveCoarseLevels(signal);
+    if (mip >= this.firstDerivedMip) await this.deriveCoarseLevels(signal);
     const grid = this.grids[mip];
     const { tileSize: T, border: B, payload: P } = this;
     // The page's texel rectangle at its level, border included.
-    const x0 = this.regionX / 2 ** mip + x * P - B;
-    const y0 = this.regionY / 2 ** mip + y * P - B;
+    const x0 = this.regionX / 2 ** this.xShift[mip] + x * P - B;
+    const y0 = this.regionY / 2 ** this.yShift[mip] + y * P - B;
     // Per page, not per frame: loads overlap, so they cannot share scratch arrays.
     const columns = new Int32Array(T);
     const rows = new Int32Array(T);
@@ -269,20 +290,23 @@ export class ImageryTileSource implements TileSource {
     return ((cx % w) + w) % w;
   }
 
+  /** Tile (`tx`, `ty`) of mip `mip`'s grid: a derived mip's whole image, else {@link levelTile}. */
+  private tile(mip: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
+    const image = this.grids[mip].image;
+    return image !== null ? Promise.resolve(image) : this.levelTile(mip, tx, ty, signal);
+  }
+
   /**
-   * Tile (`tx`, `ty`) of mip `mip`'s grid, never null: a derived level's whole image, a pyramid
-   * tile, or a stand-in for a missing one (magnified from the coarser level, else transparent).
-   * Checked to hold the whole valid part of its cell.
+   * Tile (`tx`, `ty`) of pyramid level `level`, never null: the pyramid's tile (checked to hold
+   * the whole valid part of its cell), or a stand-in for a missing one.
    */
-  private async tile(mip: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
-    const grid = this.grids[mip];
-    if (grid.image !== null) return grid.image;
-    const loaded = await this.cache.get(tileKey(mip, tx, ty), signal, (s) =>
-      this.loadSourceTile(mip, tx, ty, s),
+  private async levelTile(level: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
+    const loaded = await this.cache.get(tileKey(level, tx, ty), signal, (s) =>
+      this.loadSourceTile(level, tx, ty, s),
     );
     if (loaded !== null) return loaded;
-    return this.cache.get(tileKey(mip + 16, tx, ty), signal, (s) =>
-      this.standIn(mip, tx, ty, s),
+    return this.cache.get(tileKey(level + 16, tx, ty), signal, (s) =>
+      this.standIn(level, tx, ty, s),
     ) as Promise<ImageryTile>;
   }
 
@@ -292,7 +316,7 @@ export class ImageryTileSource implements TileSource {
     ty: number,
     signal: AbortSignal,
   ): Promise<CachedTile> {
-    const grid = this.grids[level];
+    const grid = this.levelGrids[level];
     const tile = await this.pyramid.loadTile(level, tx, ty, signal);
     if (tile === null) return null;
     const validWidth = Math.min(grid.tileWidth, grid.width - tx * grid.tileWidth);
@@ -312,17 +336,16 @@ export class ImageryTileSource implements TileSource {
   }
 
   /**
-   * A missing tile's stand-in: its cell magnified (nearest) from the next coarser level, whose own
-   * missing tiles stand in the same way, down to transparent past the coarsest.
+   * A missing tile's stand-in: its cell magnified (nearest) from the next coarser pyramid level,
+   * whose own missing tiles stand in the same way, down to transparent past the coarsest.
    */
   private async standIn(level: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
-    const grid = this.grids[level];
+    const grid = this.levelGrids[level];
     const width = Math.min(grid.tileWidth, grid.width - tx * grid.tileWidth);
     const height = Math.min(grid.tileHeight, grid.height - ty * grid.tileHeight);
     const data = new Uint8Array(width * height * 4);
-    // Derived levels come from the coarsest pyramid level, so its missing tiles have no parent.
-    if (level + 1 >= this.pyramid.info.levels.length) return { width, height, data };
-    const parent = this.grids[level + 1];
+    const parent = this.levelGrids[level + 1];
+    if (parent === undefined) return { width, height, data };
     const left = tx * grid.tileWidth;
     const top = ty * grid.tileHeight;
     // The parent tiles under this cell (usually one).
@@ -335,7 +358,7 @@ export class ImageryTileSource implements TileSource {
     for (let py = pys; py <= pye; py++) {
       for (let px = pxs; px <= pxe; px++) {
         pending.push(
-          this.tile(level + 1, px, py, signal).then((t) => void parents.set(py * 4194304 + px, t)),
+          this.levelTile(level + 1, px, py, signal).then((t) => void parents.set(py * 4194304 + px, t)),
         );
       }
     }
@@ -354,7 +377,7 @@ export class ImageryTileSource implements TileSource {
     return { width, height, data };
   }
 
-  /** Builds the levels coarser than the pyramid's coarsest, once: its whole image, halved. */
+  /** Builds the derived mips once (see {@link firstDerivedMip}). */
   private deriveCoarseLevels(signal: AbortSignal): Promise<void> {
     if (this.derived === null) {
       const controller = new AbortController();
@@ -366,9 +389,13 @@ export class ImageryTileSource implements TileSource {
     return abortable(this.derived, signal);
   }
 
+  /**
+   * The whole image of the last pyramid level before {@link firstDerivedMip}, then each derived
+   * mip from the one before, halved along the axes whose scale still shrinks.
+   */
   private async buildCoarseLevels(signal: AbortSignal): Promise<void> {
-    const base = this.pyramid.info.levels.length - 1;
-    const grid = this.grids[base];
+    const base = this.firstDerivedMip - 1;
+    const grid = this.levelGrids[base];
     const data = new Uint8Array(grid.width * grid.height * 4);
     const columnsOfTiles = Math.ceil(grid.width / grid.tileWidth);
     const rowsOfTiles = Math.ceil(grid.height / grid.tileHeight);
@@ -376,7 +403,7 @@ export class ImageryTileSource implements TileSource {
     for (let ty = 0; ty < rowsOfTiles; ty++) {
       for (let tx = 0; tx < columnsOfTiles; tx++) {
         jobs.push(
-          this.tile(base, tx, ty, signal).then((tile) => {
+          this.levelTile(base, tx, ty, signal).then((tile) => {
             const left = tx * grid.tileWidth;
             const top = ty * grid.tileHeight;
             const w = Math.min(grid.tileWidth, grid.width - left);
@@ -394,8 +421,12 @@ export class ImageryTileSource implements TileSource {
     await Promise.all(jobs);
     let image: ImageryTile = { width: grid.width, height: grid.height, data };
     for (let m = base + 1; m < this.grids.length; m++) {
-      const next = downsampleRgba8(image.data, image.width, image.height, this.srgb);
-      image = { width: Math.max(1, image.width >> 1), height: Math.max(1, image.height >> 1), data: next };
+      image = halve(
+        image,
+        this.xShift[m] > this.xShift[m - 1],
+        this.yShift[m] > this.yShift[m - 1],
+        this.srgb,
+      );
       // The derived grid is the halved image itself, so its size is what halving gave.
       this.grids[m] = {
         width: image.width,
@@ -406,6 +437,43 @@ export class ImageryTileSource implements TileSource {
       };
     }
   }
+}
+
+/**
+ * `image` box-filtered by 2 along x, y or both (sRGB colour averaged in linear light, as
+ * `downsampleRgba8` does; an odd last column or row is counted twice).
+ */
+function halve(image: ImageryTile, alongX: boolean, alongY: boolean, srgb: boolean): ImageryTile {
+  const { width, height, data } = image;
+  if (alongX && alongY) {
+    return {
+      width: Math.max(1, width >> 1),
+      height: Math.max(1, height >> 1),
+      data: downsampleRgba8(data, width, height, srgb),
+    };
+  }
+  if (!alongX && !alongY) return image;
+  const w = alongX ? Math.max(1, width >> 1) : width;
+  const h = alongY ? Math.max(1, height >> 1) : height;
+  const out = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const ax = alongX ? Math.min(width - 1, 2 * x) : x;
+      const ay = alongY ? Math.min(height - 1, 2 * y) : y;
+      const bx = alongX ? Math.min(width - 1, 2 * x + 1) : x;
+      const by = alongY ? Math.min(height - 1, 2 * y + 1) : y;
+      const a = (ay * width + ax) * 4;
+      const b = (by * width + bx) * 4;
+      const o = (y * w + x) * 4;
+      for (let c = 0; c < 3; c++) {
+        out[o + c] = srgb
+          ? linearToSrgbByte((SRGB_BYTE_TO_LINEAR[data[a + c]] + SRGB_BYTE_TO_LINEAR[data[b + c]]) / 2)
+          : (data[a + c] + data[b + c] + 1) >> 1;
+      }
+      out[o + 3] = (data[a + 3] + data[b + 3] + 1) >> 1;
+    }
+  }
+  return { width: w, height: h, data: out };
 }
 
 function nextPowerOfTwo(n: number): number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError, TileSourceError } from '../../../src/core/errors';
+import { linearToSrgbByte, SRGB_BYTE_TO_LINEAR } from '../../../src/sources/color/srgb';
 import type { ImageryPyramid, ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
 import { ImageryTileSource } from '../../../src/sources/imagery/imagery-tile-source';
 import { downsampleRgba8 } from '../../../src/sources/mips/box-downsample';
@@ -134,7 +135,7 @@ describe('ImageryTileSource', async () => {
     const source = new ImageryTileSource(new MemoryPyramid(levels, 256), { tileSize: 64, border: 2 });
     expect(source.info.widthPages).toBe(32);
     let im = levels[1];
-    for (let mip = 2; mip <= 5; mip++) {
+    for (let mip = 2; mip <= 4; mip++) {
       im = {
         width: im.width >> 1,
         height: im.height >> 1,
@@ -143,6 +144,23 @@ describe('ImageryTileSource', async () => {
       const tile = await source.load(mip, 0, 0, signal());
       expectPage(tile.layers[0], im, -2, -2, 64, false);
     }
+    // 32 x 16 pages: mip 5 keeps mip 4's one page of height, so only its width halves.
+    const halvedX = {
+      width: im.width >> 1,
+      height: im.height,
+      data: new Uint8Array((im.width >> 1) * im.height * 4),
+    };
+    for (let y = 0; y < im.height; y++) {
+      for (let x = 0; x < halvedX.width; x++) {
+        const a = texel(im, 2 * x, y, false);
+        const b = texel(im, 2 * x + 1, y, false);
+        const o = (y * halvedX.width + x) * 4;
+        for (let c = 0; c < 3; c++)
+          halvedX.data[o + c] = linearToSrgbByte((SRGB_BYTE_TO_LINEAR[a[c]] + SRGB_BYTE_TO_LINEAR[b[c]]) / 2);
+        halvedX.data[o + 3] = (a[3] + b[3] + 1) >> 1;
+      }
+    }
+    expectPage((await source.load(5, 0, 0, signal())).layers[0], halvedX, -2, -2, 64, false);
   });
 
   it('fills missing tiles from the coarser level, and leaves uncovered areas transparent', async () => {
