@@ -1,0 +1,99 @@
+/**
+ * Imagery benchmark page: the same XYZ tiles as one virtual texture on one plane, flying the zoom
+ * path (zoom-run.ts). `?tiles=` the tile URL template, `?backend=`, `?hold=`, `?last=`.
+ * A frame changed what is drawn when a page was mapped during it; a step is complete once
+ * `whenSettled()` (asked at the step's start, so the feedback must have seen the new view) says so.
+ */
+
+import { VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
+import { ImageryTileSource, XyzPyramid } from '@tessera-vt/tessera/imagery';
+import { Mesh, PlaneGeometry } from 'three';
+import { MeshBasicNodeMaterial } from 'three/webgpu';
+import { runBenchPage } from '../sources-browser/bench-page';
+import { MAX_ZOOM } from './zoom-path';
+import { createZoomStage, gpuTracker, runZoomPath, type ZoomRenderer } from './zoom-run';
+
+/** Page side with its border, and the border, texels: 248 texels of payload a page. */
+const PAGE_SIZE = 256;
+const PAGE_BORDER = 4;
+/** The system's whole GPU budget (pool, page tables, feedback, staging), bytes. */
+const BUDGET_BYTES = 64 * 2 ** 20;
+
+await runBenchPage(async () => {
+  const params = new URLSearchParams(location.search);
+  const stage = await createZoomStage();
+  const vts = new VirtualTextureSystem(stage.renderer, {
+    budgetBytes: BUDGET_BYTES,
+    tileSize: PAGE_SIZE,
+    border: PAGE_BORDER,
+    filtering: 'trilinear',
+  });
+  const pyramid = new XyzPyramid({ url: params.get('tiles') as string, maxZoom: MAX_ZOOM });
+  const source = new ImageryTileSource(pyramid, { tileSize: PAGE_SIZE, border: PAGE_BORDER });
+  const map = vts.add(source);
+  const material = new MeshBasicNodeMaterial();
+  material.colorNode = virtualTexture(map);
+  const geometry = new PlaneGeometry(1, 1);
+  stage.scene.add(new Mesh(geometry, material));
+
+  let mapped = false;
+  vts.events.on('page-loaded', () => {
+    mapped = true;
+  });
+  const tracker = gpuTracker();
+  // WebGL2 has no labels: there the system's bytes are all bytes above the renderer's own.
+  const labelled = requestedWebGPU();
+  let step = 0;
+  let stepStart = 0;
+  let completeFrame = -1;
+  const renderer: ZoomRenderer = {
+    beginStep() {
+      const current = ++step;
+      completeFrame = -1;
+      stepStart = vts.currentFrame;
+      // The frame the system knew it had settled, not the earlier feedback frame it resolves with.
+      vts.whenSettled().then(
+        () => {
+          if (step === current) completeFrame = vts.currentFrame - stepStart;
+        },
+        () => {},
+      );
+    },
+    frame() {
+      mapped = false;
+      vts.update(stage.camera, stage.scene);
+      stage.renderer.render(stage.scene, stage.camera);
+      return mapped;
+    },
+    completeFrame: () => completeFrame,
+    gpuBytes: () => {
+      const s = tracker.snapshot();
+      return labelled ? (s.byPrefix['tessera:']?.live ?? 0) : s.liveBytes - stage.startBytes;
+    },
+    gpuPeakBytes: () => {
+      const s = tracker.snapshot();
+      return labelled ? (s.byPrefix['tessera:']?.peak ?? 0) : s.peakBytes - stage.startBytes;
+    },
+    counters: () => {
+      const stats = vts.stats();
+      return {
+        uploadsTotal: stats.uploadsTotal,
+        residentPages: stats.residentPages,
+        slotCount: stats.slotCount,
+        mipBias: stats.mipBias,
+        ...source.counters,
+      };
+    },
+    dispose: () => {
+      vts.dispose();
+      source.dispose();
+      geometry.dispose();
+      material.dispose();
+    },
+  };
+  return runZoomPath(stage, renderer);
+});
+
+function requestedWebGPU(): boolean {
+  return new URLSearchParams(location.search).get('backend') !== 'webgl';
+}
