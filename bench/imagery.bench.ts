@@ -18,7 +18,7 @@
  * - `gpu_peak_mib`, `gpu_mean_mib`: GPU bytes the independent tracker counts (Tessera: its
  *   `tessera:` labels on WebGPU; the baseline, and both on WebGL2, which has no labels: every live
  *   byte above what the renderer held before the map existed), peak and mean over frames;
- * - `fetched_mib`, `fetched_kib_per_frame`, `requests`: what the server sent each renderer;
+ * - `fetched_mib`, `fetched_bytes_per_frame` (mean), `requests`: what the server sent each renderer;
  * - `sharp_frames_*`, `sharp_ms_*` (median and max over steps): from the camera move to the last
  *   frame that changed what is drawn (the baseline: a tile mesh drawn or replaced; Tessera: a page
  *   mapped); `incomplete_steps`: steps still incomplete at the hold's end (the baseline missing a
@@ -122,7 +122,7 @@ function zoomFigures(
     [key('gpu_peak_mib')]: result.gpuPeakBytes / MIB,
     [key('gpu_mean_mib')]: result.gpuMeanBytes / MIB,
     [key('fetched_mib')]: served.bytes / MIB,
-    [key('fetched_kib_per_frame')]: served.bytes / 1024 / result.frames,
+    [key('fetched_bytes_per_frame')]: served.bytes / result.frames,
     [key('requests')]: served.requests,
     [key('sharp_frames_median')]: upperMedian(frames),
     [key('sharp_frames_max')]: Math.max(...frames),
