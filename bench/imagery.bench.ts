@@ -46,6 +46,19 @@ const HOLD_FRAMES = Number(process.env.IMAGERY_HOLD ?? 50);
 const BACKENDS = (process.env.IMAGERY_BACKENDS ?? 'webgpu,webgl').split(',') as ('webgpu' | 'webgl')[];
 /** Renderers run (`IMAGERY_PATHS=baseline` for one); `IMAGERY_BURST=0` skips the burst. */
 const PATHS = (process.env.IMAGERY_PATHS ?? 'baseline,tessera').split(',') as ('baseline' | 'tessera')[];
+/**
+ * Tessera runs at two budgets: 64 MiB (`tessera`), and about the baseline's peak
+ * (`tessera_small`, `IMAGERY_SMALL_BUDGET_MIB`), so memory and traffic compare at equal bytes too.
+ */
+const SMALL_BUDGET_MIB = Number(process.env.IMAGERY_SMALL_BUDGET_MIB ?? 24);
+const RUNS = PATHS.flatMap((path): { name: string; path: 'baseline' | 'tessera'; budgetMiB: number }[] =>
+  path === 'tessera'
+    ? [
+        { name: 'tessera', path, budgetMiB: 64 },
+        { name: 'tessera_small', path, budgetMiB: SMALL_BUDGET_MIB },
+      ]
+    : [{ name: path, path, budgetMiB: 0 }],
+);
 const MIB = 2 ** 20;
 
 async function freePort(): Promise<number> {
@@ -145,30 +158,30 @@ async function measure(browser: Browser, port: number, server: TileServer): Prom
   };
   for (const backend of BACKENDS) {
     const suffix = backend === 'webgl' ? '_webgl' : '';
-    for (const path of PATHS) {
-      // The server counts by client name: one per renderer and backend.
-      const client = `${path}${backend === 'webgl' ? 'gl' : 'gpu'}`;
+    for (const { name, path, budgetMiB } of RUNS) {
+      // The server counts by client name: one per run and backend.
+      const client = `${name}${backend === 'webgl' ? 'gl' : 'gpu'}`;
       const query = new URLSearchParams({
         backend,
+        budgetMiB: String(budgetMiB),
         hold: String(HOLD_FRAMES),
         // A shorter path for a look at one step's screenshot (IMAGERY_SHOTS=1).
         last: process.env.IMAGERY_LAST ?? String(MAX_ZOOM),
         tiles: `${server.origin}/${client}/{z}/{x}/{y}.jpg`,
       });
       const result = await runPage<ZoomRunResult>(browser, port, `bench/imagery/${path}-zoom.html`, query);
-      const key = (metric: string) => `imagery.${path}.${metric}${suffix}`;
+      const key = (metric: string) => `imagery.${name}.${metric}${suffix}`;
       Object.assign(out, zoomFigures(key, result, server.counts(client)));
-      console.log(`${path} (${backend}): ${JSON.stringify(result.steps)} ${JSON.stringify(result.counters)}`);
+      console.log(`${name} (${backend}): ${JSON.stringify(result.steps)} ${JSON.stringify(result.counters)}`);
     }
-    const both = (metric: string) => [
-      `imagery.tessera.${metric}${suffix}`,
-      `imagery.baseline.${metric}${suffix}`,
-    ];
-    for (const metric of ['gpu_peak_mib', 'fetched_mib', 'requests', 'sharp_frames_median']) {
-      const [tessera, baseline] = both(metric);
-      if (out[tessera] !== undefined && out[baseline] > 0) {
-        out[`imagery.tessera.${metric.replace(/_mib$/, '')}_vs_baseline${suffix}`] =
-          out[tessera] / out[baseline];
+    for (const name of ['tessera', 'tessera_small']) {
+      for (const metric of ['gpu_peak_mib', 'fetched_mib', 'requests', 'sharp_frames_median']) {
+        const tessera = `imagery.${name}.${metric}${suffix}`;
+        const baseline = `imagery.baseline.${metric}${suffix}`;
+        if (out[tessera] !== undefined && out[baseline] > 0) {
+          out[`imagery.${name}.${metric.replace(/_mib$/, '')}_vs_baseline${suffix}`] =
+            out[tessera] / out[baseline];
+        }
       }
     }
   }

@@ -16,6 +16,7 @@ export default defineConfig({
         index: resolve(import.meta.dirname, 'index.html'),
         'deep-zoom': resolve(import.meta.dirname, 'deep-zoom/index.html'),
         cog: resolve(import.meta.dirname, 'cog/index.html'),
+        map: resolve(import.meta.dirname, 'map/index.html'),
         planet: resolve(import.meta.dirname, 'planet/index.html'),
         'streamed-textures': resolve(import.meta.dirname, 'streamed-textures/index.html'),
       },

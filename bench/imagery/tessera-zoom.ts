@@ -1,6 +1,7 @@
 /**
  * Imagery benchmark page: the same XYZ tiles as one virtual texture on one plane, flying the zoom
- * path (zoom-run.ts). `?tiles=` the tile URL template, `?backend=`, `?hold=`, `?last=`.
+ * path (zoom-run.ts). `?tiles=` the tile URL template, `?backend=`, `?hold=`, `?last=`,
+ * `?budgetMiB=` the system's budget (default 64).
  * A frame changed what is drawn when a page was mapped during it; a step is complete once
  * `whenSettled()` (asked at the step's start, so the feedback must have seen the new view) says so.
  */
@@ -16,14 +17,13 @@ import { createZoomStage, gpuTracker, runZoomPath, type ZoomRenderer } from './z
 /** Page side with its border, and the border, texels: 248 texels of payload a page. */
 const PAGE_SIZE = 256;
 const PAGE_BORDER = 4;
-/** The system's whole GPU budget (pool, page tables, feedback, staging), bytes. */
-const BUDGET_BYTES = 64 * 2 ** 20;
 
 await runBenchPage(async () => {
   const params = new URLSearchParams(location.search);
   const stage = await createZoomStage();
   const vts = new VirtualTextureSystem(stage.renderer, {
-    budgetBytes: BUDGET_BYTES,
+    // The system's whole GPU budget (pool, page tables, feedback, staging).
+    budgetBytes: Number(params.get('budgetMiB') ?? 64) * 2 ** 20,
     tileSize: PAGE_SIZE,
     border: PAGE_BORDER,
     filtering: 'trilinear',
