@@ -157,6 +157,35 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
         '(`test/browser/gltf/gltf-fidelity.spec.ts`, both backends), which assert the targets.',
     ],
   },
+  imagery: {
+    title: 'A web map zoomed from the whole Earth to z11, against one texture per tile',
+    keys: ['imagery.*'],
+    browser: true,
+    about:
+      "A Web Mercator map (256² JPEG tiles from a local XYZ server: the Earth map of Debian's " +
+      'xplanet-images for z0-z3, seeded detail below) on a plane, 960x540, zoomed one zoom per step ' +
+      'from the whole Earth (z0) to z11 about Paris, 50 frames a step, one per animation frame, on ' +
+      'both backends of `WebGPURenderer` (`_webgl` keys: WebGL2). Baseline (`baseline`, written for ' +
+      'the bench as web map engines draw tiles): one mesh and one mipmapped `Texture` per visible ' +
+      'tile (screen-space-error quadtree, parents drawn until children load, an LRU of twice the ' +
+      'visible tiles, 6 requests per host). Tessera: `VirtualTextureSystem` (pages of 256 with a ' +
+      '4-texel border, trilinear) over `ImageryTileSource(new XyzPyramid(...))` at a 64 MiB budget ' +
+      "(`tessera`) and at 24 MiB (`tessera_small`, about the baseline's peak).\n\n" +
+      '- `gpu_peak_mib`, `gpu_mean_mib`: the independent GPU tracker (Tessera: its `tessera:` ' +
+      "labels; the baseline: every byte above the renderer's own);\n" +
+      '- `fetched_mib`, `fetched_bytes_per_frame`, `requests`: what the server sent;\n' +
+      "- `sharp_frames_*`, `sharp_ms_*`: from a step's start to the last frame that changed what " +
+      'is drawn; `settle_frames_*`: until `whenSettled()` (Tessera) or every visible tile at its ' +
+      'wanted zoom (baseline);\n' +
+      '- `*_vs_baseline`: Tessera over the baseline; `burst_*`: requests and decoded tiles per second ' +
+      'with 6 requests in flight per host.',
+    notes: [
+      'z11 is the deepest zoom one virtual texture holds with 248-texel payloads (4096 pages per side); ' +
+        'deeper zooms need region textures (`ImageryTileSource` option `region`).',
+      "Tessera's pages (248 texels inside a border) straddle the 256-texel source tiles, so a page " +
+        'reads up to four tiles: that, and trilinear asking for the next zoom, is its extra traffic.',
+    ],
+  },
   'gpu-compress': {
     title: 'GPU compression of rendered tiles',
     keys: ['rvt.compress.*', 'rvt.copy_rgba8.*'],
