@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeSharpCog } from '../../support/imagery/cog-fixtures';
-import { writeDeepZoomFixture } from '../../support/imagery/deep-zoom-fixtures';
+import { writeDeepZoomFixture, writeIiifFixture } from '../../support/imagery/deep-zoom-fixtures';
 import { loadEarthImage, type RgbaImage } from '../../support/imagery/earth-image';
 import {
   loadMercatorWorld,
@@ -18,7 +18,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const IMAGERY_DIR = 'test-results/imagery';
 
 /** The imagery formats the seam tests read, one entry each in {@link WRITERS}. */
-export type ImagerySourceName = 'xyz' | 'pmtiles' | 'cog' | 'dzi';
+export type ImagerySourceName = 'xyz' | 'pmtiles' | 'cog' | 'dzi' | 'iiif';
 
 /** One written fixture, as the test page opens it. */
 export interface ImageryFixture {
@@ -99,6 +99,17 @@ const WRITERS: Record<ImagerySourceName, FixtureWriter> = {
       tileSize: 256,
       overlap: 1,
       format: 'png',
+    });
+    return { path, width: image.width, height: image.height };
+  },
+  // A IIIF Image API 2 level 0 pyramid as sharp writes it (the page names its service and format).
+  iiif: async (images, dir) => {
+    const image = await images.earth(2500, 1400);
+    const path = await writeIiifFixture(image, dir, 'earth', {
+      tileSize: 256,
+      format: 'png',
+      version: 2,
+      baseUrl: 'http://localhost/earth',
     });
     return { path, width: image.width, height: image.height };
   },

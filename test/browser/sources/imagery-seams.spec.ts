@@ -122,6 +122,7 @@ const CASES: { source: ImagerySourceName; filtering: 'trilinear' | 'bilinear'; e
   // A whole-world web map: longitude wraps, borders at the antimeridian from the other side.
   { source: 'xyz', filtering: 'trilinear', extended: true },
   { source: 'pmtiles', filtering: 'trilinear', extended: true },
+  { source: 'iiif', filtering: 'trilinear', extended: true },
 ];
 
 /**

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { equirectangularToMercator, loadEarthImage } from '../../support/imagery/earth-image';
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 
 interface View {
   lat: number;
@@ -77,11 +77,9 @@ async function mercatorImage(): Promise<string> {
   return `/${relative}`;
 }
 
-test('a globe of Web Mercator imagery matches plain three.js from the whole Earth to the finest level, under budget', async ({
-  page,
-  openPage,
-  backend,
-}) => {
+test('a globe of Web Mercator imagery matches plain three.js from the whole Earth to the finest level, under budget', {
+  tag: EXTENDED,
+}, async ({ page, openPage, backend }) => {
   test.setTimeout(300_000);
   const image = await mercatorImage();
   await openPage('/test/browser/vt/pages/globe-mercator.html', { image, size: SIZE });

@@ -18,6 +18,7 @@ import {
   ImageryTileSource,
   openCogPyramid,
   openDeepZoomPyramid,
+  openIiifPyramid,
   openPmtilesPyramid,
   xyzPyramid,
 } from '@tessera-vt/tessera/imagery';
@@ -54,6 +55,12 @@ const OPENERS: Record<string, (url: string) => Promise<ImageryPyramid>> = {
   pmtiles: (url) => openPmtilesPyramid(new URL(url, location.href).href),
   cog: (url) => openCogPyramid(new URL(url, location.href).href),
   dzi: (url) => openDeepZoomPyramid(new URL(url, location.href).href),
+  // sharp's info.json names the service where it was written: the page says where it is served.
+  iiif: (url) =>
+    openIiifPyramid(new URL(url, location.href).href, {
+      serviceId: new URL(url.replace(/\/info\.json$/, ''), location.href).href,
+      format: 'png',
+    }),
 };
 
 const sourceName = params.get('source') ?? 'dzi';
