@@ -78,7 +78,7 @@ export async function startTileServer(): Promise<TileServer> {
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     response.setHeader('Access-Control-Allow-Origin', '*');
     response.setHeader('Cache-Control', 'no-store');
-    const match = /^\/([a-z]+)\/(\d+)\/(\d+)\/(\d+)\.jpg$/.exec(request.url ?? '');
+    const match = /^\/([a-z_]+)\/(\d+)\/(\d+)\/(\d+)\.jpg$/.exec(request.url ?? '');
     if (match === null) {
       response.writeHead(404).end();
       return;
