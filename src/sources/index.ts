@@ -20,13 +20,27 @@ export {
   MemoryArchiveSink,
 } from './archive/archive-writer';
 export { CompressedTileCache } from './archive/compressed-tile-cache';
-export { createDefaultTileDecoder, defaultDecodeWorkerCount } from './archive/default-tile-decoder';
+export {
+  createDefaultImageDecoder,
+  createDefaultTileDecoder,
+  defaultDecodeWorkerCount,
+} from './archive/default-tile-decoder';
 export { HttpRangeReader, type HttpRangeReaderOptions } from './archive/http-range-reader';
 export { MemoryRangeReader, type RangeReader } from './archive/range-reader';
-export { InlineTileDecoder, type TileDecoder } from './archive/tile-decoder';
+export {
+  type ImageDecoder,
+  InlineImageDecoder,
+  InlineTileDecoder,
+  type TileDecoder,
+} from './archive/tile-decoder';
 export type { ImageCodecs } from './archive/tile-payload-decoder';
 export { createBrowserImageCodecs } from './archive/worker/browser-image-codecs';
-export type { CancelRequest, DecodeReply, DecodeRequest } from './archive/worker/decode-protocol';
+export type {
+  CancelRequest,
+  DecodeImageRequest,
+  DecodeReply,
+  DecodeRequest,
+} from './archive/worker/decode-protocol';
 export {
   WorkerDecoderPool,
   type WorkerDecoderPoolOptions,

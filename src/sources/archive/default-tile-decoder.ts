@@ -8,8 +8,8 @@
  * - otherwise (Node): inline, with the Node codecs (jpeg-js, sharp).
  */
 
-import { createNodeImageCodecs } from './node-image-codecs';
 import { decodeImageInBrowser, decodeImageInNode } from '../imagery/image-decoding';
+import { createNodeImageCodecs } from './node-image-codecs';
 import { type ImageDecoder, InlineImageDecoder, InlineTileDecoder, type TileDecoder } from './tile-decoder';
 import { createBrowserImageCodecs } from './worker/browser-image-codecs';
 import { WorkerDecoderPool, type WorkerLike } from './worker/worker-decoder-pool';

@@ -87,9 +87,10 @@ function expectPage(
 
 const signal = () => new AbortController().signal;
 
-describe('ImageryTileSource', async () => {
-  const earth = await loadEarthImage(1000, 600, 10);
+// Top-level await: vitest runs ESM test files as modules.
+const earth = await loadEarthImage(1000, 600, 10);
 
+describe('ImageryTileSource', () => {
   it('composes every page of every mip, borders from the neighbours, edges clamped', async () => {
     const levels = levelsOf(earth, 3);
     const pyramid = new MemoryPyramid(levels, 256);

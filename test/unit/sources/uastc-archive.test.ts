@@ -12,12 +12,12 @@ import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { decodeTilePayload } from '../../../src/sources/archive/tile-payload-decoder';
 import { zstdFrameContentSize } from '../../../src/sources/archive/uastc-payload';
 import { handleDecodeRequest } from '../../../src/sources/archive/worker/decode-protocol';
-import { decodeImageInNode } from '../../../src/sources/imagery/image-decoding';
 import { bakeImages, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { encodeUastcTile } from '../../../src/sources/bake/uastc-encoder';
 import { zstdCompress } from '../../../src/sources/bake/zstd-compressor';
 import { normalToRedAlpha } from '../../../src/sources/color/normal-channels';
+import { decodeImageInNode } from '../../../src/sources/imagery/image-decoding';
 import { ProceduralWorld } from '../../../src/sources/procedural/procedural-world';
 import { decodeUastcToRgba, normalAngleError, rgbPsnr } from '../../support/basis-transcoder';
 

@@ -6,8 +6,8 @@ import {
   type DecodeRequest,
   handleDecodeRequest,
 } from '../../../src/sources/archive/worker/decode-protocol';
-import { decodeImageInNode } from '../../../src/sources/imagery/image-decoding';
 import { WorkerDecoderPool, type WorkerLike } from '../../../src/sources/archive/worker/worker-decoder-pool';
+import { decodeImageInNode } from '../../../src/sources/imagery/image-decoding';
 import { encodePng } from '../../support/png-encoder';
 
 /** A Web-Worker-shaped fake: messages cross by structuredClone with transfer, as postMessage does. */

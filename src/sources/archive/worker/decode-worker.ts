@@ -5,8 +5,8 @@
  * `workers/decode` entry.
  */
 
-import { createBrowserImageCodecs } from './browser-image-codecs';
 import { decodeImageInBrowser } from '../../imagery/image-decoding';
+import { createBrowserImageCodecs } from './browser-image-codecs';
 import {
   type CancelRequest,
   type DecodeImageRequest,

@@ -5,9 +5,9 @@
  */
 
 import { TileSourceError } from '../../../core/errors';
+import type { ImageryTile } from '../../imagery/imagery-pyramid';
 import { WorkerJobPool } from '../../worker-job-pool';
 import type { PayloadEncodingName } from '../archive-format';
-import type { ImageryTile } from '../../imagery/imagery-pyramid';
 import type { ImageDecoder, TileDecoder } from '../tile-decoder';
 import type { CancelRequest, DecodeImageRequest, DecodeReply, DecodeRequest } from './decode-protocol';
 
@@ -84,9 +84,11 @@ export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
   private onReply(reply: DecodeReply): void {
     if (reply.type === 'done') {
       const { texels, width, height } = reply;
-      this.pool.resolve(reply.id, width === undefined ? texels : { width, height: height ?? 0, data: texels });
-    }
-    else this.pool.reject(reply.id, new TileSourceError(reply.code, reply.message, reply.retryable));
+      this.pool.resolve(
+        reply.id,
+        width === undefined ? texels : { width, height: height ?? 0, data: texels },
+      );
+    } else this.pool.reject(reply.id, new TileSourceError(reply.code, reply.message, reply.retryable));
   }
 }
 
