@@ -25,6 +25,7 @@ import {
 } from './cog-texels';
 import { MAX_IMAGE_TEXELS } from './image-decoding';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
+import { raceAbort } from './race-abort';
 
 /**
  * Decodes compressed TIFF tiles off the calling thread: geotiff's `Pool` (`new Pool()` from
@@ -563,23 +564,4 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
 
 function disposedError(): TileSourceError {
   return new TileSourceError('source-disposed', 'the GeoTIFF pyramid was disposed', false);
-}
-
-/** `promise`, or `signal.reason` as soon as `signal` aborts (the work itself may go on, shared). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -23,6 +23,7 @@ import { linearToSrgbByte, SRGB_BYTE_TO_LINEAR } from '../color/srgb';
 import { downsampleRgba8 } from '../mips/box-downsample';
 import type { ImageryLevel, ImageryPyramid, ImageryTile } from './imagery-pyramid';
 import { type CachedTile, ImageryTileCache, tileKey } from './imagery-tile-cache';
+import { raceAbort } from './race-abort';
 
 /** Options of {@link ImageryTileSource}. */
 export interface ImageryTileSourceOptions {
@@ -386,7 +387,7 @@ export class ImageryTileSource implements TileSource {
         throw error;
       });
     }
-    return abortable(this.derived, signal);
+    return raceAbort(this.derived, signal);
   }
 
   /**
@@ -500,23 +501,4 @@ function maxOf(a: Int32Array): number {
 function touches(columns: Int32Array, lo: number, hi: number): boolean {
   for (let i = 0; i < columns.length; i++) if (columns[i] >= lo && columns[i] < hi) return true;
   return false;
-}
-
-/** `promise`, or a rejection with `signal.reason` as soon as `signal` aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

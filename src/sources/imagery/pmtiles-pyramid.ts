@@ -27,6 +27,7 @@ import type { ImageDecoder } from '../archive/tile-decoder';
 import { HttpClient, type HttpClientOptions } from '../http/http-client';
 import { MAX_IMAGE_TEXELS } from './image-decoding';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
+import { raceAbort } from './race-abort';
 import { isTileOfZoom, webMapLevels, zoomOfLevel } from './web-map-levels';
 
 /** Options of {@link openPmtilesPyramid}. */
@@ -392,7 +393,7 @@ class DirectoryCache implements Cache {
       }
     }
     this.leaves.set(offset, directory);
-    return untilAborted(directory, signal);
+    return raceAbort(directory, signal);
   }
 
   invalidate(): Promise<void> {
@@ -470,26 +471,6 @@ async function decompress(buffer: ArrayBuffer, compression: Compression): Promis
   } catch (e) {
     throw new TileSourceError('corrupt', 'PMTiles: gzip data does not inflate', false, { cause: e });
   }
-}
-
-/** Rejects with `signal.reason` as soon as `signal` aborts, without cancelling `promise`. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
