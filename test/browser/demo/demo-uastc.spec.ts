@@ -43,11 +43,9 @@ test('demo: ?source=uastc streams the UASTC world into BC7 + BC5 pools', { tag: 
   );
 });
 
-test('demo: ?compressed=0 decodes the UASTC world into rgba8 pools, 4x the bytes per page', async ({
-  page,
-  backend,
-  openPage,
-}) => {
+test('demo: ?compressed=0 decodes the UASTC world into rgba8 pools, 4x the bytes per page', {
+  tag: EXTENDED,
+}, async ({ page, backend, openPage }) => {
   test.skip(backend !== 'webgpu', 'the pool layers are chosen alike on both backends');
   test.setTimeout(180_000);
   await isolateFromDevServerReloads(page);

@@ -169,7 +169,10 @@ test('a planted seam (borders not from the neighbours) fails the seam measure', 
  * both sides, so the two differ by a blur; an image squashed into part of the plane (each mip
  * halved both ways) gives about 4 dB, the right mips about 32.
  */
-test('distant: the mips past the short side halve only the long side', async ({ page, openPage }) => {
+test('distant: the mips past the short side halve only the long side', { tag: EXTENDED }, async ({
+  page,
+  openPage,
+}) => {
   test.setTimeout(120_000);
   const results = await measure(page, openPage, 'dzi', ['distant'], { filtering: 'bilinear' });
   expect(results.distant.all.psnr, JSON.stringify(results.distant)).toBeGreaterThanOrEqual(MIN_PSNR.distant);

@@ -1,4 +1,4 @@
-import { expect, test } from '../fixtures';
+import { EXTENDED, expect, test } from '../fixtures';
 import { bakedPhotograph } from '../readme/photo-fixture';
 
 /** The README photo page's API (test/browser/readme/pages/photo.ts), the parts used here. */
@@ -41,11 +41,9 @@ const UASTC_BAKE = ['--encoding', 'uastc', '--zstd', '19'];
  * workers) into a BC7 pool, and the settled frame matches three's own `TextureLoader` texture of
  * the same image (compression error included), with the tracker's bytes within the budget.
  */
-test('a photograph baked as UASTC + zstd streams into a BC7 pool and matches TextureLoader', async ({
-  page,
-  openPage,
-  backend,
-}) => {
+test('a photograph baked as UASTC + zstd streams into a BC7 pool and matches TextureLoader', {
+  tag: EXTENDED,
+}, async ({ page, openPage, backend }) => {
   test.setTimeout(240_000);
   const urls = await bakedPhotograph(2048, 1024, UASTC_BAKE);
   await openPage('/test/browser/readme/pages/photo.html', {

@@ -139,10 +139,9 @@ test('truncated, oversized and corrupt UASTC tiles fail typed, keep their fallba
  * mip 0 while tiles arrive late (15 ms, plus encoding and transcoding), every pixel of every frame
  * shows the wanted mip or a coarser one, within block-compression error.
  */
-test('every frame while streaming into a BC7 pool shows the wanted mip or a coarser one', async ({
-  page,
-  openPage,
-}) => {
+test('every frame while streaming into a BC7 pool shows the wanted mip or a coarser one', {
+  tag: EXTENDED,
+}, async ({ page, openPage }) => {
   // With `alpha: true` (the default for colour layers): the other transcode path.
   await openPage(VT_SCENE, { target: 'bc7', pages: 32, delay: 15, alpha: 1 });
   await waitForScene(page);

@@ -71,7 +71,7 @@ for (const storage of ['dense', 'sparse'] as const) {
  * quarter texel of that mip, see comparePerspective): no black, misplaced, stale or seamed tiles at
  * grazing angles and mip transitions either.
  */
-test('every perspective frame while streaming shows right content at some mip', async ({
+test('every perspective frame while streaming shows right content at some mip', { tag: EXTENDED }, async ({
   page,
   openPage,
 }) => {

@@ -30,7 +30,7 @@ const sides = ['left', 'right'].map((side, i) => {
     url: location.origin + (params.get(side) as string),
     maxZoom: Number(params.get('maxZoom')),
     // Quick retries: the faults are injected, not load on a real server.
-    http: { baseDelayMs: 20, maxDelayMs: 300, timeoutMs: 1500, retries: 4 },
+    http: { baseDelayMs: 20, maxDelayMs: 300, timeoutMs: 1000, retries: 4 },
   });
   const source = new ImageryTileSource(pyramid);
   const vt = vts.add(source);
