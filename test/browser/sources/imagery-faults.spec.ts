@@ -14,7 +14,7 @@ import {
   makeWebMapTiles,
   writeXyzDirectory,
 } from '../../support/imagery/web-map-fixtures';
-import { type ErrorLog, expect, test } from '../fixtures';
+import { type ErrorLog, EXTENDED, expect, test } from '../fixtures';
 import { IMAGERY_DIR, imageryFixtures } from './imagery-fixtures';
 
 interface Report {
@@ -102,71 +102,83 @@ const tiles = (dir: string) => `/${dir}/{z}/{x}/{y}.png`;
 const faulty = (kinds: string, rate: number, seed: string, dir: string) =>
   `/__faults/${kinds}/${rate}/${seed}/${dir}/{z}/{x}/{y}.png`;
 
-test('a flaky server (one request in five fails: 5xx, reset, truncated, stalled) loses no page; a sparse pyramid falls back without errors; a dead host fails each page once, the other texture streams on', async ({
-  page,
-  backend,
-  openPage,
-  errorLog,
-}) => {
-  test.setTimeout(240_000);
-  const fixture = `${IMAGERY_DIR}/xyz`;
-  await imageryFixtures();
-  await sparseFixture();
-  // What a sound server gives, for both parts.
-  const clean = await run(page, openPage, tiles(fixture), tiles(fixture));
+/**
+ * The faults are in the network, not in the backend: `npm test` runs this on WebGPU, and
+ * `npm run test:extended` on WebGL2 as well.
+ */
+for (const only of ['webgpu', 'webgl'] as const) {
+  test(
+    `a flaky server (one request in five fails: 5xx, reset, truncated, stalled) loses no page; a sparse pyramid falls back without errors; a dead host fails each page once, the other texture streams on (${only})`,
+    only === 'webgl' ? { tag: EXTENDED } : {},
+    async ({ page, backend, openPage, errorLog }) => {
+      test.skip(backend !== only, `the ${only} run`);
+      test.setTimeout(240_000);
+      const fixture = `${IMAGERY_DIR}/xyz`;
+      await imageryFixtures();
+      await sparseFixture();
+      // What a sound server gives, for both parts.
+      const clean = await run(page, openPage, tiles(fixture), tiles(fixture));
 
-  await test.step('a flaky server', async () => {
-    const kinds = '503,500,reset,truncated,stall';
-    const flaky = await run(
-      page,
-      openPage,
-      faulty(kinds, 0.2, `${backend}-left`, fixture),
-      faulty(kinds, 0.2, `${backend}-right`, fixture),
-    );
-    await expectOnlyInjectedErrors(errorLog);
-    console.log(`flaky (${backend}): ${JSON.stringify(flaky.sources)}, errors ${flaky.errors.length}`);
-    expect(flaky.errors).toEqual([]);
-    expect(flaky.failedPages).toBe(0);
-    expect(flaky.sources[0].retries + flaky.sources[1].retries).toBeGreaterThan(0);
-    for (const view of ['close', 'whole'] as const) {
-      expect(flaky.views[view].frames, view).toBeGreaterThan(0);
-      // The same pages in other pool slots: at most a rounding step apart.
-      expect(maxDifference(flaky.views[view].pixels, clean.views[view].pixels), view).toBeLessThanOrEqual(1);
-    }
-  });
+      await test.step('a flaky server', async () => {
+        const kinds = '503,500,reset,truncated,stall';
+        const flaky = await run(
+          page,
+          openPage,
+          faulty(kinds, 0.2, `${backend}-left`, fixture),
+          faulty(kinds, 0.2, `${backend}-right`, fixture),
+        );
+        await expectOnlyInjectedErrors(errorLog);
+        console.log(`flaky (${backend}): ${JSON.stringify(flaky.sources)}, errors ${flaky.errors.length}`);
+        expect(flaky.errors).toEqual([]);
+        expect(flaky.failedPages).toBe(0);
+        expect(flaky.sources[0].retries + flaky.sources[1].retries).toBeGreaterThan(0);
+        for (const view of ['close', 'whole'] as const) {
+          expect(flaky.views[view].frames, view).toBeGreaterThan(0);
+          // The same pages in other pool slots: at most a rounding step apart.
+          expect(maxDifference(flaky.views[view].pixels, clean.views[view].pixels), view).toBeLessThanOrEqual(
+            1,
+          );
+        }
+      });
 
-  await test.step('a sparse pyramid beside a dead host', async () => {
-    const report = await run(page, openPage, tiles(SPARSE_DIR), faulty('dead', 1, backend, fixture), 120);
-    const sparseVt = 0;
-    await expectOnlyInjectedErrors(errorLog);
-    console.log(
-      `sparse + dead (${backend}): ${JSON.stringify(report.sources)}, errors ${report.errors.length}`,
-    );
-    // The sparse texture: its missing tiles stood in for by their parents, never an error.
-    expect(report.sources[0].missingTiles).toBeGreaterThan(0);
-    expect(report.errors.filter((e) => e.vt === sparseVt)).toEqual([]);
-    // The dead host: every page it was asked for failed, each reported once (within the 300-frame
-    // cool-down after which a page still in view is tried again), as HTTP errors.
-    const dead = report.errors.filter((e) => e.vt !== sparseVt);
-    expect(dead.length).toBeGreaterThan(0);
-    expect(new Set(dead.map((e) => e.pageId)).size).toBe(dead.length);
-    for (const e of dead) expect(e).toMatchObject({ code: 'tile-failed-permanently', cause: 'http-status' });
-    // The sparse half is the full pyramid's picture where tiles exist and a magnified parent where
-    // not: mostly equal, nowhere a hole.
-    for (const view of ['close', 'whole'] as const) {
-      const pixels = report.views[view].pixels;
-      const total = (480 / 2) * 240;
-      const changed = differing(pixels, clean.views[view].pixels, 'left');
-      expect(changed, view).toBeLessThan(total * 0.5);
-      // A hole: black where the full pyramid draws the plane.
-      const full = clean.views[view].pixels;
-      let holes = 0;
-      for (let i = 0; i < pixels.length; i += 4) {
-        const x = (i / 4) % 480;
-        const drawn = full[i] + full[i + 1] + full[i + 2] > 0;
-        if (x < 200 && drawn && pixels[i] + pixels[i + 1] + pixels[i + 2] === 0) holes++;
-      }
-      expect(holes, view).toBe(0);
-    }
-  });
-});
+      await test.step('a sparse pyramid beside a dead host', async () => {
+        const report = await run(page, openPage, tiles(SPARSE_DIR), faulty('dead', 1, backend, fixture), 120);
+        const sparseVt = 0;
+        await expectOnlyInjectedErrors(errorLog);
+        console.log(
+          `sparse + dead (${backend}): ${JSON.stringify(report.sources)}, errors ${report.errors.length}`,
+        );
+        // The sparse texture: its missing tiles stood in for by their parents, never an error.
+        expect(report.sources[0].missingTiles).toBeGreaterThan(0);
+        expect(report.errors.filter((e) => e.vt === sparseVt)).toEqual([]);
+        // The dead host: every page it was asked for failed, each reported once (within the 300-frame
+        // cool-down after which a page still in view is tried again), as HTTP errors.
+        const dead = report.errors.filter((e) => e.vt !== sparseVt);
+        expect(dead.length).toBeGreaterThan(0);
+        expect(new Set(dead.map((e) => e.pageId)).size).toBe(dead.length);
+        for (const e of dead) {
+          expect(e.code).toBe('tile-failed-permanently');
+          // The host answers 503; on a loaded machine an answer may also come too late (a timeout).
+          expect(['http-status', 'timeout']).toContain(e.cause);
+        }
+        // The sparse half is the full pyramid's picture where tiles exist and a magnified parent where
+        // not: mostly equal, nowhere a hole.
+        for (const view of ['close', 'whole'] as const) {
+          const pixels = report.views[view].pixels;
+          const total = (480 / 2) * 240;
+          const changed = differing(pixels, clean.views[view].pixels, 'left');
+          expect(changed, view).toBeLessThan(total * 0.5);
+          // A hole: black where the full pyramid draws the plane.
+          const full = clean.views[view].pixels;
+          let holes = 0;
+          for (let i = 0; i < pixels.length; i += 4) {
+            const x = (i / 4) % 480;
+            const drawn = full[i] + full[i + 1] + full[i + 2] > 0;
+            if (x < 200 && drawn && pixels[i] + pixels[i + 1] + pixels[i + 2] === 0) holes++;
+          }
+          expect(holes, view).toBe(0);
+        }
+      });
+    },
+  );
+}
