@@ -2,12 +2,14 @@
  * A {@link RangeReader} over HTTP: one `Range` request per read, sent through an
  * {@link HttpClient}, so reads get its per-request timeout, its retries with exponential backoff
  * and full jitter for network errors, timeouts, 5xx, 408 and 429 (none for other 4xx), and its
- * cap on requests in flight per host. A server that ignores `Range` (200 with the whole file) is
- * an error, not a silent whole-file download per tile.
+ * cap on requests in flight per host. An answer that does not match the request (200 with the
+ * whole file, a missing or wrong `Content-Range`) is retried too, as a proxy or cache glitch is
+ * usually transient; after the last attempt it stays a typed error (`range-ignored`, `corrupt`),
+ * never a silent whole-file download per tile.
  */
 
 import { TileSourceError } from '../../core/errors';
-import { HttpClient, type HttpClientOptions, httpStatusError } from '../http/http-client';
+import { HttpClient, type HttpClientOptions, httpStatusError, readBody } from '../http/http-client';
 import type { RangeReader } from './range-reader';
 
 /**
@@ -48,13 +50,13 @@ export class HttpRangeReader implements RangeReader {
 
   /**
    * Reads bytes [`start`, `end`).
-   * @throws TileSourceError `truncated` (the file ends first, or 416), `range-ignored` (a server
-   *   answering 200 with the whole file; not retried), `corrupt` (a missing or wrong
-   *   `Content-Range`), `http-status`, `network` (a body cut short is retried), `timeout`;
-   *   `signal.reason` once `signal` aborts.
+   * @throws TileSourceError `truncated` (the file ends first, or 416; not retried),
+   *   `range-ignored` (200 with the whole file) and `corrupt` (a missing or wrong `Content-Range`),
+   *   both retryable and retried within the client's bound, `http-status`, `network` (a body cut
+   *   short is retried), `timeout`; `signal.reason` once `signal` aborts.
    */
   read(start: number, end: number, signal: AbortSignal): Promise<Uint8Array> {
-    return this.readRange(start, end, false, signal);
+    return this.readRange(start, end, false, false, signal).then((r) => r.bytes);
   }
 
   /**
@@ -62,22 +64,47 @@ export class HttpRangeReader implements RangeReader {
    * @throws TileSourceError as {@link read}.
    */
   readAtMost(start: number, end: number, signal: AbortSignal): Promise<Uint8Array> {
-    return this.readRange(start, end, true, signal);
+    return this.readRange(start, end, true, false, signal).then((r) => r.bytes);
   }
 
-  private readRange(start: number, end: number, allowShort: boolean, signal: AbortSignal) {
+  /**
+   * Like {@link readAtMost}, but a server answering 200 (ignoring `Range`) yields the whole file
+   * (`whole: true`, its length checked against `Content-Length`) instead of an error: for a caller
+   * that can use the whole file, such as a KTX2 file's opening read. Sets {@link length} then too.
+   * @throws TileSourceError as {@link read}, `range-ignored` excepted.
+   */
+  readAtMostOrWhole(
+    start: number,
+    end: number,
+    signal: AbortSignal,
+  ): Promise<{ bytes: Uint8Array; whole: boolean }> {
+    return this.readRange(start, end, true, true, signal);
+  }
+
+  private readRange(
+    start: number,
+    end: number,
+    allowShort: boolean,
+    acceptWhole: boolean,
+    signal: AbortSignal,
+  ): Promise<{ bytes: Uint8Array; whole: boolean }> {
     const url = this.url;
     return this.client.request(
       url,
       signal,
       async (response) => {
         this.requestCount++;
+        if (response.status === 200 && acceptWhole) {
+          const bytes = await readBody(url, response);
+          this.length = bytes.length;
+          return { bytes, whole: true };
+        }
         if (response.status === 200) {
           await response.body?.cancel().catch(() => {});
           throw new TileSourceError(
             'range-ignored',
             `${url}: server ignored Range (200 with the whole file)`,
-            false,
+            true,
           );
         }
         if (response.status === 416) {
@@ -88,21 +115,32 @@ export class HttpRangeReader implements RangeReader {
         const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
         if (range === null || Number(range[1]) !== start) {
           await response.body?.cancel().catch(() => {});
-          throw new TileSourceError('corrupt', `${url}: missing or wrong Content-Range`, false);
+          throw new TileSourceError('corrupt', `${url}: missing or wrong Content-Range`, true);
         }
-        if (range[3] !== '*') this.length = Number(range[3]);
+        const total = range[3] === '*' ? undefined : Number(range[3]);
         const last = Number(range[2]);
         // Each attempt decides afresh: a retry must not inherit a shortened end from an earlier one.
         let wanted = end;
-        if (allowShort && last < end - 1 && this.length === last + 1) wanted = last + 1;
+        if (allowShort && last < end - 1 && total === last + 1) wanted = last + 1;
         if (last !== wanted - 1) {
           await response.body?.cancel().catch(() => {});
+          // The file really ends first only when the answer says so (its total length); any other
+          // mismatch is a wrong answer, worth another attempt.
+          if (total === last + 1 && last < wanted - 1) {
+            this.length = total;
+            throw new TileSourceError(
+              'truncated',
+              `${url}: file ends at byte ${last}, wanted ${end - 1}`,
+              false,
+            );
+          }
           throw new TileSourceError(
-            'truncated',
-            `${url}: file ends at byte ${last}, wanted ${end - 1}`,
-            false,
+            'corrupt',
+            `${url}: Content-Range ends at byte ${last}, wanted ${wanted - 1}`,
+            true,
           );
         }
+        if (total !== undefined) this.length = total;
         const body = new Uint8Array(await response.arrayBuffer());
         // A short body under a correct Content-Range is a connection cut mid-transfer: worth a retry.
         if (body.length !== wanted - start) {
@@ -112,7 +150,7 @@ export class HttpRangeReader implements RangeReader {
             true,
           );
         }
-        return body;
+        return { bytes: body, whole: false };
       },
       { Range: `bytes=${start}-${end - 1}` },
     );

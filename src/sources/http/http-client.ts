@@ -229,8 +229,11 @@ export class HttpClient {
   }
 }
 
-/** Reads a response body, turning a cut connection into a retryable `network` error. */
-async function readBody(url: string, response: Response): Promise<Uint8Array> {
+/**
+ * Reads a response body, turning a cut connection (a body shorter than its `Content-Length`) into
+ * a retryable `network` error.
+ */
+export async function readBody(url: string, response: Response): Promise<Uint8Array> {
   const body = new Uint8Array(await response.arrayBuffer());
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   const encoded = response.headers.get('content-encoding');

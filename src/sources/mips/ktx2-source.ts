@@ -18,8 +18,11 @@ import { LevelRangeBatcher } from './level-range-batcher';
  */
 export const KTX2_OPEN_BYTES = 1024;
 
-/** Options of {@link Ktx2Source.fromUrl}. */
-export interface Ktx2UrlOptions extends Omit<HttpRangeReaderOptions, 'client'> {
+/**
+ * Options of {@link Ktx2Source.fromUrl}: a shared `client` (its retries, per-host cap and counters
+ * then span every file read through it), or the options of the reader's own.
+ */
+export interface Ktx2UrlOptions extends HttpRangeReaderOptions {
   /** Aborts the opening requests. */
   signal?: AbortSignal;
   /** Where the one-time "server ignores Range" warning goes. Default `console.warn`. */
@@ -108,36 +111,28 @@ export class Ktx2Source implements EncodedPyramidSource {
   /**
    * Opens a KTX2 file over HTTP: one Range request for its metadata (a second only when the
    * metadata is longer than {@link KTX2_OPEN_BYTES}). A server that ignores Range (200 with the
-   * whole file) is read from that one answer instead, with a warning once per page.
-   * @throws TileSourceError('network' | 'http-status' | 'timeout' | ...) or as `parseKtx2Layout`.
+   * whole file) is read from that one answer instead, with a warning once per page. Every request,
+   * the level reads' included, goes through the client's retry policy (transient failures, 5xx,
+   * timeouts, cut bodies and mismatched Range answers are retried with backoff).
+   * @throws TileSourceError('network' | 'http-status' | 'timeout' | 'corrupt' | ...) with
+   *   `retryable` set, after the client's last attempt; or as `parseKtx2Layout`.
    */
   static async fromUrl(url: string, options: Ktx2UrlOptions = {}): Promise<Ktx2Source> {
     const signal = options.signal ?? new AbortController().signal;
-    const baseFetch = options.fetch ?? ((input, init) => fetch(input, init));
-    let wholeFile: Uint8Array | null = null;
-    // Reads a 200 answer (the whole file) here and hands the reader an empty one, which it refuses
-    // as 'range-ignored': a server ignoring Range costs one download, not a refused one plus another.
-    const keepingFetch: typeof fetch = async (input, init) => {
-      const response = await baseFetch(input, init);
-      if (response.status !== 200 || wholeFile !== null) return response;
-      wholeFile = new Uint8Array(await response.arrayBuffer());
-      return new Response(null, { status: 200 });
-    };
-    const reader = new HttpRangeReader(url, { ...options, fetch: keepingFetch });
-    let head: Uint8Array;
-    try {
-      head = await reader.readAtMost(0, KTX2_OPEN_BYTES, signal);
-    } catch (error) {
-      const kept = wholeFile as Uint8Array | null;
-      if (!(error instanceof TileSourceError) || error.code !== 'range-ignored' || kept === null) throw error;
+    const reader = new HttpRangeReader(url, options);
+    // A server ignoring Range answers 200 with the whole file: read from that one answer, not a
+    // refused download plus another (level reads after a Range-answered open retry a 200 instead).
+    const opened = await reader.readAtMostOrWhole(0, KTX2_OPEN_BYTES, signal);
+    if (opened.whole) {
       if (!warnedRangeIgnored) {
         warnedRangeIgnored = true;
         (options.warn ?? console.warn)(
           `tessera: ${url}: the server ignores HTTP Range; KTX2 files are downloaded whole (warned once).`,
         );
       }
-      return new Ktx2Source(kept);
+      return new Ktx2Source(opened.bytes);
     }
+    const head = opened.bytes;
     const prefixBytes = ktx2PrefixBytes(head);
     let prefix = head;
     if (prefixBytes > head.length && head.length === KTX2_OPEN_BYTES) {

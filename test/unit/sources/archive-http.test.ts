@@ -68,7 +68,23 @@ describe('ArchiveTileSource over HTTP', { timeout: 30_000 }, () => {
     expect(source.cache!.hits).toBe(2);
   });
 
-  it('rejects a server that ignores Range with range-ignored, without retrying', async () => {
+  it('retries a Range request answered 200 with the whole file (a proxy glitch), then reads', async () => {
+    server = await startServer(bytes, {
+      '/glitch': (_req, res, served) => {
+        if (served !== 1) return false;
+        res.writeHead(200, { 'content-length': bytes.length });
+        res.end(bytes);
+        return true;
+      },
+    });
+    const reader = new HttpRangeReader(server.url('/glitch'), fast);
+    const source = await ArchiveTileSource.open(reader);
+    expect((await source.load(0, 2, 1, live())).layers[0]).toEqual(tiles.get('0/2/1')![0]);
+    expect(server.count('/glitch')).toBe(3); // the header, the ignored Range, its retry
+    expect(reader.client.counters.retries).toBe(1);
+  });
+
+  it('gives up on a server that always ignores Range after the retries: range-ignored, retryable', async () => {
     server = await startServer(bytes, {
       '/full': (_req, res) => {
         res.writeHead(200, { 'content-length': bytes.length });
@@ -80,8 +96,37 @@ describe('ArchiveTileSource over HTTP', { timeout: 30_000 }, () => {
       ArchiveTileSource.open(new HttpRangeReader(server.url('/full'), fast)),
       'range-ignored',
     );
-    expect(error.retryable).toBe(false);
-    expect(server.count('/full')).toBe(1);
+    expect(error.retryable).toBe(true);
+    expect(server.count('/full')).toBe(4);
+  });
+
+  it('retries a wrong Content-Range (start or end), then reads; a persistent one is corrupt, retryable', async () => {
+    const wrong = (shift: 'start' | 'end', always: boolean) =>
+      ((req, res, served) => {
+        if (!always && served !== 1) return false;
+        const match = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '')!;
+        const start = Number(match[1]) + (shift === 'start' ? 1 : 0);
+        const end = Number(match[2]) + (shift === 'end' ? 1 : 0);
+        res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${bytes.length}` });
+        res.end(bytes.subarray(start, end + 1));
+        return true;
+      }) as import('./misbehaving-server').Behaviour;
+    server = await startServer(bytes, {
+      '/start': wrong('start', false),
+      '/end': wrong('end', false),
+      '/always': wrong('start', true),
+    });
+    for (const path of ['/start', '/end']) {
+      const source = await ArchiveTileSource.open(new HttpRangeReader(server.url(path), fast));
+      expect((await source.load(1, 0, 1, live())).layers[1]).toEqual(tiles.get('1/0/1')![1]);
+      expect(server.count(path)).toBe(3);
+    }
+    const error = await expectCode(
+      ArchiveTileSource.open(new HttpRangeReader(server.url('/always'), fast)),
+      'corrupt',
+    );
+    expect(error.retryable).toBe(true);
+    expect(server.count('/always')).toBe(4);
   });
 
   it('gives 404 as http-status, not retried', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
 import { levelByteLength } from '../../../src/core/streaming/mip-pyramid-source';
+import { HttpClient } from '../../../src/sources/http/http-client';
 import { KTX2_OPEN_BYTES, Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import {
   asStored,
@@ -115,6 +116,27 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
       Buffer.from(level).equals(Buffer.from(expectedLevel({ width: 128, height: 128, payload: 'rgba8' }, 0))),
     ).toBe(true);
     expect(server.count('/plain.ktx2')).toBe(2);
+  });
+
+  it('retries a level read answered 200 (a glitch after a Range-answered open), through a shared client', async () => {
+    const options: Ktx2FixtureOptions = { width: 128, height: 128, payload: 'rgba8' };
+    const file = await writeKtx2Fixture(options);
+    server = await startServer(file, {
+      '/glitch.ktx2': (_req, res, served) => {
+        if (served !== 1) return false;
+        res.writeHead(200, { 'content-length': file.length });
+        res.end(file);
+        return true;
+      },
+    });
+    const client = new HttpClient(fast);
+    const warn = vi.fn();
+    const source = await Ktx2Source.fromUrl(server.url('/glitch.ktx2'), { client, warn });
+    const level = await source.loadLevel(0, live());
+    expect(Buffer.from(level).equals(Buffer.from(expectedLevel(options, 0)))).toBe(true);
+    expect(server.count('/glitch.ktx2')).toBe(3);
+    expect(client.counters).toMatchObject({ requests: 3, retries: 1, failures: 1 });
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it('reads metadata longer than the first request with exactly one more request', async () => {
