@@ -331,12 +331,17 @@ export class DemoApp {
         teleportLimit: vt.teleportLimit,
         readbacks: { ...vt.readbacks },
         rendering: { ...vt.rendering },
+        failedPages: vt.failedPages,
+        retries: vt.retries,
       },
       streamed: {
         count: streaming.textures,
         residentBytes: budget.byCategory.streamed,
         loadsInFlight: streaming.loadsInFlight,
+        failedLevels: streaming.failedLevels,
+        retries: streaming.retries,
       },
+      transitions: { ...this.regions.counters },
       scene: this.regions.active?.name ?? null,
       gpu: { ...this.gpuTimings.stats },
       comparison: {

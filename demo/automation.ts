@@ -1,7 +1,13 @@
 /**
  * The demo's automation API: a contract that tests and external tools rely on. Open the page with
  * URL parameters (see ./params.ts: `backend`, `budget` MiB, `seed`, `size` WxH, `hud` 0/1,
- * `source` procedural|archive, `auto` 0/1), then drive `window.demo`.
+ * `source` procedural|archive, `auto` 0/1, `assets` the base URL every asset is downloaded from),
+ * then drive `window.demo`.
+ *
+ * Network faults: every download is retried with backoff when the failure is transient (5xx,
+ * resets, timeouts, cut or mismatched bodies); `stats()` counts the retries and what failed for good
+ * (`vt.failedPages`, `streamed.failedLevels`), and a transition whose files fail for good rejects
+ * with a `TileSourceError` (`code`, `retryable`), the old region staying (`stats().transitions`).
  *
  * ```js
  * await demo.ready;
@@ -16,11 +22,11 @@ import type { CameraPose } from './camera/camera-pose';
 import type { PlainThreeEstimate } from './comparison/plain-three-estimate';
 import type { SharpnessFigures } from './comparison/sharpness-inset';
 import type { GpuTimingStats } from './gpu-timings';
-import type { TransitionResult } from './scenes/region-scenes';
+import type { TransitionCounters, TransitionResult } from './scenes/region-scenes';
 import type { TerrainDebugView, TerrainSurfaceStats } from './terrain/terrain-surface';
 
 export type { CameraPose } from './camera/camera-pose';
-export type { TransitionResult } from './scenes/region-scenes';
+export type { TransitionCounters, TransitionResult } from './scenes/region-scenes';
 export type { TeleportLimit } from './terrain/teleport-latency-probe';
 export type { TerrainDebugView } from './terrain/terrain-surface';
 
@@ -39,6 +45,10 @@ export interface DemoStreamedStats {
   residentBytes: number;
   /** Chain loads in flight. */
   loadsInFlight: number;
+  /** Chain loads that failed for good after the HTTP retries (each reported once as an error). */
+  failedLevels: number;
+  /** HTTP retries of the prop scenes' files (`.glb`, KTX2) after transient failures. */
+  retries: number;
 }
 
 /** A snapshot of the demo, `window.demo.stats()`. */
@@ -61,6 +71,8 @@ export interface DemoStats {
   streamed: DemoStreamedStats;
   /** The active region (scene), or null before the first one is loaded. */
   scene: string | null;
+  /** Region transitions completed and rejected, and region loads attempted again after a retryable failure. */
+  transitions: TransitionCounters;
   /**
    * GPU time from timestamp queries (`available: false` and null figures where the device has
    * none): a frame's render passes and Tessera's own (the feedback pass), milliseconds per frame.

@@ -43,6 +43,13 @@ export interface DemoParams {
    * (BC7 + BC5 on desktop): the baseline the compressed pool is measured against. Default 1.
    */
   compressedPool: boolean;
+  /**
+   * `?assets=<base URL>`: where every downloaded asset comes from (the region scenes' `.glb`, their
+   * KTX2 textures, the terrain archives of `?source=archive|uastc`), e.g. a CDN or a test server's
+   * fault-injecting path (`/__faults/503,reset/0.05/1/assets/`); resolved against the page's URL.
+   * null (absent) = the demo's own `assets/` folder.
+   */
+  assets: string | null;
 }
 
 /** Default budget when `?budget=` is absent, MiB. */
@@ -70,6 +77,7 @@ export function parseDemoParams(search: string): DemoParams {
     lodBias: Number.isFinite(Number(query.get('lodBias'))) ? Number(query.get('lodBias') ?? 0) : 0,
     compare: query.get('compare') === '1',
     compressedPool: query.get('compressed') !== '0',
+    assets: query.get('assets') || null,
   };
 }
 

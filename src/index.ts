@@ -26,8 +26,14 @@ export type {
   StreamedTextureFormat,
 } from './core/streaming/mip-pyramid-source';
 export type { LifetimePolicy } from './core/streaming/sweep/stale-sweep';
-export type { TileData, TileSource, TileSourceInfo } from './core/vt/tile-source';
+export type {
+  TileData,
+  TileSource,
+  TileSourceInfo,
+  TileSourceRequestCounters,
+} from './core/vt/tile-source';
 export { ArchiveTileSource, type ArchiveTileSourceOptions } from './sources/archive/archive-tile-source';
+export { HttpClient, type HttpClientCounters, type HttpClientOptions } from './sources/http/http-client';
 export { Ktx2Source } from './sources/mips/ktx2-source';
 export { LevelListSource, type MipLevelInput } from './sources/mips/level-list-source';
 export { ProceduralWorld, type ProceduralWorldOptions } from './sources/procedural/procedural-world';

@@ -50,6 +50,7 @@ export class DemoHud {
     loadsInFlight: 0,
     uploadsPerFrame: 0,
     chunks: 0,
+    faults: '',
   };
   private frameMsAverage = 0;
 
@@ -110,6 +111,9 @@ export class DemoHud {
     r.loadsInFlight = s.vt.pending;
     r.uploadsPerFrame = vt.uploadsLastFrame;
     r.chunks = app.terrain.visibleChunks;
+    r.faults =
+      `${s.vt.failedPages} pages, ${s.streamed.failedLevels} levels, ` +
+      `${s.transitions.rejected} regions failed; ${s.vt.retries + s.streamed.retries} retries`;
     this.bar.update(s.budgetBytes, s.byCategory, s.byTag);
     this.comparison.visible = app.compare;
     if (app.compare)
@@ -133,6 +137,7 @@ export class DemoHud {
       ['loadsInFlight', 'loads in flight'],
       ['uploadsPerFrame', 'uploads / frame'],
       ['chunks', 'terrain chunks'],
+      ['faults', 'network faults'],
     ] as const) {
       live.add(r, key).name(label).listen().disable();
     }

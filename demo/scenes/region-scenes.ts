@@ -6,6 +6,7 @@
  */
 
 import type { StreamedTexture, TextureStreamingSystem } from '@tessera-vt/tessera';
+import { TileSourceError } from '@tessera-vt/tessera';
 import { Color, type Fog, type Scene } from 'three';
 import type { RegionProps } from '../props/region-props';
 import { findRegion, type RegionDefinition, type RegionName } from '../regions';
@@ -46,8 +47,28 @@ export interface TransitionEstimate {
   naivePeakBytes: number;
 }
 
+/**
+ * Attempts at loading a region's files (its `.glb` and KTX2 textures) before its transition
+ * rejects: each request of an attempt is already retried by the HTTP client, so this covers a
+ * file whose requests all failed (a server down for a few seconds). Only retryable failures
+ * (`TileSourceError.retryable`) are attempted again; a 404 or a corrupt file rejects at once.
+ */
+export const REGION_LOAD_ATTEMPTS = 3;
+
+/** Transitions run so far (the automation API's `stats().transitions`). */
+export interface TransitionCounters {
+  /** Transitions that completed (a transition to the active region counts too). */
+  completed: number;
+  /** Transitions that rejected (the old region stayed). */
+  rejected: number;
+  /** Region loads attempted again after a retryable failure. */
+  retries: number;
+}
+
 /** Owns the active region. */
 export class RegionScenes {
+  /** Transitions completed, rejected and load attempts retried. */
+  readonly counters: TransitionCounters = { completed: 0, rejected: 0, retries: 0 };
   /** The region whose props are visible and textured (null before the first transition). */
   active: RegionDefinition | null = null;
   /** True while a transition runs (the gate does not trigger another). */
@@ -78,7 +99,14 @@ export class RegionScenes {
     const next = findRegion(name);
     if (!next) return Promise.reject(new Error(`unknown scene '${name}'`));
     const run = this.queue.then(() => this.run(next));
-    this.queue = run.catch(() => undefined);
+    this.queue = run.then(
+      () => {
+        this.counters.completed++;
+      },
+      () => {
+        this.counters.rejected++;
+      },
+    );
     return run;
   }
 
@@ -107,7 +135,7 @@ export class RegionScenes {
     this.busy = true;
     try {
       const nextProps = this.props.get(next.name)!;
-      const incoming = await this.loadTextures(this.streaming, nextProps);
+      const incoming = await this.loadWithRetries(nextProps);
       const transition = this.streaming.transition(this.activeTextures, incoming);
       const start = budget.liveBytes;
       let incomingFull = 0;
@@ -144,6 +172,20 @@ export class RegionScenes {
     } finally {
       this.busy = false;
       this.estimate = null;
+    }
+  }
+
+  /** The new region's textures, its load attempted again (bounded) after a retryable failure. */
+  private async loadWithRetries(props: RegionProps): Promise<StreamedTexture[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.loadTextures(this.streaming, props);
+      } catch (error) {
+        const retryable = error instanceof TileSourceError && error.retryable;
+        if (!retryable || attempt >= REGION_LOAD_ATTEMPTS) throw error;
+        this.counters.retries++;
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
     }
   }
 

@@ -7,6 +7,10 @@
  * surfaces in the core set, attached to the scene's own meshes, which become the region's need
  * proxies ({@link RegionProps.adopt}).
  *
+ * The `.glb` is downloaded through the streaming system's HTTP client (`registration.load`), as
+ * are the KTX2 files: transient failures are retried with backoff there and counted in
+ * `streaming.stats().retries`.
+ *
  * The plugin's policy for a texture that cannot be opened is to load the scene without that map;
  * a region transition must instead fail whole, so a failure here releases the textures this load
  * created and rejects with the first error (a `TileSourceError` for a bad KTX2 file): the old
@@ -53,7 +57,7 @@ export function createRegionGltfLoader(streaming: TextureStreamingSystem): Regio
     const region = props.region.name;
     failures.length = 0;
     registration.tag = regionTag(region);
-    const gltf = await loader.loadAsync(assetUrl(propSceneFile(region)));
+    const gltf = await registration.load(assetUrl(propSceneFile(region)));
     const textures = registration.texturesOf(gltf.scene);
     const meshes = new Map<PropSurface, Mesh>();
     for (const surface of PROP_SURFACES) {

@@ -73,6 +73,10 @@ export interface TerrainSurfaceStats {
   teleportLimit: TeleportLimit | null;
   /** Feedback readbacks started / delivered / dropped as stale / skipped. */
   readbacks: { started: number; delivered: number; dropped: number; skipped: number };
+  /** Pages whose loads failed for good, cooling down (`stats().streaming.failed` of the virtual texture). */
+  failedPages: number;
+  /** HTTP retries of the terrain's tile source (`stats().streaming.retries`; 0 when it does not load over HTTP). */
+  retries: number;
   /** Bytes the terrain's texturing holds on the GPU, by budget category. */
   bytesByCategory: Record<string, number>;
 }
@@ -93,6 +97,8 @@ export function emptySurfaceStats(): TerrainSurfaceStats {
     lastFeedbackFrame: -1,
     teleportLimit: null,
     readbacks: { started: 0, delivered: 0, dropped: 0, skipped: 0 },
+    failedPages: 0,
+    retries: 0,
     bytesByCategory: {},
   };
 }

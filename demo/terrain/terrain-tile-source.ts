@@ -11,6 +11,7 @@
 import type { TileSource, VirtualTexturePoolLayer } from '@tessera-vt/tessera';
 import { ArchiveTileSource, ProceduralWorld, WorkerProceduralTileSource } from '@tessera-vt/tessera';
 import type { TerrainSourceKind } from '../params';
+import { assetUrl } from '../props/asset-url';
 import { RenderedTerrain } from './rendered-terrain';
 
 /** File name and width in pages of each baked world under assets/ (assets/README.md). */
@@ -49,21 +50,10 @@ export async function openTerrainTileSource(
   return { kind, source, world: source.world, dispose: () => source.dispose() };
 }
 
-/**
- * URL of the archive. The demo server (root demo/) serves assets/ as its public folder, at the
- * page's own level; the test server (root = the repository) serves the page at /demo/index.html
- * and the file at /assets/. Decided from the page's path, so no request ever misses (a 404 would
- * be a console error).
- */
-function archiveUrl(file: string): string {
-  const underRepositoryRoot = /\/demo\/(index\.html)?$/.test(location.pathname);
-  return new URL(underRepositoryRoot ? `../assets/${file}` : file, location.href).href;
-}
-
 async function openArchive(kind: keyof typeof ARCHIVES): Promise<TerrainTileSource> {
   const { file, widthPages } = ARCHIVES[kind];
   // The default decoder is a pool of workers on the browser's codecs, disposed with the source.
-  const source = await ArchiveTileSource.openUrl(archiveUrl(file), { cacheBytes: 4 << 20 });
+  const source = await ArchiveTileSource.openUrl(assetUrl(file), { cacheBytes: 4 << 20 });
   const world = new ProceduralWorld({ seed: ARCHIVE_SEED, widthPages });
   return { kind, source, world, dispose: () => source.dispose() };
 }

@@ -158,6 +158,8 @@ export class VirtualTextureSurface implements TerrainSurface {
     out.rendering = system.rendering;
     out.readbacks = system.readbacks;
     out.teleportLimit = this.teleportProbe.result;
+    out.failedPages = streaming.failed;
+    out.retries = streaming.retries;
     const bytes = system.gpuBytes;
     out.bytesByCategory['vt-pool'] = bytes.poolLayers.reduce((a, b) => a + b, 0);
     out.bytesByCategory['page-table'] = bytes.pageTables;

@@ -46,6 +46,7 @@ export {
   type WorkerDecoderPoolOptions,
   type WorkerLike,
 } from './archive/worker/worker-decoder-pool';
+export { HttpClient, type HttpClientCounters, type HttpClientOptions } from './http/http-client';
 export {
   type GeneratedPyramid,
   ImagePyramidGenerator,

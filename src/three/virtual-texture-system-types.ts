@@ -110,6 +110,12 @@ export interface VirtualTextureStreamingState {
   stagedBytes: number;
   /** Pages whose loads failed for good (they keep their coarser fallback; see the `error` event). */
   failed: number;
+  /**
+   * HTTP retries after transient failures (5xx, resets, timeouts, cut or mismatched bodies) of the
+   * sources of the live virtual textures, from their `requestCounters` (0 for sources that do not
+   * load over HTTP).
+   */
+  retries: number;
   /** Frame the latest analysed feedback was rendered at (0 before the first). */
   lastFeedbackFrame: number;
   /**

@@ -449,6 +449,19 @@ export interface SystemStatsInput {
   settled: boolean;
 }
 
+/** HTTP retries of the virtual textures' sources (a client several sources share counted once). */
+function requestRetries(textures: readonly ({ source: TileSource } | null)[]): number {
+  const seen = new Set<object>();
+  let retries = 0;
+  for (const vt of textures) {
+    const counters = vt?.source.requestCounters;
+    if (counters === undefined || seen.has(counters)) continue;
+    seen.add(counters);
+    retries += counters.retries;
+  }
+  return retries;
+}
+
 /** The {@link VirtualTextureSystemStats} snapshot (allocates: for HUDs and tests). */
 export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
   const textures = i.pool.textures;
@@ -491,6 +504,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
       awaitingUpload: s.pendingUploads,
       stagedBytes: s.stagedBytes,
       failed: s.failed,
+      retries: requestRetries(i.set.textures),
       lastFeedbackFrame: i.lastFeedbackFrame,
       settled: i.settled,
     },

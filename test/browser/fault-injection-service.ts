@@ -7,11 +7,15 @@ import type { Plugin } from 'vite';
 /**
  * Path prefix of the fault-injecting file server: `/__faults/<faults>/<rate>/<seed>/<file>` serves
  * `<file>` (repository-relative) like a static host, except that a request fails with one of
- * `<faults>` (comma-separated: `503`, `500`, `reset`, `truncated`, `stall`, `dead`) with probability
- * `<rate>` (0..1). Whether a request fails is decided by a hash of the seed, the path and how many
+ * `<faults>` (comma-separated: `503`, `500`, `reset`, `truncated`, `stall`, `dead`, `range-ignored`,
+ * `bad-range`) with probability `<rate>` (0..1). `range-ignored` answers a Range request 200 with
+ * the whole file (as a proxy that drops the header), `bad-range` 206 with a Content-Range one byte
+ * off (and those bytes); on a request without Range both serve the file normally. Whether a request fails is decided by a hash of the seed, the path and how many
  * times this path was asked before, so a run is reproducible and a retry is a new draw, as with a
  * real flaky server. `dead` answers every request with 503. Paths that do not exist answer 404
  * (never a fault: a missing tile is not a fault). Range requests are answered with 206.
+ * `/__faults/kill/<seed>` makes every path of that seed answer as `dead` from then on (a server
+ * going down mid-session), `/__faults/revive/<seed>` undoes it.
  */
 export const FAULTS_PATH = '/__faults/';
 
@@ -27,8 +31,28 @@ function draw(seed: string, path: string, attempt: number): number {
   return digest.readUInt32BE(0) / 2 ** 32;
 }
 
-function inject(kind: string, response: ServerResponse, body: Buffer): void {
+function inject(kind: string, response: ServerResponse, body: Buffer, range: RegExpExecArray | null): void {
   switch (kind) {
+    case 'range-ignored':
+      response.statusCode = 200;
+      response.setHeader('Content-Length', body.length);
+      response.end(body);
+      return;
+    case 'bad-range': {
+      if (range === null) {
+        response.statusCode = 200;
+        response.setHeader('Content-Length', body.length);
+        response.end(body);
+        return;
+      }
+      const start = Math.min(body.length - 1, Number(range[1]) + 1);
+      const end = Math.min(body.length - 1, range[2] ? Number(range[2]) + 1 : body.length - 1);
+      response.statusCode = 206;
+      response.setHeader('Content-Range', `bytes ${start}-${end}/${body.length}`);
+      response.setHeader('Content-Length', end - start + 1);
+      response.end(body.subarray(start, end + 1));
+      return;
+    }
     case '500':
     case '503':
     case 'dead':
@@ -54,6 +78,7 @@ function inject(kind: string, response: ServerResponse, body: Buffer): void {
 /** A Vite plugin for the test server: serves files through {@link FAULTS_PATH} with injected faults. */
 export function faultInjectionService(root: string): Plugin {
   const attempts = new Map<string, number>();
+  const killed = new Set<string>();
   let stats: FaultStats = { requests: 0, injected: {}, notFound: 0 };
   return {
     name: 'tessera-fault-injection',
@@ -68,8 +93,16 @@ export function faultInjectionService(root: string): Plugin {
           response.end(JSON.stringify(stats));
           return;
         }
+        const control = /^(kill|revive)\/([^/]+)$/.exec(rest);
+        if (control) {
+          if (control[1] === 'kill') killed.add(control[2]);
+          else killed.delete(control[2]);
+          response.end('{}');
+          return;
+        }
         if (rest === 'reset') {
           attempts.clear();
+          killed.clear();
           stats = { requests: 0, injected: {}, notFound: 0 };
           response.end('{}');
           return;
@@ -91,20 +124,20 @@ export function faultInjectionService(root: string): Plugin {
           response.end();
           return;
         }
-        const faults = faultList.split(',');
+        const faults = killed.has(seed) ? ['dead'] : faultList.split(',');
         const key = `${request.headers.range ?? ''} ${file}`;
         const attempt = attempts.get(key) ?? 0;
         attempts.set(key, attempt + 1);
         const rate = Number(rateText);
+        const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');
         if (faults.includes('dead') || draw(seed, key, attempt) < rate) {
           const kind = faults.includes('dead')
             ? 'dead'
             : faults[Math.floor(draw(`${seed}:kind`, key, attempt) * faults.length)];
           stats.injected[kind] = (stats.injected[kind] ?? 0) + 1;
-          inject(kind, response, body);
+          inject(kind, response, body, range);
           return;
         }
-        const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');
         if (range) {
           const start = Number(range[1]);
           const end = Math.min(body.length - 1, range[2] ? Number(range[2]) : body.length - 1);

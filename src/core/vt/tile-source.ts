@@ -82,9 +82,25 @@ export interface TileData {
   layers: Uint8Array[];
 }
 
+/**
+ * Request counts of a source that loads over the network (an `HttpClient`'s `counters`): requests
+ * sent, retries after transient failures, and failed attempts.
+ */
+export interface TileSourceRequestCounters {
+  readonly requests: number;
+  readonly retries: number;
+  readonly failures: number;
+}
+
 /** Produces tiles. Implementations must reject with an `AbortError` promptly once `signal` aborts. */
 export interface TileSource {
   readonly info: TileSourceInfo;
+  /**
+   * The request counts of the HTTP client this source loads through, live (absent for a source
+   * that does not load over HTTP). `VirtualTextureSystem.stats().streaming.retries` sums their
+   * `retries` (a client shared by several sources counted once).
+   */
+  readonly requestCounters?: TileSourceRequestCounters;
   /**
    * Loads the tile at (`x`, `y`) of mip `mip` (coordinates in pages at that mip).
    * Rejects with a `TileSourceError` on failure.

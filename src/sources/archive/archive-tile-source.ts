@@ -5,7 +5,13 @@
  */
 
 import { isAbortError, TileSourceError } from '../../core/errors';
-import type { TileData, TileEncoding, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import type {
+  TileData,
+  TileEncoding,
+  TileSource,
+  TileSourceInfo,
+  TileSourceRequestCounters,
+} from '../../core/vt/tile-source';
 import {
   type ArchiveHeader,
   type ArchiveLayer,
@@ -103,6 +109,11 @@ export class ArchiveTileSource implements TileSource {
     };
     const cacheBytes = options.cacheBytes ?? 0;
     this.cache = cacheBytes > 0 ? new CompressedTileCache(cacheBytes) : undefined;
+  }
+
+  /** The HTTP client's request counts when the archive is read over HTTP (see {@link TileSource.requestCounters}). */
+  get requestCounters(): TileSourceRequestCounters | undefined {
+    return this.reader instanceof HttpRangeReader ? this.reader.client.counters : undefined;
   }
 
   /** Mip levels stored in the archive. */

@@ -16,6 +16,7 @@ import {
 import type { GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { TileSourceError } from '../../core/errors';
 import type { EncodedPyramidSource } from '../../core/streaming/mip-pyramid-source';
+import type { HttpClient } from '../../sources/http/http-client';
 import type { ImagePyramidGenerator } from '../../sources/mips/image-pyramid-generator';
 import { Ktx2Source } from '../../sources/mips/ktx2-source';
 
@@ -171,7 +172,7 @@ export function gltfTextureUses(parser: GLTFParser): Map<number, GltfTextureUse[
  * Opens the mip source of a glTF texture: a KTX2 file by HTTP Range when it has its own URL (only
  * its metadata is read now; levels stream later), from memory when it lies in the (already
  * downloaded) binary buffer; a PNG/JPEG/WebP image is fetched once and its mips generated in the
- * image workers.
+ * image workers. Every request goes through `client` (retries of transient failures).
  * @throws TileSourceError (network, HTTP status, a bad or unsupported KTX2 file, an undecodable image).
  */
 export async function openGltfTextureSource(
@@ -179,21 +180,23 @@ export async function openGltfTextureSource(
   image: GltfTextureImage,
   srgb: boolean,
   images: ImagePyramidGenerator,
+  client: HttpClient,
   signal: AbortSignal,
 ): Promise<EncodedPyramidSource> {
   if (image.mimeType === 'image/ktx2') {
     if (image.url !== null && !image.url.startsWith('data:')) {
-      return Ktx2Source.fromUrl(image.url, { signal });
+      return Ktx2Source.fromUrl(image.url, { client, signal });
     }
-    return new Ktx2Source(await imageBytes(parser, image, signal));
+    return new Ktx2Source(await imageBytes(parser, image, client, signal));
   }
-  const bytes = await imageBytes(parser, image, signal);
+  const bytes = await imageBytes(parser, image, client, signal);
   return (await images.generate(bytes, image.mimeType, srgb, signal)).source;
 }
 
 async function imageBytes(
   parser: GLTFParser,
   image: GltfTextureImage,
+  client: HttpClient,
   signal: AbortSignal,
 ): Promise<Uint8Array> {
   if (image.bufferView !== null) {
@@ -204,17 +207,9 @@ async function imageBytes(
   if (image.url === null) {
     throw new TileSourceError('corrupt', `glTF image '${image.name}' has no uri or bufferView`, false);
   }
-  let response: Response;
-  try {
-    response = await fetch(image.url, { signal });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new TileSourceError('network', `${image.url}: ${String(error)}`, true, { cause: error });
-  }
-  if (!response.ok) {
-    throw new TileSourceError('http-status', `${image.url}: HTTP ${response.status}`, response.status >= 500);
-  }
-  return new Uint8Array(await response.arrayBuffer());
+  const bytes = await client.getBytes(image.url, signal);
+  if (bytes === null) throw new TileSourceError('http-status', `${image.url}: not found`, false);
+  return bytes;
 }
 
 function mimeOfUri(uri: string): string {

@@ -1,10 +1,19 @@
-import { type Material, type Mesh, NoColorSpace, type Object3D, SRGBColorSpace, Texture } from 'three';
+import {
+  LoaderUtils,
+  type Material,
+  type Mesh,
+  NoColorSpace,
+  type Object3D,
+  SRGBColorSpace,
+  Texture,
+} from 'three';
 import type {
   GLTF,
   GLTFLoader,
   GLTFLoaderPlugin,
   GLTFParser,
 } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { TileSourceError } from '../../core/errors';
 import type { EncodedPyramidSource } from '../../core/streaming/mip-pyramid-source';
 import { isEtc1sPyramidFormat, isUastcPyramidFormat } from '../../core/streaming/mip-pyramid-source';
 import { ImagePyramidGenerator } from '../../sources/mips/image-pyramid-generator';
@@ -68,6 +77,7 @@ export class GltfTextureStreaming {
 
   /** @internal use {@link registerGltfTextureStreaming}. */
   constructor(
+    private readonly loader: GLTFLoader,
     private readonly streaming: TextureStreamingSystem,
     options: GltfTextureStreamingOptions,
   ) {
@@ -87,6 +97,40 @@ export class GltfTextureStreaming {
    */
   texturesOf(root: Object3D): readonly StreamedTexture[] {
     return this.byRoot.get(root) ?? [];
+  }
+
+  /**
+   * Loads a glTF file as `loader.loadAsync(url)` does (with the loader's `path` and
+   * `resourcePath`), except that the file is downloaded through the streaming system's
+   * {@link TextureStreamingSystem.http} client: a transient failure (5xx, 408, 429, a reset, a
+   * timeout, a body cut short) is retried with backoff and jitter, honouring `Retry-After`, and
+   * counted in `streaming.stats().retries`, as its KTX2 files and images are. Resources a `.gltf`
+   * names by URI (`.bin` buffers) are fetched by the loader itself: pack the scene as `.glb` for
+   * retries throughout.
+   *
+   * ```ts
+   * const gltf = await gltfStreaming.load('castle.glb');
+   * ```
+   * @throws TileSourceError `http-status` (404 and other 4xx at once, not retryable), `network`,
+   *   `timeout`, `http-status` 5xx (`retryable: true`, after the client's last attempt); the
+   *   loader's own errors for a file it cannot parse; `signal.reason` once `signal` aborts.
+   */
+  async load(url: string, signal: AbortSignal = new AbortController().signal): Promise<GLTF> {
+    const loader = this.loader;
+    const full = loader.path === '' ? url : LoaderUtils.resolveURL(url, loader.path);
+    const resourcePath =
+      loader.resourcePath !== ''
+        ? loader.resourcePath
+        : loader.path !== ''
+          ? LoaderUtils.resolveURL(LoaderUtils.extractUrlBase(url), loader.path)
+          : LoaderUtils.extractUrlBase(url);
+    const bytes = await this.streaming.http.getBytes(loader.manager.resolveURL(full), signal);
+    if (bytes === null) throw new TileSourceError('http-status', `${full}: not found`, false);
+    const buffer =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+        ? (bytes.buffer as ArrayBuffer)
+        : bytes.slice().buffer;
+    return loader.parseAsync(buffer, resourcePath);
   }
 
   /** Stops the image workers. Streamed textures stay the streaming system's (release them there). */
@@ -122,7 +166,8 @@ export class GltfTextureStreaming {
   openSource(parser: GLTFParser, index: number, srgb: boolean): Promise<OpenedGltfTexture | null> {
     const image = gltfTextureImage(parser, index);
     if (image === null || this.disposed) return Promise.resolve(null);
-    return openGltfTextureSource(parser, image, srgb, this.images, new AbortController().signal)
+    const signal = new AbortController().signal;
+    return openGltfTextureSource(parser, image, srgb, this.images, this.streaming.http, signal)
       .then((source) => {
         if (image.mimeType === 'image/ktx2') this.warnIfNotBasis(source, image.name);
         return { image, source };
@@ -348,9 +393,13 @@ function useOf(standIn: Texture): GltfTextureUse {
  * ```ts
  * const loader = new GLTFLoader();
  * const gltfStreaming = registerGltfTextureStreaming(loader, streaming, { tag: 'scene:castle' });
- * const gltf = await loader.loadAsync('castle.gltf');
+ * const gltf = await gltfStreaming.load('castle.glb'); // or loader.loadAsync, without retries
  * scene.add(gltf.scene); // textures stream in as streaming.update(camera, scene) runs
  * ```
+ * KTX2 files and images are read through the system's {@link TextureStreamingSystem.http} client
+ * (retries of transient failures, counted in `streaming.stats().retries`); a texture failing for
+ * good goes to `onError`. {@link GltfTextureStreaming.load} downloads the glTF file itself through
+ * that client too.
  * Each texture is sampled as three's GLTFLoader sets it up: the glTF sampler's wraps and filters,
  * sRGB or linear by the material slot, the textureInfo's uv set (`texCoord`) and
  * `KHR_texture_transform`. A texture read in several ways (another slot's colour space, another
@@ -361,7 +410,7 @@ export function registerGltfTextureStreaming(
   streaming: TextureStreamingSystem,
   options: GltfTextureStreamingOptions,
 ): GltfTextureStreaming {
-  const registration = new GltfTextureStreaming(streaming, options);
+  const registration = new GltfTextureStreaming(loader, streaming, options);
   const plugins = new WeakMap<GLTFParser, GLTFLoaderPlugin[]>();
   const pluginAt = (parser: GLTFParser, i: number) => {
     let list = plugins.get(parser);

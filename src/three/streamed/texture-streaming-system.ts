@@ -21,6 +21,7 @@ import { ManagedTextureRegistry } from '../../core/streaming/texture-registry';
 import { SceneTransition } from '../../core/streaming/transitions/scene-transition';
 import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
+import { HttpClient } from '../../sources/http/http-client';
 import { BackendBridge } from '../backend-bridge';
 import { TextureNeedEstimator } from './need/texture-need-estimator';
 import { MeshAttachments } from './sampling/mesh-attachments';
@@ -60,6 +61,13 @@ export class TextureStreamingSystem {
   readonly events = new TypedEmitter<TextureStreamingEvents>();
   /** The budget (shared or created). */
   readonly budget: TextureBudget;
+  /**
+   * The HTTP client of this system's network reads: the glTF registrations on it open their KTX2
+   * files and fetch their images and `.glb` files through it (its retry policy, per-host cap and
+   * counters); give it to sources opened by hand (`Ktx2Source.fromUrl(url, { client })`) so that
+   * {@link stats}' `retries` counts them too. The `http` option, or a new client.
+   */
+  readonly http: HttpClient;
   /** @internal every managed texture (ids, tags, last use, reference counts). */
   readonly registry: ManagedTextureRegistry;
   /** @internal the core planner. */
@@ -88,6 +96,7 @@ export class TextureStreamingSystem {
   private active: StreamingTransition | null = null;
   private disposed = false;
   private readonly releasedEvent = { texture: null as unknown as StreamedTexture };
+  private failedLevels = 0;
 
   /**
    * @throws TesseraConfigError('budget-too-small') when the budget is below `pinnedMinimumBytes`,
@@ -103,6 +112,7 @@ export class TextureStreamingSystem {
         budgetBytes: options.budgetBytes as number,
         pinnedMinimumBytes: options.pinnedMinimumBytes,
       });
+    this.http = options.http ?? new HttpClient();
     this.needRefreshFrames = options.needRefreshFrames ?? 4;
     if (!Number.isInteger(this.needRefreshFrames) || this.needRefreshFrames < 1) {
       throw new TesseraConfigError('invalid-option', 'needRefreshFrames must be an integer >= 1.');
@@ -128,6 +138,7 @@ export class TextureStreamingSystem {
     this.planner = new MipStreamingPlanner(this.budget, this.registry, backend, {
       ...options.planner,
       onLoadFailed: (id, error) => {
+        this.failedLevels++;
         const texture = this.table.byId(id);
         if (texture !== null) this.events.emit('error', { error, texture });
       },
@@ -400,6 +411,8 @@ export class TextureStreamingSystem {
       textures: this.table.live.length,
       loadsInFlight: this.planner.loadsInFlight,
       shedLevelBytes: this.shedLevels.bytes,
+      failedLevels: this.failedLevels,
+      retries: this.http.counters.retries,
       budget: this.budget.stats(),
     };
   }
@@ -475,6 +488,12 @@ export interface TextureStreamingSystemOptions extends StreamedTranscodingOption
   shedLevelCacheBytes?: number;
   /** Refresh the screen need of every texture every this many frames. Default 4. */
   needRefreshFrames?: number;
+  /**
+   * The HTTP client for network reads (see {@link TextureStreamingSystem.http}): share one with
+   * other sources to share its per-host cap, or give one with another retry policy. Default: a new
+   * `HttpClient` (3 retries with backoff and jitter, `Retry-After` honoured, 6 requests per host).
+   */
+  http?: HttpClient;
   /** Clock for idle-ms policies, in milliseconds. Default performance.now. */
   now?: () => number;
 }
@@ -496,6 +515,17 @@ export interface TextureStreamingStats {
   loadsInFlight: number;
   /** CPU bytes held by the cache of shed levels (see `shedLevelCacheBytes`; not in the budget). */
   shedLevelBytes: number;
+  /**
+   * Chain loads (a texture's levels from the mip asked down to those it had) that failed for good,
+   * after the source's retries: each was reported once by an `error` event, and its texture keeps
+   * its previous chain or placeholder.
+   */
+  failedLevels: number;
+  /**
+   * HTTP retries after transient failures (5xx, resets, timeouts, cut or mismatched bodies) of the
+   * system's client ({@link TextureStreamingSystem.http}: glTF files, their KTX2 files and images).
+   */
+  retries: number;
   /** The budget by category and by tag, in bytes. */
   budget: TextureBudgetStats;
 }

@@ -6,6 +6,7 @@ import {
   type TileData,
   type TileSource,
   type TileSourceInfo,
+  type TileSourceRequestCounters,
 } from '../../core/vt/tile-source';
 import type { BasisTranscoderPool } from './basis-transcoder-pool';
 
@@ -22,6 +23,10 @@ export class TranscodingTileSource implements TileSource {
   readonly info: TileSourceInfo;
   /** The wrapped source. */
   readonly source: TileSource;
+  /** The wrapped source's request counts (see {@link TileSource.requestCounters}). */
+  get requestCounters(): TileSourceRequestCounters | undefined {
+    return this.source.requestCounters;
+  }
   private readonly targets: readonly (UastcTarget | null)[];
   private readonly hasAlpha: readonly boolean[];
   /** Per source layer: a normal map with y in alpha (two-channel targets transcode directly). */
