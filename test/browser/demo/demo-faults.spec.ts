@@ -92,14 +92,14 @@ for (const only of ['webgpu', 'webgl'] as const) {
       const poses = [
         { x: -600, z: 300, height: 120, yaw: 0.4, pitch: -0.35 },
         { x: 900, z: -700, height: 60, yaw: 2.2, pitch: -0.3 },
-        { x: -1500, z: -1200, height: 200, yaw: -1.1, pitch: -0.45 },
       ];
       const rejected: (Rejection | null)[] = [];
       for (const [i, name] of ['desert', 'snowfield', 'valley'].entries()) {
         rejected.push(await tryTransition(page, name));
         mark(`transition ${name}`);
+        if (i >= poses.length) break;
         await teleport(page, poses[i]);
-        const settled = await settle(page, 120);
+        const settled = await settle(page, 80);
         mark(`settle ${i} ${JSON.stringify(settled)}`);
       }
       expect(rejected).toEqual([null, null, null]);
@@ -107,6 +107,7 @@ for (const only of ['webgpu', 'webgl'] as const) {
       const injected = (await (await request.get('/__faults/stats')).json()) as {
         injected: Record<string, number>;
       };
+      // (The server's counts span every test using it, the other backend's dead phase included.)
       console.log(
         `demo faults (${only}), 5%: ${JSON.stringify({
           transitions: flaky.transitions,
@@ -137,7 +138,9 @@ for (const only of ['webgpu', 'webgl'] as const) {
       // Until the new ground's loads have failed (no settle: failed pages are retried after their
       // cool-down, and the view keeps asking for finer pages whose parents failed).
       let down = await demoStats(page);
-      for (let frames = 0; frames < 120 && (down.vt.failedPages === 0 || down.vt.pending > 0); frames += 10) {
+      for (let frames = 0, before = -1; frames < 60; frames += 10) {
+        if (down.vt.failedPages > 0 && (down.vt.pending === 0 || down.vt.failedPages === before)) break;
+        before = down.vt.failedPages;
         await renderFrames(page, 10);
         down = await demoStats(page);
       }

@@ -82,6 +82,8 @@ describe('ArchiveTileSource over HTTP', { timeout: 30_000 }, () => {
     expect((await source.load(0, 2, 1, live())).layers[0]).toEqual(tiles.get('0/2/1')![0]);
     expect(server.count('/glitch')).toBe(3); // the header, the ignored Range, its retry
     expect(reader.client.counters.retries).toBe(1);
+    // What VirtualTextureSystem.stats().streaming.retries sums.
+    expect(source.requestCounters).toBe(reader.client.counters);
   });
 
   it('gives up on a server that always ignores Range after the retries: range-ignored, retryable', async () => {
