@@ -95,12 +95,17 @@ export class RegionProps {
     }
   }
 
-  /** Frees the adopted geometries and materials (textures belong to the streaming system). */
+  /**
+   * Frees the adopted geometries and materials (textures belong to the streaming system) and the
+   * meshes themselves: three keeps a mesh's render objects, in every pass (Tessera's feedback pass
+   * included), until the mesh's own `dispose()`.
+   */
   dispose(): void {
     for (const mesh of this.adopted) {
       mesh.geometry.dispose();
       (mesh.material as Material).dispose();
     }
+    for (const object of this.group.children) object.dispose();
     this.adopted = [];
     this.proxies.clear();
     this.group.clear();

@@ -79,7 +79,10 @@ export class TerrainQuadtree {
 
   /** Frees every chunk's geometry. */
   dispose(): void {
-    for (const chunk of this.chunks.values()) chunk.mesh.geometry.dispose();
+    for (const chunk of this.chunks.values()) {
+      chunk.mesh.geometry.dispose();
+      chunk.mesh.dispose();
+    }
     this.chunks.clear();
     this.group.clear();
   }
@@ -145,6 +148,8 @@ export class TerrainQuadtree {
     for (const [key, chunk] of this.chunks) {
       if (key === 0 || chunk.lastUsedFrame >= this.frame - 120) continue;
       chunk.mesh.geometry.dispose();
+      // three keeps a mesh's render objects (and their uniform buffers) until the mesh's own dispose.
+      chunk.mesh.dispose();
       this.group.remove(chunk.mesh);
       this.chunks.delete(key);
       if (this.chunks.size <= this.maxCachedChunks) break;

@@ -561,6 +561,21 @@
         if (record.prefixes[record.prefixes.length - 1].startsWith(prefix)) bytes += record.bytes;
       return bytes;
     },
+    /**
+     * Live objects and bytes by label, numbers in the label replaced by `#` (three names each
+     * uniform buffer `bindingBuffer<id>_...`), so growth shows as a rising count under one key.
+     */
+    liveByLabel() {
+      /** @type {Record<string, { count: number, bytes: number }>} */
+      const out = {};
+      for (const record of live.values()) {
+        const key = record.prefixes[record.prefixes.length - 1].replace(/\d+/g, '#');
+        const entry = (out[key] ??= { count: 0, bytes: 0 });
+        entry.count++;
+        entry.bytes += record.bytes;
+      }
+      return out;
+    },
     /** Pops and re-pushes each device's validation scope; returns and clears every error seen. */
     async checkErrors() {
       const errors = uncaptured.splice(0);
