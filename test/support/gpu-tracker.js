@@ -570,7 +570,8 @@
       const out = {};
       for (const record of live.values()) {
         const key = record.prefixes[record.prefixes.length - 1].replace(/\d+/g, '#');
-        const entry = (out[key] ??= { count: 0, bytes: 0 });
+        if (!out[key]) out[key] = { count: 0, bytes: 0 };
+        const entry = out[key];
         entry.count++;
         entry.bytes += record.bytes;
       }
