@@ -15,7 +15,8 @@
  *   the live GPU objects, Tessera's GPU bytes and the other GPU bytes (KiB);
  * - `*_repeat_delta`: the same figure at the end of the last whole loop minus at the end of the
  *   first (the same place on the path), heap in MiB, objects in count, GPU in MiB;
- * - `heap_mib_end`, `gpu_objects_end`, `ms_per_frame` (wall time of a frame on this machine).
+ * - `heap_mib_end`, `gpu_objects_end`, `ms_per_frame` (wall time of a frame on this machine),
+ *   `frames` (the soak's length).
  */
 
 import type { Page } from 'playwright-core';
@@ -165,6 +166,7 @@ function figures(prefix: string, { samples, msPerFrame }: SoakRun): Record<strin
     [`${prefix}.heap_mib_end`]: round(end.heapBytes / 2 ** 20, 2),
     [`${prefix}.gpu_objects_end`]: end.gpuObjects,
     [`${prefix}.ms_per_frame`]: round(msPerFrame, 1),
+    [`${prefix}.frames`]: end.frame,
   };
   if (first && last && last !== first) {
     out[`${prefix}.heap_mib_repeat_delta`] = round((last.heapBytes - first.heapBytes) / 2 ** 20, 2);

@@ -72,6 +72,22 @@ export const TARGETS: readonly FigureTarget[] = [
   { key: 'gltf_showcase.*.budget_*.settled_frame', target: '>= 0 (settles)', from: 'issue 31' },
   { key: 'gltf_showcase.*.budget_*.bytes_ratio', target: '<= 1.1x', from: 'issue 31' },
   { key: 'gltf_showcase.*.budget_*.over_budget_frames', target: '0', from: 'issue 31' },
+  {
+    key: 'soak.*.tessera.tessera_gpu_kib_per_1000_frames',
+    target: '0 (no growth after warm-up)',
+    from: 'issue 35',
+  },
+  {
+    key: 'soak.*.tessera.gpu_objects_per_1000_frames',
+    target: '~0 (no growth after warm-up)',
+    from: 'issue 35',
+  },
+  {
+    key: 'soak.*.tessera.heap_kib_per_1000_frames',
+    target: '~0 (within noise, as `plain`)',
+    from: 'issue 35',
+  },
+  { key: 'soak.*.*_repeat_delta', target: '~0 (flat once the path repeats)', from: 'issue 35' },
 ];
 
 /** The sections of `docs/benchmarks.md`, by benchmark name (`name` of its `*.bench.ts`). */
@@ -155,6 +171,20 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
         'are read by Range, their coarsest levels with the metadata.',
       'The same checks at 640x360 with 512² textures run in the browser tests ' +
         '(`test/browser/gltf/gltf-fidelity.spec.ts`, both backends), which assert the targets.',
+    ],
+  },
+  soak: {
+    title: "A long session: the demo's tour, heap and GPU objects every 500 frames",
+    keys: ['soak.*'],
+    browser: true,
+    columns: { at: 1, names: { webgpu: 'WebGPU', webgl: 'WebGL2' } },
+    notes: [
+      'Before the demo disposed its dropped meshes (terrain chunks, replaced region props), three kept ' +
+        'their render objects: a tester-like path (teleports, transitions, budget changes, low fast ' +
+        "flight) grew three's per-object uniform buffers by about 50 a cycle of 71 frames and the heap " +
+        'by about 4 KiB a frame; see docs/long-sessions.md and `test/browser/demo/demo-soak.spec.ts`.',
+      'A frame costs 0.1-0.3 s on SwiftShader, so the full 10,000 frames on both backends and both ' +
+        'variants take about two hours; `SOAK_FRAMES` shortens a run (the figures say how long it was).',
     ],
   },
   imagery: {
