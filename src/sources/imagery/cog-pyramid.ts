@@ -14,7 +14,7 @@ import { createDefaultImageDecoder, defaultDecodeWorkerCount } from '../archive/
 import { HttpRangeReader } from '../archive/http-range-reader';
 import { MemoryRangeReader, type RangeReader } from '../archive/range-reader';
 import type { ImageDecoder } from '../archive/tile-decoder';
-import { HttpClient, type HttpClientOptions } from '../http/http-client';
+import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
 import { CogMetadataSource } from './cog-metadata-source';
 import {
   type CogRampStop,
@@ -145,6 +145,11 @@ export class CogPyramid implements ImageryPyramid {
   private pool: CogDecoderPool | null | undefined;
   private ownedPool: { destroy(): unknown } | null = null;
   private disposed = false;
+
+  /** The HTTP client's request counts when the GeoTIFF is read over HTTP (see {@link ImageryPyramid.requestCounters}). */
+  get requestCounters(): HttpClientCounters | undefined {
+    return this.reader instanceof HttpRangeReader ? this.reader.client.counters : undefined;
+  }
 
   /** @internal use {@link openCogPyramid}. */
   constructor(

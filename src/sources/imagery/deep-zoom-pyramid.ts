@@ -9,7 +9,7 @@
 import { TileSourceError } from '../../core/errors';
 import { createDefaultImageDecoder } from '../archive/default-tile-decoder';
 import type { ImageDecoder } from '../archive/tile-decoder';
-import { HttpClient, type HttpClientOptions } from '../http/http-client';
+import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
 import { MAX_IMAGE_TEXELS } from './image-decoding';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { halvingLevels, levelCountToOneTexel } from './pyramid-levels';
@@ -155,6 +155,11 @@ class DeepZoomImage implements DeepZoomPyramid {
   /** Deep Zoom's number of the full-resolution level (its levels count up from 1 x 1). */
   private readonly finestDzLevel: number;
   private disposed = false;
+
+  /** The client's request counts (see {@link ImageryPyramid.requestCounters}). */
+  get requestCounters(): HttpClientCounters {
+    return this.client.counters;
+  }
 
   constructor(
     readonly descriptor: DeepZoomDescriptor,

@@ -11,7 +11,7 @@
 import { TileSourceError } from '../../core/errors';
 import { createDefaultImageDecoder } from '../archive/default-tile-decoder';
 import type { ImageDecoder } from '../archive/tile-decoder';
-import { HttpClient, type HttpClientOptions } from '../http/http-client';
+import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
 import { MAX_IMAGE_TEXELS } from './image-decoding';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { halvingLevels } from './pyramid-levels';
@@ -208,6 +208,11 @@ class IiifImage implements IiifPyramid {
   private readonly decoder: ImageDecoder;
   private readonly ownsDecoder: boolean;
   private disposed = false;
+
+  /** The client's request counts (see {@link ImageryPyramid.requestCounters}). */
+  get requestCounters(): HttpClientCounters {
+    return this.client.counters;
+  }
 
   constructor(
     readonly service: IiifImageService,

@@ -6,6 +6,8 @@
  * adapter's.
  */
 
+import type { TileSourceRequestCounters } from '../../core/vt/tile-source';
+
 /** One level of a tiled image pyramid. */
 export interface ImageryLevel {
   /** Width of the whole level, in texels. */
@@ -57,6 +59,11 @@ export interface ImageryTile {
  */
 export interface ImageryPyramid {
   readonly info: ImageryPyramidInfo;
+  /**
+   * The request counts of the HTTP client the pyramid reads through, live (absent when it does not
+   * read over HTTP); {@link ImageryTileSource} hands them on as its `requestCounters`.
+   */
+  readonly requestCounters?: TileSourceRequestCounters;
   /**
    * Loads tile (`x`, `y`) of level `level` (index into {@link ImageryPyramidInfo.levels}).
    * Resolves `null` when the tile does not exist (HTTP 404 or 204, an empty tile, outside the

@@ -18,7 +18,12 @@
 
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
 import { MAX_PAGES_PER_SIDE } from '../../core/vt/page-id';
-import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
+import type {
+  TileData,
+  TileSource,
+  TileSourceInfo,
+  TileSourceRequestCounters,
+} from '../../core/vt/tile-source';
 import { linearToSrgbByte, SRGB_BYTE_TO_LINEAR } from '../color/srgb';
 import { downsampleRgba8 } from '../mips/box-downsample';
 import type { ImageryLevel, ImageryPyramid, ImageryTile } from './imagery-pyramid';
@@ -98,6 +103,11 @@ export class ImageryTileSource implements TileSource {
   /** Texel of the finest level where the region starts. */
   private readonly regionX: number;
   private readonly regionY: number;
+
+  /** The pyramid's HTTP request counts (see {@link TileSource.requestCounters}). */
+  get requestCounters(): TileSourceRequestCounters | undefined {
+    return this.pyramid.requestCounters;
+  }
 
   /**
    * @throws TesseraConfigError `invalid-tile` (bad page geometry), `too-large` (more than 4096

@@ -24,7 +24,7 @@ import { isAbortError, TesseraError, TileSourceError } from '../../core/errors';
 import { createDefaultImageDecoder } from '../archive/default-tile-decoder';
 import { HttpRangeReader } from '../archive/http-range-reader';
 import type { ImageDecoder } from '../archive/tile-decoder';
-import { HttpClient, type HttpClientOptions } from '../http/http-client';
+import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
 import { MAX_IMAGE_TEXELS } from './image-decoding';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { raceAbort } from './race-abort';
@@ -130,7 +130,16 @@ export async function openPmtilesPyramid(
       options.tileSize ??
       (await firstTileSize(pmtiles, cache, checked, header, root, decoder, signal)) ??
       256;
-    return new PmtilesArchive(pmtiles, cache, header, tileSize, attribution, decoder, ownsDecoder);
+    return new PmtilesArchive(
+      pmtiles,
+      cache,
+      header,
+      tileSize,
+      attribution,
+      decoder,
+      ownsDecoder,
+      client?.counters,
+    );
   } catch (error) {
     cache.dispose();
     if (ownsDecoder) decoder.dispose?.();
@@ -233,6 +242,8 @@ class PmtilesArchive implements PmtilesPyramid {
     attribution: string | undefined,
     private readonly decoder: ImageDecoder,
     private readonly ownsDecoder: boolean,
+    /** The HTTP client's request counts when the archive is read over HTTP (see {@link ImageryPyramid.requestCounters}). */
+    readonly requestCounters: HttpClientCounters | undefined,
   ) {
     this.info = {
       levels: webMapLevels(header.minZoom, header.maxZoom, tileSize),

@@ -87,6 +87,10 @@ export class XyzPyramid implements ImageryPyramid {
   readonly info: ImageryPyramidInfo;
   /** The client the tiles are fetched through (the one given, or this pyramid's own). */
   readonly client: HttpClient;
+  /** The client's request counts (see {@link ImageryPyramid.requestCounters}). */
+  get requestCounters(): HttpClientCounters {
+    return this.client.counters;
+  }
   /** Finest zoom (level 0). */
   readonly maxZoom: number;
   /** Coarsest zoom (the last level). */

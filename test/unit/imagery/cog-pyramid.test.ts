@@ -4,6 +4,7 @@ import { MemoryRangeReader, type RangeReader } from '../../../src/sources/archiv
 import { HttpClient } from '../../../src/sources/http/http-client';
 import { type CogDecoderPool, openCogPyramid } from '../../../src/sources/imagery/cog-pyramid';
 import type { ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
+import { ImageryTileSource } from '../../../src/sources/imagery/imagery-tile-source';
 import {
   type RangeServer,
   serveRanges,
@@ -516,6 +517,8 @@ describe('openCogPyramid over HTTP', () => {
     expect(differing(got, want)).toBe(0);
     expect(server.requests - before).toBe(2);
     expect(client.counters.retries).toBe(1);
+    // The virtual texture's stats read them through the source (VirtualTextureSystem sums them).
+    expect(new ImageryTileSource(pyramid).requestCounters?.retries).toBe(1);
   });
 
   it('a 404 is a typed http-status error', async () => {
