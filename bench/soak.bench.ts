@@ -1,6 +1,6 @@
 /**
- * A long session: the demo's scripted tour (fly-overs, teleports, three region transitions a loop,
- * the comparison view; one loop is 2,400 frames at 1/60 s) played for `SOAK_FRAMES` frames
+ * A long session: the demo's scripted tour (fly-overs, teleports, region transitions, one through a
+ * gate, the comparison view; one loop is 2,400 frames at 1/60 s) played for `SOAK_FRAMES` frames
  * (default 10,000, about four loops; `SOAK_VARIANTS=tessera` leaves out the baseline) in headless Chromium, 320 x 180, on both backends of
  * `WebGPURenderer`, twice each in the same run: the demo as shipped (`tessera`: the terrain's
  * runtime virtual texture and the streamed prop textures) and the plain baseline (`plain`: `?vt=0`,

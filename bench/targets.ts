@@ -183,8 +183,10 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
         'their render objects: a tester-like path (teleports, transitions, budget changes, low fast ' +
         "flight) grew three's per-object uniform buffers by about 50 a cycle of 71 frames and the heap " +
         'by about 4 KiB a frame; see docs/long-sessions.md and `test/browser/demo/demo-soak.spec.ts`.',
-      'A frame costs 0.1-0.3 s on SwiftShader, so the full 10,000 frames on both backends and both ' +
-        'variants take about two hours; `SOAK_FRAMES` shortens a run (the figures say how long it was).',
+      'A frame costs 0.15-0.45 s on SwiftShader, so the full 10,000 frames on both backends and both ' +
+        'variants take about two hours; `SOAK_FRAMES` shortens a run. This run: 5,000 frames (two ' +
+        'tour loops and a bit) per backend and variant, the Tessera and plain runs side by side on the ' +
+        '2 cores (hence the slower frames).',
     ],
   },
   imagery: {
