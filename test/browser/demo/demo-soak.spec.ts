@@ -4,9 +4,10 @@
  * change (96 -> 48 -> 64 MiB) and a low fast flight (a new view each frame, so terrain chunks are
  * built and evicted and pages stream), repeating every three cycles. After a warm-up of two
  * repetitions (the terrain's chunk cache fills in the first two), one more must leave the page
- * where it was at the same point of the path: the same live GPU objects (on WebGPU three's per-object uniform buffers counted
- * apart: they grew by ~50 a cycle while the demo disposed only its meshes' geometries), the same
- * Tessera GPU bytes, and the JS heap after GC within noise.
+ * where it was at the same point of the path: the same live GPU objects (on WebGPU three's
+ * per-object uniform buffers counted apart: they grew every cycle while the demo disposed only its
+ * meshes' geometries, see docs/long-sessions.md), the same Tessera GPU bytes, and the JS heap
+ * after GC within noise.
  */
 
 import type { Page } from '@playwright/test';

@@ -5,8 +5,7 @@ import type { MeshLifetimeHarness } from './pages/mesh-lifetime';
  * three's WebGPURenderer keeps a mesh's render objects (and on WebGPU each one's uniform buffer)
  * until the mesh, its material or the lights are disposed; disposing only the geometry frees its
  * vertex buffers, not them (docs/long-sessions.md). The demo's terrain chunks and region props
- * hit this: 0.7 per-object uniform buffers a frame on a fast flight before they called
- * `mesh.dispose()`. This spec reproduces it on the smallest page, with Tessera's feedback pass
+ * hit this before they called `mesh.dispose()`. This spec reproduces it on the smallest page, with Tessera's feedback pass
  * drawing every mesh too, and holds the rule the demo follows: a mesh dropped for good is disposed,
  * and then nothing is left of it, in three's passes or Tessera's.
  */
