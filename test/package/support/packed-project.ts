@@ -25,9 +25,11 @@ export interface PackedPackages {
   baker: string;
 }
 
-/** Builds the library and the baker and packs both into `destination`; returns the tarballs' paths. */
+/**
+ * Packs the library and the baker into `destination` (each package's `prepack` script builds it
+ * first, as `npm pack` and an install from git run it); returns the tarballs' paths.
+ */
 export async function packPackages(repositoryRoot: string, destination: string): Promise<PackedPackages> {
-  await run('npm', ['run', 'build:lib'], repositoryRoot);
   const pack = async (args: string[]) =>
     (
       JSON.parse(
