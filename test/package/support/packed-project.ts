@@ -30,14 +30,12 @@ export interface PackedPackages {
  * first, as `npm pack` and an install from git run it); returns the tarballs' paths.
  */
 export async function packPackages(repositoryRoot: string, destination: string): Promise<PackedPackages> {
-  const pack = async (args: string[]) =>
-    (
-      JSON.parse(
-        await run('npm', ['pack', '--json', '--pack-destination', destination, ...args], repositoryRoot),
-      ) as {
-        filename: string;
-      }[]
-    )[0].filename;
+  const pack = async (args: string[]) => {
+    const stdout = await run('npm', ['pack', '--json', '--pack-destination', destination, ...args], repositoryRoot);
+    // The prepack build prints to the same stdout before npm's JSON, an array that opens on a line of its own.
+    const json = stdout.slice(stdout.lastIndexOf('\n[\n') + 1);
+    return (JSON.parse(json) as { filename: string }[])[0].filename;
+  };
   return {
     library: join(destination, await pack([])),
     baker: join(destination, await pack(['--workspace', 'packages/baker'])),
