@@ -1,6 +1,6 @@
 /**
- * Writes `assets/examples/photo-3840x1920.tsva`, the deep-zoom example's photograph: the test
- * suite's generated photograph (gradients, shapes, text, luminance grain; deterministic) at
+ * Writes `assets/examples/photo-3840x1920.tsva`, the deep-zoom example's image: the test
+ * suite's synthetic stand-in for a photograph (gradients, shapes, text, luminance grain; deterministic) at
  * 3840 x 1920 texels, exactly 32 x 16 pages of 120² payload texels, baked by the CLI as the
  * README shows (`tessera bake photo.png -o photo.tsva`, here WebP quality 75 to keep it small).
  * Run with `npm run bake:examples` (~20 s).
