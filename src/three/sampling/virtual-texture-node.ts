@@ -65,7 +65,7 @@ export class VirtualTextureNode extends Node {
   /** The sampled virtual texture. */
   readonly vt: SampledVirtualTexture;
   /** Texture coordinates (vec2) as given, in {@link uvSpace}. */
-  readonly uvNode: Expr;
+  readonly uvNode: Node<'vec2'>;
   /** What uv [0, 1] addresses. */
   readonly uvSpace: VirtualTextureUvSpace;
   /** Layer index sampled. */
@@ -77,7 +77,7 @@ export class VirtualTextureNode extends Node {
 
   constructor(
     vt: SampledVirtualTexture,
-    uvNode: Expr,
+    uvNode: Node<'vec2'>,
     layerIndex = 0,
     debugOptions: VirtualTextureDebugOptions | null = null,
     uvSpace: VirtualTextureUvSpace = 'image',
@@ -157,7 +157,7 @@ export class VirtualTextureNode extends Node {
  */
 export function virtualTexture(
   vt: SampledVirtualTexture,
-  uvNode: Expr = uv(),
+  uvNode: Node<'vec2'> = uv(),
   options: VirtualTextureSampleOptions = {},
 ): VirtualTextureSampleNode {
   if (vt.removed) {
