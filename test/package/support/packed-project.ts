@@ -31,7 +31,11 @@ export interface PackedPackages {
  */
 export async function packPackages(repositoryRoot: string, destination: string): Promise<PackedPackages> {
   const pack = async (args: string[]) => {
-    const stdout = await run('npm', ['pack', '--json', '--pack-destination', destination, ...args], repositoryRoot);
+    const stdout = await run(
+      'npm',
+      ['pack', '--json', '--pack-destination', destination, ...args],
+      repositoryRoot,
+    );
     // The prepack build prints to the same stdout before npm's JSON, an array that opens on a line of its own.
     const json = stdout.slice(stdout.lastIndexOf('\n[\n') + 1);
     return (JSON.parse(json) as { filename: string }[])[0].filename;
