@@ -46,7 +46,13 @@ export {
   type WorkerDecoderPoolOptions,
   type WorkerLike,
 } from './archive/worker/worker-decoder-pool';
-export { HttpClient, type HttpClientCounters, type HttpClientOptions } from './http/http-client';
+export {
+  DEFAULT_RANGE_CACHE_BYTES,
+  HttpClient,
+  type HttpClientCounters,
+  type HttpClientOptions,
+} from './http/http-client';
+export { type RangeAnswer, RangeCache } from './http/range-cache';
 export {
   type GeneratedPyramid,
   ImagePyramidGenerator,

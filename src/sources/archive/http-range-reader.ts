@@ -1,11 +1,12 @@
 /**
  * A {@link RangeReader} over HTTP: one `Range` request per read, sent through an
  * {@link HttpClient}, so reads get its per-request timeout, its retries with exponential backoff
- * and full jitter for network errors, timeouts, 5xx, 408 and 429 (none for other 4xx), and its
- * cap on requests in flight per host. An answer that does not match the request (200 with the
- * whole file, a missing or wrong `Content-Range`) is retried too, as a proxy or cache glitch is
- * usually transient; after the last attempt it stays a typed error (`range-ignored`, `corrupt`),
- * never a silent whole-file download per tile.
+ * and full jitter for network errors, timeouts, 5xx, 408 and 429 (none for other 4xx), its cap on
+ * requests in flight per host, and its bounded cache of Range answers (the requests bypass the
+ * browser's HTTP cache, which would send them one at a time). An answer that does not match the
+ * request (200 with the whole file, a missing or wrong `Content-Range`) is retried too, as a proxy
+ * or cache glitch is usually transient; after the last attempt it stays a typed error
+ * (`range-ignored`, `corrupt`), never a silent whole-file download per tile.
  */
 
 import { TileSourceError } from '../../core/errors';
@@ -81,7 +82,7 @@ export class HttpRangeReader implements RangeReader {
     return this.readRange(start, end, true, true, signal);
   }
 
-  private readRange(
+  private async readRange(
     start: number,
     end: number,
     allowShort: boolean,
@@ -89,70 +90,69 @@ export class HttpRangeReader implements RangeReader {
     signal: AbortSignal,
   ): Promise<{ bytes: Uint8Array; whole: boolean }> {
     const url = this.url;
-    return this.client.request(
-      url,
-      signal,
-      async (response) => {
-        this.requestCount++;
-        if (response.status === 200 && acceptWhole) {
-          const bytes = await readBody(url, response);
-          this.length = bytes.length;
-          return { bytes, whole: true };
-        }
-        if (response.status === 200) {
-          await response.body?.cancel().catch(() => {});
+    let whole = false;
+    const answer = await this.client.requestRange(url, start, end, signal, async (response) => {
+      this.requestCount++;
+      whole = false;
+      if (response.status === 200 && acceptWhole) {
+        const bytes = await readBody(url, response);
+        whole = true;
+        return { bytes, fileBytes: bytes.length };
+      }
+      if (response.status === 200) {
+        await response.body?.cancel().catch(() => {});
+        throw new TileSourceError(
+          'range-ignored',
+          `${url}: server ignored Range (200 with the whole file)`,
+          true,
+        );
+      }
+      if (response.status === 416) {
+        await response.body?.cancel().catch(() => {});
+        throw new TileSourceError('truncated', `${url}: range ${start}-${end - 1} not satisfiable`, false);
+      }
+      if (response.status !== 206) throw await httpStatusError(url, response);
+      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
+      if (range === null || Number(range[1]) !== start) {
+        await response.body?.cancel().catch(() => {});
+        throw new TileSourceError('corrupt', `${url}: missing or wrong Content-Range`, true);
+      }
+      const total = range[3] === '*' ? undefined : Number(range[3]);
+      const last = Number(range[2]);
+      // Each attempt decides afresh: a retry must not inherit a shortened end from an earlier one.
+      let wanted = end;
+      if (allowShort && last < end - 1 && total === last + 1) wanted = last + 1;
+      if (last !== wanted - 1) {
+        await response.body?.cancel().catch(() => {});
+        // The file really ends first only when the answer says so (its total length); any other
+        // mismatch is a wrong answer, worth another attempt.
+        if (total === last + 1 && last < wanted - 1) {
+          this.length = total;
           throw new TileSourceError(
-            'range-ignored',
-            `${url}: server ignored Range (200 with the whole file)`,
-            true,
+            'truncated',
+            `${url}: file ends at byte ${last}, wanted ${end - 1}`,
+            false,
           );
         }
-        if (response.status === 416) {
-          await response.body?.cancel().catch(() => {});
-          throw new TileSourceError('truncated', `${url}: range ${start}-${end - 1} not satisfiable`, false);
-        }
-        if (response.status !== 206) throw await httpStatusError(url, response);
-        const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
-        if (range === null || Number(range[1]) !== start) {
-          await response.body?.cancel().catch(() => {});
-          throw new TileSourceError('corrupt', `${url}: missing or wrong Content-Range`, true);
-        }
-        const total = range[3] === '*' ? undefined : Number(range[3]);
-        const last = Number(range[2]);
-        // Each attempt decides afresh: a retry must not inherit a shortened end from an earlier one.
-        let wanted = end;
-        if (allowShort && last < end - 1 && total === last + 1) wanted = last + 1;
-        if (last !== wanted - 1) {
-          await response.body?.cancel().catch(() => {});
-          // The file really ends first only when the answer says so (its total length); any other
-          // mismatch is a wrong answer, worth another attempt.
-          if (total === last + 1 && last < wanted - 1) {
-            this.length = total;
-            throw new TileSourceError(
-              'truncated',
-              `${url}: file ends at byte ${last}, wanted ${end - 1}`,
-              false,
-            );
-          }
-          throw new TileSourceError(
-            'corrupt',
-            `${url}: Content-Range ends at byte ${last}, wanted ${wanted - 1}`,
-            true,
-          );
-        }
-        if (total !== undefined) this.length = total;
-        const body = new Uint8Array(await response.arrayBuffer());
-        // A short body under a correct Content-Range is a connection cut mid-transfer: worth a retry.
-        if (body.length !== wanted - start) {
-          throw new TileSourceError(
-            'network',
-            `${url}: body ${body.length} bytes, expected ${wanted - start}`,
-            true,
-          );
-        }
-        return { bytes: body, whole: false };
-      },
-      { Range: `bytes=${start}-${end - 1}` },
-    );
+        throw new TileSourceError(
+          'corrupt',
+          `${url}: Content-Range ends at byte ${last}, wanted ${wanted - 1}`,
+          true,
+        );
+      }
+      const body = new Uint8Array(await response.arrayBuffer());
+      // A short body under a correct Content-Range is a connection cut mid-transfer: worth a retry.
+      if (body.length !== wanted - start) {
+        throw new TileSourceError(
+          'network',
+          `${url}: body ${body.length} bytes, expected ${wanted - start}`,
+          true,
+        );
+      }
+      return { bytes: body, fileBytes: total };
+    });
+    // Set here, not in `read`, so that an answer from the client's cache sets it too.
+    if (answer.fileBytes !== undefined) this.length = answer.fileBytes;
+    return { bytes: answer.bytes, whole };
   }
 }

@@ -4,9 +4,17 @@
  * `Retry-After`, and a cap on requests in flight per host (browsers allow about 6 per HTTP/1.1
  * host; more only queue inside the browser, where an abort cannot reach them cheaply). Every
  * failure is a typed {@link TileSourceError} whose `retryable` says whether it was transient.
+ *
+ * Range reads ({@link HttpClient.requestRange}) bypass the browser's HTTP cache
+ * (`cache: 'no-store'`): through it, Chromium sends concurrent Range requests to one URL one at a
+ * time, so a single-file source (tile archive, KTX2, COG, PMTiles) would never have more than one
+ * request at the server; it also sometimes answers 416 from a stale entry. The client keeps its
+ * own bounded cache of Range answers instead ({@link RangeCache}). Whole-file GETs keep the
+ * browser's cache.
  */
 
 import { TileSourceError } from '../../core/errors';
+import { type RangeAnswer, RangeCache } from './range-cache';
 
 /** Options of {@link HttpClient}. */
 export interface HttpClientOptions {
@@ -26,7 +34,17 @@ export interface HttpClientOptions {
   headers?: Record<string, string>;
   /** The fetch to use. Default the global `fetch`. */
   fetch?: typeof fetch;
+  /**
+   * Bound of the client's cache of Range answers ({@link HttpClient.requestRange}), bytes; 0
+   * disables it. Shared by every reader sending through this client; a source given no client
+   * makes its own, with a bound of its own, so give every source one client to keep one bound
+   * (as `TextureStreamingSystem` does with its `http`). Default 32 MiB.
+   */
+  rangeCacheBytes?: number;
 }
+
+/** Default of {@link HttpClientOptions.rangeCacheBytes}: 32 MiB. */
+export const DEFAULT_RANGE_CACHE_BYTES = 32 * 2 ** 20;
 
 /** Request counts of an {@link HttpClient}, for statistics and tests. */
 export interface HttpClientCounters {
@@ -36,6 +54,8 @@ export interface HttpClientCounters {
   retries: number;
   /** Requests that ended in a failure (each attempt counts). */
   failures: number;
+  /** Range reads answered from the client's Range cache, with no request. */
+  cacheHits: number;
 }
 
 /** True for the statuses worth a retry: 408, 429 and 5xx. */
@@ -61,10 +81,16 @@ interface HostQueue {
   waiting: Array<() => void>;
 }
 
-/** Sends GET requests under a retry policy and a per-host concurrency cap. */
+/**
+ * Sends GET requests under a retry policy and a per-host concurrency cap. Range reads bypass the
+ * browser's HTTP cache so that they run in parallel up to the cap, and are cached by the client
+ * itself in a byte-bounded LRU ({@link rangeCache}, `rangeCacheBytes`).
+ */
 export class HttpClient {
-  /** Requests sent, retries and failed attempts so far. */
-  readonly counters: HttpClientCounters = { requests: 0, retries: 0, failures: 0 };
+  /** Requests sent, retries, failed attempts and Range cache hits so far. */
+  readonly counters: HttpClientCounters = { requests: 0, retries: 0, failures: 0, cacheHits: 0 };
+  /** The cache of Range answers (undefined when `rangeCacheBytes` is 0). */
+  readonly rangeCache: RangeCache | undefined;
   private readonly retries: number;
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
@@ -84,12 +110,16 @@ export class HttpClient {
     this.random = options.random ?? Math.random;
     this.headers = options.headers;
     this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+    const cacheBytes = options.rangeCacheBytes ?? DEFAULT_RANGE_CACHE_BYTES;
+    this.rangeCache = cacheBytes > 0 ? new RangeCache(cacheBytes) : undefined;
   }
 
   /**
    * Fetches `url` and reads the answer with `read`, retrying transient failures. `read` gets
    * every response (any status) and either returns the result or throws a `TileSourceError`
    * (retryable or not); network errors and timeouts are retryable.
+   * @param headers request headers, added to the client's.
+   * @param cache the fetch cache mode (`RequestInit.cache`); default the browser's (`'default'`).
    * @throws TileSourceError after the last attempt; `signal.reason` once `signal` aborts.
    */
   async request<T>(
@@ -97,12 +127,13 @@ export class HttpClient {
     signal: AbortSignal,
     read: (response: Response) => Promise<T>,
     headers?: Record<string, string>,
+    cache?: RequestCache,
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted) throw signal.reason;
       let retryAfterMs = 0;
       try {
-        return await this.attempt(url, signal, read, headers);
+        return await this.attempt(url, signal, read, headers, cache);
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         this.counters.failures++;
@@ -113,6 +144,32 @@ export class HttpClient {
       await sleep(Math.min(this.maxDelayMs, Math.max(backoff, retryAfterMs)), signal);
       this.counters.retries++;
     }
+  }
+
+  /**
+   * Reads bytes [`start`, `end`) of `url`: from the client's {@link rangeCache} when it holds them
+   * (a copy, counted in `counters.cacheHits`, no request), else by {@link request} with a `Range`
+   * header and `cache: 'no-store'`, so that concurrent reads of one file are not serialized by the
+   * browser's cache. `read` checks the answer (any status) and returns its bytes; an answer of
+   * exactly `end - start` bytes is cached, a shorter one (the file ends first) is not.
+   * @throws as {@link request}.
+   */
+  async requestRange(
+    url: string,
+    start: number,
+    end: number,
+    signal: AbortSignal,
+    read: (response: Response) => Promise<RangeAnswer>,
+  ): Promise<RangeAnswer> {
+    if (signal.aborted) throw signal.reason;
+    const cached = this.rangeCache?.get(url, start, end);
+    if (cached !== undefined) {
+      this.counters.cacheHits++;
+      return cached;
+    }
+    const answer = await this.request(url, signal, read, { Range: `bytes=${start}-${end - 1}` }, 'no-store');
+    if (answer.bytes.length === end - start) this.rangeCache?.set(url, start, end, answer);
+    return answer;
   }
 
   /**
@@ -160,6 +217,7 @@ export class HttpClient {
     signal: AbortSignal,
     read: (response: Response) => Promise<T>,
     headers: Record<string, string> | undefined,
+    cache: RequestCache | undefined,
   ): Promise<T> {
     const host = hostOf(url);
     await this.acquire(host, signal);
@@ -176,6 +234,7 @@ export class HttpClient {
       const response = await this.fetchFn(url, {
         headers: headers || this.headers ? { ...this.headers, ...headers } : undefined,
         signal: controller.signal,
+        ...(cache === undefined ? {} : { cache }),
       });
       return await read(response);
     } catch (error) {

@@ -58,7 +58,7 @@ export interface XyzPyramidOptions {
 }
 
 /**
- * Request counts of an {@link XyzPyramid}. `requests`, `retries` and `failures` are its
+ * Request counts of an {@link XyzPyramid}. `requests`, `retries`, `failures` and `cacheHits` are its
  * {@link HttpClient}'s, so they include every other source sharing that client.
  */
 export interface XyzPyramidCounters extends HttpClientCounters {
@@ -133,10 +133,10 @@ export class XyzPyramid implements ImageryPyramid {
     this.decoder = options.decoder ?? createDefaultImageDecoder();
   }
 
-  /** Requests, retries and failed attempts of the client, and the tiles found missing. */
+  /** Requests, retries, failed attempts and Range cache hits of the client, and the tiles found missing. */
   get counters(): XyzPyramidCounters {
-    const { requests, retries, failures } = this.client.counters;
-    return { requests, retries, failures, missing: this.missing };
+    const { requests, retries, failures, cacheHits } = this.client.counters;
+    return { requests, retries, failures, cacheHits, missing: this.missing };
   }
 
   /**
