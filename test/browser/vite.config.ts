@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import { packageSourceAliases } from '../../package-source-aliases';
 import { faultInjectionService } from './fault-injection-service.js';
+import { latencyFileService } from './latency-file-service.js';
 import { uastcEncodeService } from './uastc-encode-service.js';
 
 /**
@@ -13,7 +14,11 @@ import { uastcEncodeService } from './uastc-encode-service.js';
 // prefers configs without extensionless relative imports).
 export default defineConfig({
   root: resolve(import.meta.dirname, '../..'),
-  plugins: [uastcEncodeService(), faultInjectionService(resolve(import.meta.dirname, '../..'))],
+  plugins: [
+    uastcEncodeService(),
+    faultInjectionService(resolve(import.meta.dirname, '../..')),
+    latencyFileService(resolve(import.meta.dirname, '../..')),
+  ],
   logLevel: 'warn',
   // No live reload: an edit during a run must not reload a page under a running test.
   server: {
