@@ -19,7 +19,7 @@ import { FrameClock, STEPPED_FRAME_SECONDS } from './frame-clock';
 import { GpuTimings } from './gpu-timings';
 import type { DemoParams } from './params';
 import { RegionProps } from './props/region-props';
-import { REGION_NAMES, REGIONS, type RegionName } from './regions';
+import { REGION_NAMES, REGIONS, type RegionName, START_POINT } from './regions';
 import type { ActiveBackend } from './renderer';
 import { RegionGates } from './scenes/region-gates';
 import { RegionScenes, type TransitionResult } from './scenes/region-scenes';
@@ -53,7 +53,7 @@ export function propShareBytes(budgetBytes: number): number {
 }
 
 /** Where the demo starts: above the valley village, looking over it. */
-export const START_POSE: CameraPose = { x: -1050, z: 800, height: 60, yaw: -0.6, pitch: -0.18 };
+export const START_POSE: CameraPose = { ...START_POINT, height: 60, yaw: -0.6, pitch: -0.18 };
 
 /** Everything the demo runs. */
 export class DemoApp {

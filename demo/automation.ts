@@ -11,7 +11,7 @@
  *
  * ```js
  * await demo.ready;
- * demo.teleport({ x: -900, z: 500, height: 30, yaw: 0, pitch: -0.2 });
+ * demo.teleport({ x: -1350, z: 50, height: 30, yaw: 0, pitch: -0.2 });
  * const { frames, settled } = await demo.settle({ maxFrames: 300 });
  * const { peakBytes, naivePeakBytes } = await demo.transition('desert');
  * console.log(demo.stats().usedBytes);

@@ -3,6 +3,8 @@
  * (see ./automation.ts): tests and external tools open the page with them.
  */
 
+import { REGIONS_SEED } from './regions';
+
 /** Which backend of three's WebGPURenderer to use: `auto` tries WebGPU and falls back to WebGL2. */
 export type BackendChoice = 'auto' | 'webgpu' | 'webgl';
 
@@ -15,7 +17,7 @@ export interface DemoParams {
   backend: BackendChoice;
   /** `?budget=` one VRAM budget for virtual and streamed textures, bytes (URL gives MiB). Default 128 MiB. */
   budgetBytes: number;
-  /** `?seed=` world seed (integer). Default 1. */
+  /** `?seed=` world seed (integer). Default {@link REGIONS_SEED} (7), the world the regions were placed on. */
   seed: number;
   /** `?size=WxH` fixed canvas size in CSS pixels; null = fill the window. */
   size: { width: number; height: number } | null;
@@ -61,13 +63,13 @@ export function parseDemoParams(search: string): DemoParams {
   const backendText = query.get('backend');
   const backend: BackendChoice = backendText === 'webgpu' || backendText === 'webgl' ? backendText : 'auto';
   const budgetMiB = positiveNumber(query.get('budget'), DEFAULT_BUDGET_MIB);
-  const seed = Number.parseInt(query.get('seed') ?? '1', 10);
+  const seed = Number.parseInt(query.get('seed') ?? String(REGIONS_SEED), 10);
   const sizeMatch = /^(\d+)x(\d+)$/.exec(query.get('size') ?? '');
   const size = sizeMatch ? { width: Number(sizeMatch[1]), height: Number(sizeMatch[2]) } : null;
   return {
     backend,
     budgetBytes: Math.round(budgetMiB * 1024 * 1024),
-    seed: Number.isFinite(seed) ? seed : 1,
+    seed: Number.isFinite(seed) ? seed : REGIONS_SEED,
     size: size && size.width > 0 && size.height > 0 ? size : null,
     hud: query.get('hud') !== '0',
     source: sourceKind(query.get('source')),

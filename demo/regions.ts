@@ -34,11 +34,18 @@ export interface RegionDefinition {
   sky: number;
 }
 
-/** The regions in the order of `demo.scenes`. */
+/**
+ * The regions in the order of `demo.scenes`. The centres sit on land of each region's biome in the
+ * demo's world (seed 7, the default and the archives' seed), found with the procedural world's own
+ * code by `demo/world/survey-region-centres.ts`: dry ground (no sea on a 25 m grid within 250 m, so the rendered
+ * terrain's splat map is not water there), the procedural albedo's grass, sand or snow over most of
+ * the 250 m around, roads between the centres on land, and the centres over 1,100 m apart so each
+ * region's sand or snow blend (which fades out 1.35 radii from its centre) stays its own.
+ */
 export const REGIONS: readonly RegionDefinition[] = [
   {
     name: 'valley',
-    centre: { x: -900, z: 500 },
+    centre: { x: -1350, z: 50 },
     radius: 700,
     trees: 700,
     rocks: 160,
@@ -55,7 +62,7 @@ export const REGIONS: readonly RegionDefinition[] = [
   },
   {
     name: 'desert',
-    centre: { x: 900, z: 500 },
+    centre: { x: 750, z: -350 },
     radius: 700,
     trees: 260,
     rocks: 320,
@@ -72,7 +79,7 @@ export const REGIONS: readonly RegionDefinition[] = [
   },
   {
     name: 'snowfield',
-    centre: { x: 0, z: -1000 },
+    centre: { x: -650, z: -800 },
     radius: 700,
     trees: 600,
     rocks: 200,
@@ -88,6 +95,25 @@ export const REGIONS: readonly RegionDefinition[] = [
     sky: 0xc8d6e6,
   },
 ];
+
+/** The world seed the regions were placed on (`?seed=` default; the committed archives' seed). */
+export const REGIONS_SEED = 7;
+
+/** Where the demo starts, world metres: beside the valley's village, which lies ahead. */
+export const START_POINT = { x: REGIONS[0].centre.x - 150, z: REGIONS[0].centre.z + 300 };
+
+/** A pose `dx`, `dz` metres from `region`'s centre (heights above ground, angles in radians). */
+export function poseNear(
+  region: RegionName,
+  dx: number,
+  dz: number,
+  height: number,
+  yaw: number,
+  pitch: number,
+): { x: number; z: number; height: number; yaw: number; pitch: number } {
+  const centre = findRegion(region)!.centre;
+  return { x: centre.x + dx, z: centre.z + dz, height, yaw, pitch };
+}
 
 /** Region names, the `demo.scenes` list. */
 export const REGION_NAMES: readonly RegionName[] = REGIONS.map((r) => r.name);

@@ -5,7 +5,7 @@
 
 import type { CameraPose } from './camera/camera-pose';
 import type { FlyCamera } from './camera/fly-camera';
-import type { RegionName } from './regions';
+import { poseNear, type RegionName } from './regions';
 import type { RegionGates } from './scenes/region-gates';
 
 /** One step of the tour. */
@@ -39,23 +39,25 @@ export function defaultTour(gates: RegionGates): TourStep[] {
     { kind: 'region', name: 'valley' },
     {
       kind: 'fly',
-      from: { x: -1800, z: 1500, height: 400, yaw: -0.8, pitch: -0.45 },
-      to: { x: -700, z: 400, height: 120, yaw: -0.3, pitch: -0.3 },
+      from: poseNear('valley', -600, 900, 400, -0.8, -0.45),
+      to: poseNear('valley', 200, -100, 120, -0.3, -0.3),
       seconds: 10,
     },
     { kind: 'teleport', pose: before },
     { kind: 'region', name: 'valley' },
     { kind: 'fly', from: before, to: after, seconds: 6 },
-    { kind: 'wait', seconds: 2 },
-    { kind: 'teleport', pose: { x: 0, z: -600, height: 250, yaw: 0, pitch: -0.35 } },
+    // Through the gate the desert is loading; its dunes lie ahead, past the gate's grassland.
+    { kind: 'teleport', pose: poseNear('desert', 0, 260, 60, 0, -0.3) },
+    { kind: 'wait', seconds: 3 },
+    { kind: 'teleport', pose: poseNear('snowfield', 0, 400, 250, 0, -0.35) },
     { kind: 'region', name: 'snowfield' },
     {
       kind: 'fly',
-      from: { x: 0, z: -600, height: 250, yaw: 0, pitch: -0.35 },
-      to: { x: 200, z: -1300, height: 30, yaw: 0.6, pitch: -0.1 },
+      from: poseNear('snowfield', 0, 400, 250, 0, -0.35),
+      to: poseNear('snowfield', 200, -300, 30, 0.6, -0.1),
       seconds: 10,
     },
-    { kind: 'teleport', pose: { x: -900, z: 700, height: 20, yaw: 0.3, pitch: -0.12 } },
+    { kind: 'teleport', pose: poseNear('valley', 0, 200, 20, 0.3, -0.12) },
     { kind: 'region', name: 'valley' },
     { kind: 'wait', seconds: 4 },
     // It ends in the comparison view: Tessera's bytes beside plain three.js's, over the village.

@@ -31,7 +31,7 @@ import {
 } from 'three';
 import { dFdx, dFdy, float, hash, normalize, texture, uv, vec2, vec3, vec4 } from 'three/tsl';
 import { MeshBasicNodeMaterial, type Node } from 'three/webgpu';
-import { REGIONS } from '../regions';
+import { REGIONS, START_POINT } from '../regions';
 import { ProceduralHeightField, TERRAIN_SIZE_METERS } from '../world/height-field';
 import { seededRandom } from '../world/seeded-random';
 import { createDetailTextures, type DetailTextures } from './detail-textures';
@@ -165,8 +165,8 @@ export class RenderedTerrain {
     }
     const dirt = this.own(paintMaterial([0.2, 0.13, 0.07], 0.9));
     for (let k = 0; k < 6; k++) {
-      const x = -1050 + (random() - 0.5) * 300;
-      const z = 800 + (random() - 0.5) * 300;
+      const x = START_POINT.x + (random() - 0.5) * 300;
+      const z = START_POINT.z + (random() - 0.5) * 300;
       const angle = random() * Math.PI * 2;
       const length = 150 + random() * 200;
       const points = wiggle(x, z, x + Math.cos(angle) * length, z + Math.sin(angle) * length, 24, 12, random);

@@ -8,6 +8,7 @@
  */
 
 import type { CameraPose, TeleportLimit, TransitionResult } from '../../../demo/automation';
+import { poseNear } from '../../../demo/regions';
 import { expect, test } from '../fixtures';
 import {
   type CheckpointRecord,
@@ -34,10 +35,10 @@ const SETTLE_FRAMES = 300;
 const MIN_EXPLAINING_BIAS = 0.25;
 
 const TELEPORTS: { name: string; pose: CameraPose }[] = [
-  { name: 'valley-village', pose: { x: -900, z: 500, height: 25, yaw: 0.5, pitch: -0.15 } },
-  { name: 'valley-high', pose: { x: -1200, z: 900, height: 300, yaw: -0.6, pitch: -0.5 } },
-  { name: 'desert-dunes', pose: { x: 900, z: 500, height: 30, yaw: -0.4, pitch: -0.2 } },
-  { name: 'snow-ridge', pose: { x: 0, z: -1000, height: 60, yaw: 0.3, pitch: -0.25 } },
+  { name: 'valley-village', pose: poseNear('valley', 0, 0, 25, 0.5, -0.15) },
+  { name: 'valley-high', pose: poseNear('valley', -300, 400, 300, -0.6, -0.5) },
+  { name: 'desert-dunes', pose: poseNear('desert', 0, 0, 30, -0.4, -0.2) },
+  { name: 'snow-ridge', pose: poseNear('snowfield', 0, 0, 60, 0.3, -0.25) },
   { name: 'river-low', pose: { x: 200, z: 200, height: 8, yaw: 2.2, pitch: -0.05 } },
 ];
 
@@ -88,8 +89,8 @@ test.describe('demo: full budget suite', () => {
 
         // Fly-over: high over the valley down towards the village, 90 frames, every frame tracked.
         fly = await trackedFrames(page, backend, 90, {
-          from: { x: -1800, z: 1500, height: 400, yaw: -0.8, pitch: -0.45 },
-          to: { x: -700, z: 400, height: 120, yaw: -0.3, pitch: -0.3 },
+          from: poseNear('valley', -600, 900, 400, -0.8, -0.45),
+          to: poseNear('valley', 200, -100, 120, -0.3, -0.3),
         });
         expectFramesInBudget('fly-over', fly);
         await checkpoint('fly-over', { frames: fly });

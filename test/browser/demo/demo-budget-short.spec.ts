@@ -3,11 +3,13 @@
  * and check the automation API's figures, the independent GPU tracker against the budget (WebGPU:
  * `tessera:`-labelled bytes; WebGL2: texture + renderbuffer growth over a baseline taken before
  * Tessera allocates), each transition's peak against max(A, B) + 10% of the budget, and that each
- * checkpoint's screenshot shows a picture. Writes a JSON summary and PNGs under test-results/demo/.
+ * checkpoint's screenshot shows a picture, and that the ground at each region's centre shows its
+ * biome (valley grass, desert sand, snowfield snow, no water). Writes a JSON summary and PNGs under test-results/demo/.
  * The full suite is ./budget-full.spec.ts (TESSERA_FULL_BUDGET=1).
  */
 
 import type { TransitionResult } from '../../../demo/automation';
+import { poseNear, type RegionName } from '../../../demo/regions';
 import { expect, test } from '../fixtures';
 import { boundTextures, recordBoundTextures } from '../support/bound-textures';
 import {
@@ -16,10 +18,13 @@ import {
   DEMO_PAGE,
   demoReady,
   demoStats,
+  type GroundColour,
+  groundShares,
   installBaselineProbe,
   isolateFromDevServerReloads,
   renderFrames,
   resetTrackedPeak,
+  screenshotPixels,
   settle,
   teleport,
   trackedTesseraPeak,
@@ -94,6 +99,29 @@ test('demo: automation API drives load, teleport, settle and region transitions 
     expect(result.naiveStreamedEstimateBytes).toBeLessThanOrEqual(result.naivePeakBytes);
   };
 
+  /**
+   * Looks straight down from 40 m over `region`'s centre, once its pages have settled: the ground
+   * there is its biome's (the regions' names mean what they show), with no water in sight.
+   */
+  const groundChecks: Record<string, Record<GroundColour, number>> = {};
+  const checkGround = async (region: RegionName, biome: GroundColour) => {
+    await teleport(page, poseNear(region, 0, 0, 40, 0, -1.5));
+    await settle(page, 60);
+    const shot = await screenshotPixels(
+      page,
+      'canvas[data-engine]',
+      `test-results/demo/${backend}-${region}-ground.png`,
+    );
+    const shares = groundShares(shot);
+    groundChecks[region] = shares;
+    console.log(`[${backend}] ${region} ground shares: ${JSON.stringify(shares)}`);
+    const message = `${region} ground: ${JSON.stringify(shares)}`;
+    expect(shares[biome], message).toBeGreaterThan(0.5);
+    for (const other of ['grass', 'sand', 'snow'] as const)
+      if (other !== biome) expect(shares[other], message).toBeLessThan(shares[biome]);
+    expect(shares.water, message).toBeLessThan(0.02);
+  };
+
   const atReady = await demoStats(page);
   await renderFrames(page, 3);
   const first = await demoStats(page);
@@ -108,7 +136,7 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   await checkpoint('start');
   lap('checkpoint');
 
-  await teleport(page, { x: -900, z: 500, height: 25, yaw: 0.5, pitch: -0.15 });
+  await teleport(page, poseNear('valley', 0, 0, 25, 0.5, -0.15));
   const settledValley = await settle(page, 150);
   lap('settledValley');
   expect(settledValley.settled, JSON.stringify(await demoStats(page))).toBe(true);
@@ -122,10 +150,12 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   expect(limit!.feedbackLatencyFrames).toBeGreaterThanOrEqual(1);
   expect(limit!.limitFrames).toBeLessThanOrEqual(settledValley.frames + 1);
 
+  await checkGround('valley', 'grass');
+
   const before = await demoStats(page);
   const toDesert = await checkedTransition('desert');
   lap('toDesert');
-  await teleport(page, { x: 900, z: 500, height: 30, yaw: -0.4, pitch: -0.2 });
+  await teleport(page, poseNear('desert', 0, 0, 30, -0.4, -0.2));
   // Settling is checked once above; here a few frames show the new region (SwiftShader frames are
   // slow, and this suite must stay short).
   await renderFrames(page, 12);
@@ -136,14 +166,17 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   // The old scene's textures are gone: only the desert's tag remains, five live textures.
   expect(Object.keys(desert.byTag)).toEqual(['scene:desert']);
   expect(desert.streamed.count).toBe(5);
+  await checkGround('desert', 'sand');
 
   const toSnow = await checkedTransition('snowfield');
   lap('toSnow');
-  await teleport(page, { x: 0, z: -1000, height: 200, yaw: 0, pitch: -0.5 });
+  await teleport(page, poseNear('snowfield', 0, 0, 200, 0, -0.5));
   await renderFrames(page, 8);
   lap('snowFrames');
   const snow = await checkpoint('snowfield-overview', { transition: toSnow });
   expect(snow.scene).toBe('snowfield');
+  await checkGround('snowfield', 'snow');
+  lap('groundChecks');
 
   // An unknown scene is a rejected promise, not a crash.
   const unknown = await page.evaluate(() =>
@@ -200,5 +233,6 @@ test('demo: automation API drives load, teleport, settle and region transitions 
     budgetBytes: BUDGET_BYTES,
     timingsMs: { open: openMs, ...timings },
     checkpoints,
+    groundChecks,
   });
 });

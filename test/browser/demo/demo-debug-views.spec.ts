@@ -7,6 +7,7 @@
  */
 
 import type { Page } from '@playwright/test';
+import { poseNear } from '../../../demo/regions';
 import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
@@ -54,7 +55,7 @@ test('demo debug views: mip colours, tile borders, feedback buffer and residency
   await isolateFromDevServerReloads(page);
   await openPage(DEMO_PAGE, { auto: 0, size: '320x180', hud: 0, budget: 96, seed: 7 });
   await demoReady(page);
-  await teleport(page, { x: -1180, z: 760, height: 70, yaw: -0.9, pitch: -0.22 });
+  await teleport(page, poseNear('valley', -280, 260, 70, -0.9, -0.22));
   await settle(page, 200);
   const dir = `test-results/demo/debug-${backend}`;
   const canvas = 'canvas[data-engine]';

@@ -6,6 +6,7 @@
  * docs/demo.png, the README's screenshot.
  */
 
+import { poseNear } from '../../../demo/regions';
 import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
@@ -38,7 +39,7 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', { tag:
   // stats-gl's panel canvases.
   await expect(page.locator('canvas').nth(1)).toBeAttached();
   // The live loop draws frames and the HUD refreshes its figures (every 10 frames).
-  await teleport(page, { x: -1180, z: 760, height: 70, yaw: -0.9, pitch: -0.22 });
+  await teleport(page, poseNear('valley', -280, 260, 70, -0.9, -0.22));
   await renderFrames(page, 20);
   const stats = await demoStats(page);
   expect(stats.frame).toBeGreaterThan(10);
@@ -125,7 +126,7 @@ test('docs/demo.png: the README screenshot at 960x540', async ({ page, backend, 
   await page.setViewportSize({ width: 960, height: 540 });
   await openPage(DEMO_PAGE, { hud: 1, auto: 0, budget: 128, seed: 7 });
   await demoReady(page);
-  await teleport(page, { x: -1180, z: 760, height: 70, yaw: -0.9, pitch: -0.22 });
+  await teleport(page, poseNear('valley', -280, 260, 70, -0.9, -0.22));
   await settle(page, 200);
   // A few more stepped frames so the HUD (refreshed every 10 frames) shows the settled figures.
   await renderFrames(page, 10);

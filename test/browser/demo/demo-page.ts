@@ -83,6 +83,43 @@ export async function screenshotPixels(
   return { data, width: info.width, height: info.height, channels: info.channels };
 }
 
+/** Ground colours told apart by {@link groundShares}. */
+export type GroundColour = 'grass' | 'sand' | 'snow' | 'water' | 'other';
+
+/**
+ * The share of each ground colour among the pixels of a canvas screenshot, by hue rather than exact
+ * value so the terrain's lighting does not matter: grass is green over red and blue, sand warm
+ * (red over green over blue, red well above blue), snow bright and bluish white, water dark blue.
+ */
+export function groundShares(pixels: {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: number;
+}): Record<GroundColour, number> {
+  const counts: Record<GroundColour, number> = { grass: 0, sand: 0, snow: 0, water: 0, other: 0 };
+  const n = pixels.width * pixels.height;
+  for (let i = 0; i < n; i++) {
+    const o = i * pixels.channels;
+    const r = pixels.data[o];
+    const g = pixels.data[o + 1];
+    const b = pixels.data[o + 2];
+    const colour: GroundColour =
+      Math.min(r, g, b) > 150 && b >= r - 8
+        ? 'snow'
+        : b > r + 10 && b >= g - 10 && Math.max(r, g, b) < 140
+          ? 'water'
+          : g > r && g > b + 8
+            ? 'grass'
+            : r >= g && g > b && r - b > 35
+              ? 'sand'
+              : 'other';
+    counts[colour]++;
+  }
+  for (const key of Object.keys(counts) as GroundColour[]) counts[key] = counts[key] / n;
+  return counts;
+}
+
 /** Writes `value` as pretty JSON to `path` (relative to the repository), creating folders. */
 export function writeJson(path: string, value: unknown): void {
   mkdirSync(dirname(path), { recursive: true });

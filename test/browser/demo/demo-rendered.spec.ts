@@ -6,6 +6,7 @@
  * re-renders pages through `invalidate`.
  */
 
+import { START_POINT } from '../../../demo/regions';
 import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
@@ -19,7 +20,7 @@ import {
 } from './demo-page';
 
 /** Near the start, 2 m above the valley's grass and its dirt paths, looking down at the ground ahead. */
-const CLOSE_UP = { x: -1000, z: 760, height: 2, yaw: 0.3, pitch: -0.6 };
+const CLOSE_UP = { x: START_POINT.x + 50, z: START_POINT.z - 40, height: 2, yaw: 0.3, pitch: -0.6 };
 
 /** Energy of a 4-neighbour Laplacian of the luminance (mean square), the detail a viewer sees. */
 function laplacianEnergy(data: Buffer, width: number, height: number, channels: number): number {

@@ -11,6 +11,7 @@
  */
 
 import type { Page } from '@playwright/test';
+import { poseNear } from '../../../demo/regions';
 import { EXTENDED, expect, test } from '../fixtures';
 import {
   DEMO_PAGE,
@@ -25,9 +26,9 @@ import {
 const REGIONS = ['snowfield', 'desert', 'valley'];
 const BUDGETS_MIB = [96, 48, 64];
 const POSES = [
-  { x: 0, z: -600, height: 250, yaw: 0, pitch: -0.35 },
+  poseNear('snowfield', 0, 400, 250, 0, -0.35),
   { x: 600, z: 300, height: 12, yaw: 2, pitch: -0.1 },
-  { x: -900, z: 500, height: 30, yaw: 0, pitch: -0.2 },
+  poseNear('valley', 0, 0, 30, 0, -0.2),
 ];
 /** Frames of the low fast flight of one cycle (20 m a frame). */
 const FLIGHT_FRAMES = 40;
@@ -47,7 +48,7 @@ async function cycle(page: Page, i: number): Promise<void> {
   await transition(page, REGIONS[i % 3]);
   await page.evaluate((mib) => window.demo.setBudget(mib), BUDGETS_MIB[i % 3]);
   for (let f = 0; f < FLIGHT_FRAMES; f++) {
-    await teleport(page, { x: -900 + f * 20, z: 500 - f * 10, height: 8, yaw: 0.5, pitch: -0.1 });
+    await teleport(page, poseNear('valley', f * 20, -f * 10, 8, 0.5, -0.1));
     await renderFrames(page, 1);
   }
 }
