@@ -8,6 +8,9 @@ interface FrameRatioResult {
   samplingRatio: number;
   feedbackRatio: number;
   feedbackSkipped: number;
+  feedbackMode: string;
+  readbackBytesPerFrame: number;
+  analysisMsPerFrame: number;
   tesseraTilesPerSecond: number;
   bareTilesPerSecond: number;
   uploadRatio: number;
@@ -33,19 +36,34 @@ export default {
   async run(): Promise<Record<string, number>> {
     return withBenchBrowser(BENCH_PORT, async (browser) => {
       const out: Record<string, number> = {};
-      const runs = [
-        { filtering: 'bilinear', storage: 'auto', meshes: 1, suffix: '' },
-        { filtering: 'trilinear', storage: 'auto', meshes: 1, suffix: '' },
-        { filtering: 'bilinear', storage: 'sparse', meshes: 1, suffix: '_sparse' },
-        { filtering: 'trilinear', storage: 'sparse', meshes: 1, suffix: '_sparse' },
-        { filtering: 'bilinear', storage: 'auto', meshes: 400, suffix: '_400_meshes' },
+      // Each configuration with requests written by the main pass (the WebGPU default) and by the
+      // separate pass (`_separate_pass` keys), in the same run.
+      const configurations = [
+        { filtering: 'bilinear', storage: 'auto', meshes: 1, suffix: '', size: '' },
+        { filtering: 'trilinear', storage: 'auto', meshes: 1, suffix: '', size: '' },
+        { filtering: 'bilinear', storage: 'sparse', meshes: 1, suffix: '_sparse', size: '' },
+        { filtering: 'trilinear', storage: 'sparse', meshes: 1, suffix: '_sparse', size: '' },
+        { filtering: 'bilinear', storage: 'auto', meshes: 400, suffix: '_400_meshes', size: '' },
+        { filtering: 'bilinear', storage: 'auto', meshes: 4000, suffix: '_4000_meshes', size: '' },
+        {
+          filtering: 'bilinear',
+          storage: 'auto',
+          meshes: 1,
+          suffix: '_1280x720',
+          size: '&width=1280&height=720',
+        },
       ] as const;
-      for (const { filtering, storage, meshes, suffix } of runs) {
+      const runs = configurations.flatMap((c) => [
+        { ...c, feedback: 'main-pass', modeSuffix: '' },
+        { ...c, feedback: 'separate-pass', modeSuffix: '_separate_pass' },
+      ]);
+      for (const { filtering, storage, meshes, size, feedback, modeSuffix, suffix: configSuffix } of runs) {
+        const suffix = configSuffix + modeSuffix;
         const page = await browser.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
         await page.goto(
-          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&meshes=${meshes}&batches=20`,
+          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&meshes=${meshes}&batches=${meshes > 1000 ? 8 : 20}&feedback=${feedback}${size}`,
         );
         await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
           timeout: 300_000,
@@ -59,9 +77,17 @@ export default {
         out[`three.sampling_ratio.${filtering}${suffix}`] = result.samplingRatio;
         out[`three.feedback_ratio.${filtering}${suffix}`] = result.feedbackRatio;
         out[`three.feedback_skipped_fraction.${filtering}${suffix}`] = result.feedbackSkipped;
+        out[`three.feedback.readback_bytes.${filtering}${suffix}`] = result.readbackBytesPerFrame;
+        out[`three.feedback.cpu_ms.${filtering}${suffix}`] = result.analysisMsPerFrame;
         out[`three.frame_ms.vt_${filtering}${suffix}`] = result.vtMs;
         out[`three.frame_ms.plain_${filtering}${suffix}_run`] = result.plainMs;
-        if (filtering === 'bilinear' && storage === 'auto') {
+        if (
+          filtering === 'bilinear' &&
+          storage === 'auto' &&
+          meshes === 1 &&
+          size === '' &&
+          modeSuffix === ''
+        ) {
           out['three.upload_ratio'] = result.uploadRatio;
           out['three.upload.tessera_tiles_per_s'] = result.tesseraTilesPerSecond;
           out['three.upload.bare_tiles_per_s'] = result.bareTilesPerSecond;

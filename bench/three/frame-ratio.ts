@@ -29,6 +29,8 @@ import { TestTileSource } from '../../test/browser/vt/test-content';
  *   readback and the CPU update, i.e. the most that feedback written by the main pass could save);
  * - upload ratio: 128² rgba8 tiles per second through Tessera's upload path (pool writeTile) over a
  *   bare `queue.writeTexture` loop writing the same bytes into the same pool texture.
+ * `?feedback=main-pass|separate-pass` picks where requests are written (default: the system's
+ * default); `readbackBytesPerFrame` and `analysisMsPerFrame` are per feedback readback delivered.
  * Results land in `globalThis.benchResult` and the title becomes 'done'.
  */
 const params = new URLSearchParams(location.search);
@@ -39,6 +41,7 @@ const height = Number(params.get('height') ?? 360);
 const batches = Number(params.get('batches') ?? 12);
 const framesPerBatch = Number(params.get('frames') ?? 8);
 const pageTableStorage = (params.get('storage') ?? 'auto') as PageTableStorage;
+const feedbackMode = (params.get('feedback') ?? 'main-pass') as 'main-pass' | 'separate-pass';
 
 const renderer = new WebGPURenderer({ forceWebGL, antialias: false });
 renderer.setPixelRatio(1);
@@ -64,6 +67,7 @@ const system = new VirtualTextureSystem(renderer, {
   budgetBytes: 64 * 1024 * 1024,
   filtering,
   maxUploadsPerFrame: 64,
+  feedbackMode,
 });
 const vt = system.add(source, { name: 'bench', pageTableStorage });
 
@@ -252,6 +256,9 @@ const plainMs = median(plainTimes);
 const frameRatio = median(vtTimes.map((ms, b) => ms / plainTimes[b]));
 const samplingRatio = median(vtWithoutUpdateTimes.map((ms, b) => ms / plainTimes[b]));
 const feedbackRatio = median(vtTimes.map((ms, b) => ms / vtWithoutUpdateTimes[b]));
+const readbacksDelivered = Math.max(1, readbacksAfter.delivered - readbacksBefore.delivered);
+const readbackBytesPerFrame = (readbacksAfter.bytesRead - readbacksBefore.bytesRead) / readbacksDelivered;
+const analysisMsPerFrame = (readbacksAfter.analysisMs - readbacksBefore.analysisMs) / readbacksDelivered;
 Object.assign(globalThis, {
   benchResult: {
     filtering,
@@ -262,6 +269,9 @@ Object.assign(globalThis, {
     samplingRatio,
     feedbackRatio,
     feedbackSkipped,
+    feedbackMode: system.stats().feedbackMode,
+    readbackBytesPerFrame,
+    analysisMsPerFrame,
     tesseraTilesPerSecond: tesseraRate,
     bareTilesPerSecond: bareRate,
     uploadRatio: bareRate > 0 ? tesseraRate / bareRate : Number.NaN,

@@ -4,6 +4,7 @@ import { TesseraConfigError } from '../core/errors';
 import { glBlockFormatOf, type PoolBlockFormat } from './residency/compressed-pool-texture';
 import {
   glTextureOf,
+  gpuBufferOf,
   gpuTextureOf,
   type WebGLBackendInternals,
   type WebGPUBackendInternals,
@@ -81,6 +82,11 @@ export class BackendBridge {
   /** The GPUTexture three created for `texture` (after `renderer.initTexture`), WebGPU only. */
   gpuTexture(texture: Texture): GPUTexture | undefined {
     return this.gpuBackend === null ? undefined : gpuTextureOf(this.gpuBackend, texture);
+  }
+
+  /** The GPUBuffer three made for storage `attribute`, WebGPU only; undefined before its first use. */
+  gpuBuffer(attribute: object): GPUBuffer | undefined {
+    return this.gpuBackend === null ? undefined : gpuBufferOf(this.gpuBackend, attribute);
   }
 
   /** The WebGL texture three created for `texture`, WebGL2 only. */

@@ -22,6 +22,12 @@ export interface WebGPUTextureData {
   texture?: GPUTexture;
 }
 
+/** Per-attribute GPU state three's WebGPU backend keeps in its side table (`backend.get(attribute)`). */
+export interface WebGPUAttributeData {
+  /** The GPUBuffer, once a draw or compute using the attribute created it. */
+  buffer?: GPUBuffer;
+}
+
 /** Per-texture GPU state three's WebGL2 backend keeps in its side table. */
 export interface WebGLTextureData {
   /** The WebGL texture, once `renderer.initTexture` (or a render) created it. */
@@ -33,7 +39,7 @@ export interface WebGPUBackendInternals {
   readonly isWebGPUBackend: true;
   /** The device three renders with. */
   readonly device: GPUDevice;
-  get(object: object): WebGPUTextureData;
+  get(object: object): WebGPUTextureData & WebGPUAttributeData;
 }
 
 /**
@@ -75,6 +81,11 @@ export function webglBackendOf(renderer: WebGPURenderer): WebGLBackendInternals 
 /** The GPUTexture three created for `texture` (after `renderer.initTexture`), else undefined. */
 export function gpuTextureOf(backend: WebGPUBackendInternals, texture: Texture): GPUTexture | undefined {
   return backend.get(texture).texture;
+}
+
+/** The GPUBuffer three's WebGPU backend made for a storage `attribute`; undefined before its first use. */
+export function gpuBufferOf(backend: WebGPUBackendInternals, attribute: object): GPUBuffer | undefined {
+  return backend.get(attribute).buffer;
 }
 
 /** The WebGL texture three created for `texture` (after `renderer.initTexture`), else undefined. */

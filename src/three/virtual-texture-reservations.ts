@@ -120,6 +120,7 @@ export function planSystemReservations(
     tileSize: o.tileSize,
     layerCount: o.layers.length,
     slotBytes: slotBytesOfFormats(formats, o.tileSize),
+    feedbackMode: bridge.isWebGPU ? o.feedbackMode : 'separate-pass',
     feedbackWidth: feedbackSize.x,
     feedbackHeight: feedbackSize.y,
     readbackRowAlignment: bridge.isWebGPU ? 256 : 1,

@@ -5,6 +5,7 @@ import type { ReplacementPolicyName } from '../core/vt/residency/replacement-pol
 import { defaultStagingReserve } from '../core/vt/scheduling/staging-reserve';
 import { tileBytes } from '../core/vt/tile-bytes';
 import type { TileEncoding } from '../core/vt/tile-source';
+import type { FeedbackMode } from '../core/vt/vt-budget-plan';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { checkRenderedLayerOptions } from './rendered/rendered-pool-format';
 import type { VirtualTextureFiltering } from './sampling/sampling-context';
@@ -49,8 +50,20 @@ export interface VirtualTextureSystemOptions {
   tileSize?: number;
   /** Border inside each tile side, in texels; every added source must match. Default 4. */
   border?: number;
-  /** Screen pixels per feedback pixel along each axis (power of two). Default 8. */
+  /**
+   * Screen pixels per feedback pixel along each axis (any positive integer): the side of the screen
+   * tile that requests one page per frame. Default 8.
+   */
   feedbackScale?: number;
+  /**
+   * Where page requests are written. `'separate-pass'` (the default): a low-resolution second
+   * render of the scene. `'main-pass'` (WebGPU; WebGL2, with no storage buffers in fragment shaders,
+   * keeps the separate pass): by the sampling nodes during your own render, one pixel per screen
+   * tile, compacted on the GPU, so the scene is drawn once; its limits (a fragment a material
+   * discards after sampling still requests; a surface hidden only by meshes without a virtual
+   * texture requests when drawn after them) keep it opt-in for now. See ARCHITECTURE.md, "Feedback".
+   */
+  feedbackMode?: FeedbackMode;
   /**
    * Frames a requested page may go unrequested before its queued or running load is dropped, once
    * two feedback readbacks arrived without it too (so slow readbacks abort nothing). Default 8.
@@ -141,6 +154,7 @@ export interface ResolvedSystemOptions {
   tileSize: number;
   border: number;
   feedbackScale: number;
+  feedbackMode: FeedbackMode;
   maxUploadsPerFrame: number;
   maxRendersPerFrame: number;
   /** Staging reserve, in bytes. */
@@ -255,6 +269,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     tileSize,
     border,
     feedbackScale: positiveInteger('feedbackScale', options.feedbackScale ?? 8),
+    feedbackMode: feedbackModeOption(options.feedbackMode),
     maxUploadsPerFrame,
     maxRendersPerFrame: positiveInteger('maxRendersPerFrame', options.maxRendersPerFrame ?? 4),
     stagingBytes,
@@ -271,4 +286,15 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
         ? undefined
         : positiveInteger('transcodeWorkers', options.transcodeWorkers),
   };
+}
+
+function feedbackModeOption(mode: FeedbackMode | undefined): FeedbackMode {
+  if (mode === undefined) return 'separate-pass';
+  if (mode !== 'main-pass' && mode !== 'separate-pass') {
+    throw new TesseraConfigError(
+      'invalid-option',
+      `feedbackMode must be 'main-pass' or 'separate-pass', got ${String(mode)}`,
+    );
+  }
+  return mode;
 }

@@ -86,10 +86,24 @@ export interface VirtualTextureSystemStats {
   poolEfficiency: number;
   /**
    * Feedback readbacks started / delivered / dropped as stale, and frames skipped: all 3 readback
-   * slots were in flight, so that frame rendered no feedback pass.
+   * slots were in flight, so that frame's feedback was not read. `bytesRead`: bytes mapped by the
+   * readbacks delivered, in bytes; `analysisMs`: CPU time analysing them, in milliseconds; both
+   * since creation.
    */
-  readbacks: { started: number; delivered: number; dropped: number; skipped: number };
-  /** Feedback target size now (follows the renderer's drawing buffer), in feedback pixels. */
+  readbacks: {
+    started: number;
+    delivered: number;
+    dropped: number;
+    skipped: number;
+    bytesRead: number;
+    analysisMs: number;
+  };
+  /**
+   * `'main-pass'` (requests written by your render, WebGPU) or `'separate-pass'` (a second,
+   * low-resolution render).
+   */
+  feedbackMode: 'main-pass' | 'separate-pass';
+  /** Feedback target size (main pass: the grid of screen tiles) now, in feedback pixels. */
   feedbackSize: { width: number; height: number };
   /** Where streaming stands: done when {@link VirtualTextureStreamingState.settled}. */
   streaming: VirtualTextureStreamingState;

@@ -126,14 +126,28 @@ export class VirtualTextureSystem {
       this.streamer.on(type, (event) => this.events.emit(type, event as never));
     }
     const size = { width: feedbackSize.x, height: feedbackSize.y };
-    const sinks = { streamer: this.streamer, settle: this.settle, events: this.events };
-    this.channel = new FeedbackChannel(bridge, budget, o.feedbackScale, size, reserved, sinks);
+    const sinks = {
+      streamer: this.streamer,
+      settle: this.settle,
+      events: this.events,
+      buffersReplaced: () => this.graphsChanged(),
+    };
+    this.channel = new FeedbackChannel(
+      bridge,
+      budget,
+      o.feedbackScale,
+      size,
+      reserved,
+      sinks,
+      o.feedbackMode,
+    );
     this.context = {
       ...poolSampling(poolTextures),
       filtering: o.filtering,
       maxAnisotropy: o.maxAnisotropy,
       version: 0,
       feedbackLodOffset: this.channel.loop.lodOffset,
+      requestWriter: this.channel.loop.requestWriter,
       mipBias: uniform(0),
       registerMaterial: (material, vtId, uv) => {
         const vt = this.textures[vtId];
@@ -323,6 +337,7 @@ export class VirtualTextureSystem {
     const bridge = new BackendBridge(renderer);
     this.channel.recover(bridge);
     this.context.feedbackLodOffset = this.channel.loop.lodOffset;
+    this.context.requestWriter = this.channel.loop.requestWriter;
     this.set.recover(bridge);
     this.pool.recover(bridge);
   }
@@ -373,6 +388,7 @@ export class VirtualTextureSystem {
       pool: this.pool,
       set: this.set,
       feedback: this.channel.loop,
+      analysisMs: this.channel.analysisMs,
       streamer: this.streamer,
       uploads: this.uploads,
       lastFeedbackFrame: this.settle.lastFeedbackFrame,
@@ -443,6 +459,8 @@ export interface SystemStatsInput {
   pool: LivePool;
   set: VirtualTextureSet;
   feedback: FeedbackLoop;
+  /** CPU time analysing feedback so far, in milliseconds. */
+  analysisMs: number;
   streamer: VirtualTextureStreamer;
   uploads: TileUploads;
   lastFeedbackFrame: number;
@@ -496,7 +514,15 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
     rendering: { ...rendering.counters },
     mipBias: i.streamer.mipBias,
     poolEfficiency: poolEfficiency(pool, i.frame),
-    readbacks: { ...i.feedback.counters },
+    readbacks: {
+      started: i.feedback.counters.started,
+      delivered: i.feedback.counters.delivered,
+      dropped: i.feedback.counters.dropped,
+      skipped: i.feedback.counters.skipped,
+      bytesRead: i.feedback.counters.bytesRead,
+      analysisMs: i.analysisMs,
+    },
+    feedbackMode: i.feedback.mode,
     feedbackSize: { width: i.feedback.width, height: i.feedback.height },
     streaming: {
       queued: s.queued,

@@ -218,9 +218,23 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    */
   submitFeedback(buffer: Uint32Array, length?: number): void {
     this.assertLive();
-    const a = this.analyzer;
     this.scheduler.noteFeedback();
-    const n = a.analyze(buffer, length);
+    this.applyFeedback(this.analyzer.analyze(buffer, length));
+  }
+
+  /**
+   * Like {@link submitFeedback}, for feedback the GPU already reduced to distinct pages:
+   * `pages[0..length)` with the feedback pixels (screen tiles) requesting each in `counts`.
+   */
+  submitCountedFeedback(pages: Uint32Array, counts: Uint32Array, length: number): void {
+    this.assertLive();
+    this.scheduler.noteFeedback();
+    this.applyFeedback(this.analyzer.analyzeCounted(pages, counts, length));
+  }
+
+  /** Touches the resident pages of the latest analysis and requests the missing ones. */
+  private applyFeedback(n: number): void {
+    const a = this.analyzer;
     const pages = a.pages;
     const coverage = a.coverage;
     const frame = this.frame;

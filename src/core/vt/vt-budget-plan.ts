@@ -4,6 +4,21 @@ import { choosePoolShape, type PoolShape, poolSlotCount } from './residency/pool
 /** Bytes per feedback pixel: an RGBA8 colour texel plus a 32-bit depth texel. */
 export const FEEDBACK_BYTES_PER_PIXEL = 8;
 
+/**
+ * Where page requests are written: `'separate-pass'`, a low-resolution render of the scene into a
+ * feedback target; `'main-pass'` (WebGPU), the user's own render, one request per screen tile into
+ * a storage buffer, compacted on the GPU before readback.
+ */
+export type FeedbackMode = 'separate-pass' | 'main-pass';
+
+/**
+ * Main-pass bytes per screen tile: the tile (depth key, page id), two hash-table entries (key,
+ * count) and one list entry (page, count).
+ */
+const MAIN_PASS_BYTES_PER_TILE = 8 + 16 + 8;
+/** Main-pass fixed bytes: the list header and the compaction's parameters. */
+const MAIN_PASS_FIXED_BYTES = 8 + 16;
+
 /** What a virtual-texture system's budget arithmetic needs (all pure numbers). */
 export interface VirtualTextureBudgetInput {
   /** This system's share of the budget, in bytes. */
@@ -19,7 +34,9 @@ export interface VirtualTextureBudgetInput {
    * bytes. Default: an rgba8 tile per layer, `tileSize² x 4 x layerCount`.
    */
   slotBytes?: number;
-  /** Feedback target size, in feedback pixels. */
+  /** Where requests are written. Default `'separate-pass'`. */
+  feedbackMode?: FeedbackMode;
+  /** Feedback target size (main pass: tile grid), in feedback pixels. */
   feedbackWidth: number;
   feedbackHeight: number;
   /** Row alignment of readback buffers, in bytes (256 on WebGPU, 1 on WebGL2). */
@@ -60,18 +77,32 @@ export interface VirtualTextureBudgetPlan {
   poolBytes: number;
 }
 
-/** Bytes of a feedback target of `width x height` feedback pixels (colour + depth). */
-export function feedbackTargetBytes(width: number, height: number): number {
+/**
+ * Bytes of a feedback target of `width x height` feedback pixels (colour + depth), or in main-pass
+ * mode of the tile buffer, hash table and list of a `width x height` tile grid.
+ */
+export function feedbackTargetBytes(
+  width: number,
+  height: number,
+  mode: FeedbackMode = 'separate-pass',
+): number {
+  if (mode === 'main-pass') return width * height * MAIN_PASS_BYTES_PER_TILE + MAIN_PASS_FIXED_BYTES;
   return width * height * FEEDBACK_BYTES_PER_PIXEL;
 }
 
-/** Bytes of a ring of `count` readback buffers of a `width x height` RGBA8 target, rows aligned. */
+/**
+ * Bytes of a ring of `count` readback buffers of a `width x height` RGBA8 target, rows aligned, or
+ * in main-pass mode of `count` compacted lists with room for every tile of the grid and one tile
+ * image (8 bytes a tile) for debug views.
+ */
 export function readbackRingBytes(
   width: number,
   height: number,
   rowAlignment: number,
   count: number,
+  mode: FeedbackMode = 'separate-pass',
 ): number {
+  if (mode === 'main-pass') return (8 + width * height * 8) * count + width * height * 8;
   return Math.ceil((width * 4) / rowAlignment) * rowAlignment * height * count;
 }
 
@@ -82,12 +113,14 @@ export function readbackRingBytes(
  *   `minPoolSlots` slots.
  */
 export function planVirtualTextureBudget(input: VirtualTextureBudgetInput): VirtualTextureBudgetPlan {
-  const feedbackBytes = feedbackTargetBytes(input.feedbackWidth, input.feedbackHeight);
+  const mode = input.feedbackMode ?? 'separate-pass';
+  const feedbackBytes = feedbackTargetBytes(input.feedbackWidth, input.feedbackHeight, mode);
   const readbackBytes = readbackRingBytes(
     input.feedbackWidth,
     input.feedbackHeight,
     input.readbackRowAlignment,
     input.readbacksInFlight,
+    mode,
   );
   const slotBytes = slotBytesOf(input);
   const fixedBytes = feedbackBytes + readbackBytes + input.pageTableBytes + input.stagingBytes;
@@ -149,14 +182,15 @@ export function fitFeedbackSize(
   rowAlignment: number,
   readbacksInFlight: number,
   out: { width: number; height: number },
+  mode: FeedbackMode = 'separate-pass',
 ): { width: number; height: number } {
   const fits = (w: number, h: number) =>
-    feedbackTargetBytes(w, h) <= maxTargetBytes &&
-    readbackRingBytes(w, h, rowAlignment, readbacksInFlight) <= maxRingBytes;
+    feedbackTargetBytes(w, h, mode) <= maxTargetBytes &&
+    readbackRingBytes(w, h, rowAlignment, readbacksInFlight, mode) <= maxRingBytes;
   let w = width;
   let h = height;
   if (!fits(w, h)) {
-    const shrink = Math.sqrt(maxTargetBytes / feedbackTargetBytes(w, h));
+    const shrink = Math.sqrt(maxTargetBytes / feedbackTargetBytes(w, h, mode));
     w = Math.max(1, Math.min(w, Math.floor(w * shrink)));
     h = Math.max(1, Math.min(h, Math.floor(h * shrink)));
     // Row padding can still overflow the ring: shave the longer side until both fit.

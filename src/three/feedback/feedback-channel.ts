@@ -3,12 +3,13 @@ import type { TextureBudget } from '../../core/budget/texture-budget';
 import type { TypedEmitter } from '../../core/structures/typed-emitter';
 import type { SettleTracker } from '../../core/vt/settle-tracker';
 import type { VirtualTextureStreamer } from '../../core/vt/virtual-texture-streamer';
+import type { FeedbackMode } from '../../core/vt/vt-budget-plan';
 import type { BackendBridge } from '../backend-bridge';
 import { DeviceLossWatch } from '../device-loss-watch';
 import type { VirtualUv } from '../sampling/sampling-context';
 import type { SampledVirtualTexture } from '../sampling/virtual-texture-graph';
 import type { VirtualTextureSystemEvents } from '../virtual-texture-system-types';
-import { FeedbackLoop, type FeedbackReservations } from './feedback-loop';
+import { type FeedbackConsumers, FeedbackLoop, type FeedbackReservations } from './feedback-loop';
 
 const EMPTY_IDS = new Uint32Array(0);
 
@@ -17,6 +18,8 @@ export interface FeedbackSinks {
   readonly streamer: VirtualTextureStreamer;
   readonly settle: SettleTracker;
   readonly events: TypedEmitter<VirtualTextureSystemEvents>;
+  /** The main pass replaced its buffers: materials writing requests must be rebuilt. */
+  readonly buffersReplaced: () => void;
 }
 
 /**
@@ -29,10 +32,13 @@ export class FeedbackChannel {
   private readonly streamer: VirtualTextureStreamer;
   private readonly settle: SettleTracker;
   private readonly events: TypedEmitter<VirtualTextureSystemEvents>;
+  private readonly buffersReplaced: () => void;
   private current: FeedbackLoop;
   private watch: DeviceLossWatch;
   private warnedLost = false;
   private closed = false;
+  /** CPU time spent analysing readbacks since creation, in milliseconds. */
+  analysisMs = 0;
   private readonly event: VirtualTextureSystemEvents['feedback'] = {
     frame: 0,
     ids: EMPTY_IDS,
@@ -47,10 +53,12 @@ export class FeedbackChannel {
     size: { width: number; height: number },
     reservations: FeedbackReservations,
     sinks: FeedbackSinks,
+    private readonly mode: FeedbackMode,
   ) {
     this.streamer = sinks.streamer;
     this.settle = sinks.settle;
     this.events = sinks.events;
+    this.buffersReplaced = sinks.buffersReplaced;
     this.current = this.create(bridge, scale, size, reservations);
     this.watch = new DeviceLossWatch(bridge);
   }
@@ -73,10 +81,9 @@ export class FeedbackChannel {
     return this.watch.lost;
   }
 
-  /** Mirrors `material` (sampling `vt` at `uv`) in the feedback pass; false for the pass's own materials. */
+  /** Mirrors `material` (sampling `vt` at `uv`) in a separate feedback pass; false for the pass's own materials. */
   register(material: Material, vt: SampledVirtualTexture, uv: VirtualUv): boolean {
-    this.current.feedbackPass.register(material, vt, uv);
-    return !this.current.owns(material);
+    return this.current.register(material, vt, uv);
   }
 
   /** Renders the feedback pass and starts its readback. */
@@ -107,16 +114,50 @@ export class FeedbackChannel {
     size: { width: number; height: number },
     reservations: FeedbackReservations,
   ): FeedbackLoop {
-    const consume = (ids: Uint32Array, frame: number, width: number, height: number) =>
-      this.consume(ids, frame, width, height);
-    return new FeedbackLoop(bridge.renderer, bridge, this.budget, scale, size, reservations, consume);
+    const consumers: FeedbackConsumers = {
+      image: (ids, frame, width, height) => this.consume(ids, frame, width, height),
+      counted: (pages, counts, length, frame) => this.consumeCounted(pages, counts, length, frame),
+      wantsImage: () => this.events.has('feedback'),
+      buffersReplaced: this.buffersReplaced,
+    };
+    return new FeedbackLoop(
+      bridge.renderer,
+      bridge,
+      this.budget,
+      scale,
+      size,
+      reservations,
+      consumers,
+      this.mode,
+    );
   }
 
+  /** A separate pass's image (submitted), or a main pass's tile image (only emitted). */
   private consume(ids: Uint32Array, frame: number, width: number, height: number): void {
     if (this.closed) return;
-    this.streamer.submitFeedback(ids, width * height);
+    if (this.current.mode === 'separate-pass') {
+      const start = performance.now();
+      this.streamer.submitFeedback(ids, width * height);
+      this.analysisMs += performance.now() - start;
+      this.noteSubmitted(frame);
+    }
+    this.emitImage(ids, frame, width, height);
+  }
+
+  private consumeCounted(pages: Uint32Array, counts: Uint32Array, length: number, frame: number): void {
+    if (this.closed) return;
+    const start = performance.now();
+    this.streamer.submitCountedFeedback(pages, counts, length);
+    this.analysisMs += performance.now() - start;
+    this.noteSubmitted(frame);
+  }
+
+  private noteSubmitted(frame: number): void {
     const s = this.streamer.stats();
     this.settle.noteFeedback(frame, s.queued + s.inFlight + s.pendingUploads);
+  }
+
+  private emitImage(ids: Uint32Array, frame: number, width: number, height: number): void {
     if (!this.events.has('feedback')) return;
     const event = this.event;
     event.frame = frame;

@@ -3,10 +3,18 @@ import { uniform } from 'three/tsl';
 import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../../core/budget/budget-priority';
 import { NO_RESERVATION, type TextureBudget } from '../../core/budget/texture-budget';
-import { feedbackTargetBytes, fitFeedbackSize, readbackRingBytes } from '../../core/vt/vt-budget-plan';
+import {
+  type FeedbackMode,
+  feedbackTargetBytes,
+  fitFeedbackSize,
+  readbackRingBytes,
+} from '../../core/vt/vt-budget-plan';
 import type { BackendBridge } from '../backend-bridge';
+import type { VirtualUv } from '../sampling/sampling-context';
+import type { SampledVirtualTexture } from '../sampling/virtual-texture-graph';
 import { FeedbackPass } from './feedback-pass';
 import { type FeedbackConsumer, FeedbackReadback, MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
+import { type CountedFeedbackConsumer, MainPassFeedback } from './main-pass-feedback';
 
 /** Budget reservations a {@link FeedbackLoop} takes over (already reserved by its owner). */
 export interface FeedbackReservations {
@@ -14,6 +22,18 @@ export interface FeedbackReservations {
   feedback: number;
   /** Handle of the readback ring's reservation (category `readback`). */
   readback: number;
+}
+
+/** Where each readback goes, per mode. */
+export interface FeedbackConsumers {
+  /** A separate pass's image of page ids, and main-pass tile images for debug views. */
+  image: FeedbackConsumer;
+  /** A main pass's compacted list. */
+  counted: CountedFeedbackConsumer;
+  /** True while someone wants the images of a main pass (a `feedback` listener). */
+  wantsImage(): boolean;
+  /** The main pass replaced its buffers: the materials writing into them must be rebuilt. */
+  buffersReplaced(): void;
 }
 
 /** Feedback target size, in feedback pixels, for a `drawingWidth x drawingHeight` drawing buffer. */
@@ -27,8 +47,10 @@ export function feedbackSizeFor(
 }
 
 /**
- * The feedback loop of one virtual-texture system: the low-resolution feedback pass, its
- * asynchronous readback ring, and their size, which follows the renderer's drawing buffer
+ * The feedback loop of one virtual-texture system: where page requests are written (mode
+ * `'separate-pass'`: a low-resolution feedback pass and the asynchronous readback of its image;
+ * `'main-pass'`, WebGPU: the user's own render, compacted on the GPU, see {@link MainPassFeedback}),
+ * and their size, which follows the renderer's drawing buffer
  * (`renderer.setSize`, `setPixelRatio`) every frame. A resize re-reserves the target and ring in
  * the budget; when the budget refuses the larger size, the target keeps the canvas's aspect at
  * the largest size that fits (warned once) and requests stay right, only sparser: the pass's
@@ -41,8 +63,12 @@ export class FeedbackLoop {
   private readonly budget: TextureBudget;
   private scale: number;
   private readonly rowAlignment: number;
-  private readonly pass: FeedbackPass;
-  private readonly readback: FeedbackReadback;
+  /** Where requests are written. */
+  readonly mode: FeedbackMode;
+  private readonly pass: FeedbackPass | null;
+  private readonly readback: FeedbackReadback | null;
+  private readonly main: MainPassFeedback | null;
+  private readonly consumers: FeedbackConsumers;
   private readonly reservations: FeedbackReservations;
   private readonly drawingBuffer = new Vector2();
   private readonly wanted = new Vector2();
@@ -62,46 +88,76 @@ export class FeedbackLoop {
     scale: number,
     size: { width: number; height: number },
     reservations: FeedbackReservations,
-    consumer: FeedbackConsumer,
+    consumers: FeedbackConsumers,
+    mode: FeedbackMode,
   ) {
     this.renderer = renderer;
     this.budget = budget;
     this.scale = scale;
+    this.mode = bridge.isWebGPU ? mode : 'separate-pass';
     this.rowAlignment = bridge.isWebGPU ? 256 : 1;
     this.reservations = reservations;
-    this.pass = new FeedbackPass(renderer, size.width, size.height);
-    this.readback = new FeedbackReadback(bridge, this.pass.target, consumer);
+    this.consumers = consumers;
+    if (this.mode === 'main-pass') {
+      this.pass = null;
+      this.readback = null;
+      const replaced = () => consumers.buffersReplaced();
+      this.main = new MainPassFeedback(
+        bridge,
+        size.width,
+        size.height,
+        scale,
+        consumers.counted,
+        consumers.image,
+        replaced,
+      );
+    } else {
+      this.main = null;
+      this.pass = new FeedbackPass(renderer, size.width, size.height);
+      this.readback = new FeedbackReadback(bridge, this.pass.target, consumers.image);
+    }
     this.updateLodOffset(size.width * scale, size.height * scale);
   }
 
-  /** The pass materials register with (see `FeedbackPass.register`). */
-  get feedbackPass(): FeedbackPass {
-    return this.pass;
+  /** The main pass's request writer for sampling nodes, or null with a separate pass. */
+  get requestWriter(): ((pageId: unknown) => unknown) | null {
+    const main = this.main;
+    return main === null ? null : (pageId) => main.requestWrite(pageId);
   }
 
-  /** Current target size, in feedback pixels. */
+  /**
+   * Registers `material` (sampling `vt` at `uv`) with the separate pass, which mirrors it; false
+   * for the pass's own materials. The main pass needs no registration.
+   */
+  register(material: Material, vt: SampledVirtualTexture, uv: VirtualUv): boolean {
+    if (this.pass === null) return true;
+    this.pass.register(material, vt, uv);
+    return !this.pass.owns(material);
+  }
+
+  /** Current target size (separate pass) or tile grid (main pass), in feedback pixels. */
   get width(): number {
-    return this.pass.width;
+    return this.pass?.width ?? this.main!.width;
   }
 
-  /** Current target size, in feedback pixels. */
+  /** Current target size (separate pass) or tile grid (main pass), in feedback pixels. */
   get height(): number {
-    return this.pass.height;
+    return this.pass?.height ?? this.main!.height;
   }
 
   /** Readbacks started / delivered / dropped as stale / skipped as busy. */
-  get counters(): FeedbackReadback['counters'] {
-    return this.readback.counters;
+  get counters(): FeedbackReadback['counters'] & { truncated?: number } {
+    return this.readback?.counters ?? this.main!.counters;
   }
 
-  /** GPU bytes of the target (colour + depth). */
+  /** GPU bytes of the target (colour + depth), or of the main pass's tile buffer, table and list. */
   get targetBytes(): number {
-    return this.pass.bytes;
+    return this.pass?.bytes ?? this.main!.bytes - this.main!.readbackBytes;
   }
 
   /** GPU bytes of the readback ring. */
   get readbackBytes(): number {
-    return this.readback.bytes;
+    return this.readback?.bytes ?? this.main!.readbackBytes;
   }
 
   /** Bytes reserved in the budget for the target, in bytes. */
@@ -125,12 +181,17 @@ export class FeedbackLoop {
     const dw = Math.max(1, drawing.x);
     const dh = Math.max(1, drawing.y);
     if (dw !== this.drawingWidth || dh !== this.drawingHeight) this.resize(dw, dh);
-    if (!this.readback.hasFreeSlot()) {
-      this.readback.skip();
+    if (this.main !== null) {
+      this.main.beginFrame(camera, frame, this.consumers.wantsImage());
       return;
     }
-    this.pass.render(scene, camera, frame);
-    this.readback.request(frame);
+    const readback = this.readback!;
+    if (!readback.hasFreeSlot()) {
+      readback.skip();
+      return;
+    }
+    this.pass!.render(scene, camera, frame);
+    readback.request(frame);
   }
 
   /** Bytes reserved for the target and the ring together, in bytes. */
@@ -154,11 +215,6 @@ export class FeedbackLoop {
     this.drawingHeight = 0;
   }
 
-  /** True when `material` is one of the pass's own (mirror) materials. */
-  owns(material: Material): boolean {
-    return this.pass.owns(material);
-  }
-
   /**
    * Frees the target and the ring but keeps their reservations, handed to the loop that replaces
    * this one (device-loss recovery): returns them with the size they hold, in feedback pixels.
@@ -167,10 +223,9 @@ export class FeedbackLoop {
     reservations: FeedbackReservations;
     size: { width: number; height: number };
   } {
-    this.readback.dispose();
-    this.pass.dispose();
+    const size = { width: this.width, height: this.height };
+    this.disposeCollector();
     const reservations = { ...this.reservations };
-    const size = { width: this.pass.width, height: this.pass.height };
     this.reservations.feedback = NO_RESERVATION;
     this.reservations.readback = NO_RESERVATION;
     return { reservations, size };
@@ -178,13 +233,18 @@ export class FeedbackLoop {
 
   /** Frees the target, the ring and their reservations. */
   dispose(): void {
-    this.readback.dispose();
-    this.pass.dispose();
+    this.disposeCollector();
     for (const handle of [this.reservations.feedback, this.reservations.readback]) {
       if (handle !== NO_RESERVATION) this.budget.release(handle);
     }
     this.reservations.feedback = NO_RESERVATION;
     this.reservations.readback = NO_RESERVATION;
+  }
+
+  private disposeCollector(): void {
+    this.readback?.dispose();
+    this.pass?.dispose();
+    this.main?.dispose();
   }
 
   private resize(drawingWidth: number, drawingHeight: number): void {
@@ -193,8 +253,9 @@ export class FeedbackLoop {
     const wanted = feedbackSizeFor(drawingWidth, drawingHeight, this.scale, this.wanted);
     let width = wanted.x;
     let height = wanted.y;
-    const targetBytes = feedbackTargetBytes(width, height);
-    const ringBytes = readbackRingBytes(width, height, this.rowAlignment, MAX_READBACKS_IN_FLIGHT);
+    const mode = this.mode;
+    const targetBytes = feedbackTargetBytes(width, height, mode);
+    const ringBytes = readbackRingBytes(width, height, this.rowAlignment, MAX_READBACKS_IN_FLIGHT, mode);
     const reservedTarget = this.reservedTargetBytes;
     const reservedRing = this.reservedReadbackBytes;
     // Growing takes more room in the budget; shrinking keeps the reservation (old readback buffers
@@ -212,6 +273,7 @@ export class FeedbackLoop {
           this.rowAlignment,
           MAX_READBACKS_IN_FLIGHT,
           this.fitted,
+          mode,
         );
         width = fitted.width;
         height = fitted.height;
@@ -223,7 +285,13 @@ export class FeedbackLoop {
         }
       }
     }
-    this.pass.setSize(width, height);
+    if (this.main !== null) {
+      // The tile side that covers the drawing buffer with the grid the budget allowed.
+      const tileSize = Math.max(Math.ceil(drawingWidth / width), Math.ceil(drawingHeight / height));
+      this.main.setSize(width, height, tileSize);
+    } else {
+      this.pass!.setSize(width, height);
+    }
     this.updateLodOffset(drawingWidth, drawingHeight);
   }
 
@@ -239,7 +307,6 @@ export class FeedbackLoop {
 
   private updateLodOffset(drawingWidth: number, drawingHeight: number): void {
     // Geometric mean of both axes' ratios: ceil() makes them differ slightly from the scale.
-    this.lodOffset.value =
-      0.5 * Math.log2((drawingWidth / this.pass.width) * (drawingHeight / this.pass.height));
+    this.lodOffset.value = 0.5 * Math.log2((drawingWidth / this.width) * (drawingHeight / this.height));
   }
 }

@@ -39,7 +39,7 @@ const bufferDescriptor = { label: '', size: 0, usage: 0 };
  */
 export class FeedbackReadback {
   /** Readbacks started, delivered and dropped as stale or skipped as busy, since creation. */
-  readonly counters = { started: 0, delivered: 0, dropped: 0, skipped: 0 };
+  readonly counters = { started: 0, delivered: 0, dropped: 0, skipped: 0, bytesRead: 0 };
   private readonly bridge: BackendBridge;
   private readonly target: RenderTarget;
   private readonly consumer: FeedbackConsumer;
@@ -205,6 +205,7 @@ export class FeedbackReadback {
       buffer.unmap();
       this.release(entry);
       this.counters.delivered++;
+      this.counters.bytesRead += buffer.size;
       this.consumer(ids, entry.frame, width, this.height);
       return;
     }
@@ -283,6 +284,7 @@ export class FeedbackReadback {
       this.delivered = entry.sequence;
       this.release(entry);
       this.counters.delivered++;
+      this.counters.bytesRead += this.idsBytes.byteLength;
       this.consumer(this.ids, entry.frame, this.width, this.height);
     }
   }

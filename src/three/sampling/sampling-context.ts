@@ -51,6 +51,12 @@ export interface SamplingContext {
    * pixel. Updated when the renderer's drawing buffer or the feedback target is resized.
    */
   feedbackLodOffset: UniformNode<'float', number>;
+  /**
+   * Main-pass feedback (WebGPU): builds the statement by which a sampling node records the page id
+   * (a uint node) its pixel requests during the user's render; null when a separate feedback pass
+   * draws the requests.
+   */
+  requestWriter: ((pageId: unknown) => unknown) | null;
   /** Residency mip bias added to the feedback mip, in mip levels. */
   readonly mipBias: UniformNode<'float', number>;
   /** Called when a node material using `vt` is compiled, so the feedback pass can mirror it. */

@@ -310,8 +310,13 @@ export function requestedMipNode(rule: MipRule, lambda: Expr, maxMip: number): E
  * x and y in red and green; a four-channel one holding a normal map with y in alpha (BC7, ASTC,
  * rgba8 of a 'red-alpha' layer) in red and alpha.
  */
-export function buildSampleGraph(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv): Expr {
-  const filtered = filteredSample(vt, layer, vuv);
+export function buildSampleGraph(
+  vt: SampledVirtualTexture,
+  layer: number,
+  vuv: VirtualUv,
+  fp: Footprint = footprint(vt, vuv, ruleOf(vt).anisotropy),
+): Expr {
+  const filtered = filteredSample(vt, layer, fp);
   const format = (vt.context.poolTextures[layer] as { format: number }).format;
   const twoChannel = format === RED_GREEN_RGTC2_Format || format === RG11_EAC_Format;
   if (!twoChannel && !vt.normalYInAlpha(layer)) return filtered;
@@ -321,10 +326,9 @@ export function buildSampleGraph(vt: SampledVirtualTexture, layer: number, vuv: 
   return vec4(stored.x, stored.y, z.mul(0.5).add(0.5), 1);
 }
 
-function filteredSample(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv): Expr {
+function filteredSample(vt: SampledVirtualTexture, layer: number, fp: Footprint): Expr {
   const rule = ruleOf(vt);
   const maxMip = vt.mipCount - 1;
-  const fp = footprint(vt, vuv, rule.anisotropy);
   const taps = anisotropicTaps(rule);
   if (!rule.blends) {
     return sampleEntry(
@@ -350,26 +354,37 @@ function filteredSample(vt: SampledVirtualTexture, layer: number, vuv: VirtualUv
 }
 
 /**
+ * Shader expression (uint) of the packed page id (x:12 | y:12 | mip:4 | vt:4) the pixel at `fp`
+ * requests: the mip rule's mip for the footprint, less `lodOffset` (mips: the separate pass's
+ * derivatives are per feedback pixel, so larger than the screen's), plus the residency mip bias.
+ */
+export function requestedPageId(vt: SampledVirtualTexture, fp: Footprint, lodOffset: Expr): Expr {
+  const ctx = vt.context;
+  const rule = ruleOf(vt);
+  const lambda = ruleLambda(rule, fp).sub(lodOffset).add(ctx.mipBias);
+  const mipF = requestedMipNode(rule, lambda, vt.mipCount - 1);
+  const pages = pagesAt(vt, mipF);
+  const page: Expr = min(floor(fp.uvc.mul(pages)), pages.sub(1));
+  return page.x
+    .toUint()
+    .bitOr(page.y.toUint().shiftLeft(uint(12)))
+    .bitOr(mipF.toUint().shiftLeft(uint(24)))
+    .bitOr(uint(vt.id << 28));
+}
+
+/**
  * Shader expression of the page request of one pixel, as RGBA8 bytes of the packed page id
- * (x:12 | y:12 | mip:4 | vt:4, little-endian: red = bits 0-7). Used by the feedback pass, which
- * renders at 1/feedbackScale of the screen: its derivatives are feedbackScale times too large.
+ * (little-endian: red = bits 0-7). Used by the separate feedback pass, which renders at
+ * 1/feedbackScale of the screen: its derivatives are feedbackScale times too large.
  */
 export function buildFeedbackGraph(vt: SampledVirtualTexture, vuv: VirtualUv): Expr {
   // A removed texture requests nothing (white = NO_REQUEST): its page table is gone.
   if (vt.removed) return vec4(1);
-  const ctx = vt.context;
-  const rule = ruleOf(vt);
-  const fp = footprint(vt, vuv, rule.anisotropy);
-  const lambda = ruleLambda(rule, fp).sub(ctx.feedbackLodOffset).add(ctx.mipBias);
-  const mipF = requestedMipNode(rule, lambda, vt.mipCount - 1);
-  const pages = pagesAt(vt, mipF);
-  const page: Expr = min(floor(fp.uvc.mul(pages)), pages.sub(1));
-  const x = page.x.toUint();
-  const y = page.y.toUint();
-  const mip = mipF.toUint();
-  const r = x.bitAnd(uint(255));
-  const g = x.shiftRight(uint(8)).bitOr(y.bitAnd(uint(15)).shiftLeft(uint(4)));
-  const b = y.shiftRight(uint(4));
-  const a = mip.bitOr(uint(vt.id << 4));
+  const fp = footprint(vt, vuv, ruleOf(vt).anisotropy);
+  const id: Expr = requestedPageId(vt, fp, vt.context.feedbackLodOffset);
+  const r = id.bitAnd(uint(255));
+  const g = id.shiftRight(uint(8)).bitAnd(uint(255));
+  const b = id.shiftRight(uint(16)).bitAnd(uint(255));
+  const a = id.shiftRight(uint(24));
   return vec4(r.toFloat(), g.toFloat(), b.toFloat(), a.toFloat()).div(255);
 }

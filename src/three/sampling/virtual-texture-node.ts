@@ -1,4 +1,4 @@
-import { nodeObject, uv, vec4 } from 'three/tsl';
+import { Fn, float, nodeObject, uv, vec4 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
 import { materialOfBuilder } from '../three-internals';
@@ -6,6 +6,9 @@ import type { VirtualUv } from './sampling-context';
 import { buildDebugGraph, type VirtualTextureDebugOptions } from './virtual-texture-debug';
 import {
   buildSampleGraph,
+  footprint,
+  requestedPageId,
+  ruleOf,
   type SampledVirtualTexture,
   toVirtualUv,
   type VirtualTextureUvSpace,
@@ -123,11 +126,23 @@ export class VirtualTextureNode extends Node {
     if (material) this.vt.context.registerMaterial(material, this.vt.id, this.virtualUv);
     // A removed texture has no page table any more: transparent black, like an empty entry.
     if (this.vt.removed) return vec4(0);
+    const vt = this.vt;
     const debug = this.debugOptions;
-    if (debug && (debug.mipColours || debug.tileBorders)) {
-      return buildDebugGraph(this.vt, this.layerIndex, this.virtualUv, debug);
-    }
-    return buildSampleGraph(this.vt, this.layerIndex, this.virtualUv);
+    const fp = footprint(vt, this.virtualUv, ruleOf(vt).anisotropy);
+    const colour =
+      debug && (debug.mipColours || debug.tileBorders)
+        ? buildDebugGraph(vt, this.layerIndex, this.virtualUv, debug)
+        : buildSampleGraph(vt, this.layerIndex, this.virtualUv, fp);
+    const writeRequest = vt.context.requestWriter;
+    if (writeRequest === null) return colour;
+    // Main-pass feedback: this pixel also records the page it needs. Both values are variables
+    // first, so every derivative is taken in uniform control flow, before the write's branch.
+    return Fn(() => {
+      const sampled: Expr = colour.toVar();
+      const pageId: Expr = requestedPageId(vt, fp, float(0)).toVar();
+      writeRequest(pageId);
+      return sampled;
+    })();
   }
 
   private derive(layerIndex: number, debug: VirtualTextureDebugOptions | null): VirtualTextureSampleNode {

@@ -27,16 +27,22 @@ function explained(id: number, set: Set<number>): boolean {
  * feedback pixels differ slightly from the simulator's exact Jacobian, so mips may differ by one at
  * mip boundaries and pages by one at tile edges; anything further is a bug.
  */
-for (const [filtering, fog] of [
-  ['bilinear', false],
-  ['bilinear', true],
-  ['trilinear', false],
-  ['anisotropic', false],
+for (const [filtering, fog, mode] of [
+  ['bilinear', false, 'separate-pass'],
+  ['bilinear', true, 'separate-pass'],
+  ['trilinear', false, 'separate-pass'],
+  ['anisotropic', false, 'separate-pass'],
+  ['bilinear', false, 'main-pass'],
+  ['trilinear', false, 'main-pass'],
+  ['anisotropic', false, 'main-pass'],
 ] as const) {
-  test(`${filtering}: feedback requests match the simulator for the same camera${fog ? ', with scene fog' : ''}`, {
+  const main = mode === 'main-pass';
+  test(`${filtering}: feedback requests match the simulator for the same camera${fog ? ', with scene fog' : ''}${main ? ', written by the main pass' : ''}`, {
     tag: filtering === 'bilinear' && !fog ? [] : EXTENDED,
-  }, async ({ page, openPage }) => {
-    await openPage(VT_SCENE, { budget: 64 * 1024 * 1024, fog: fog ? 1 : 0, filtering });
+  }, async ({ page, openPage, backend }) => {
+    // The main pass writes requests on WebGPU only (WebGL2 keeps the separate pass).
+    test.skip(main && backend !== 'webgpu', 'main-pass feedback is WebGPU only');
+    await openPage(VT_SCENE, { budget: 64 * 1024 * 1024, fog: fog ? 1 : 0, filtering, feedback: mode });
     await waitForScene(page);
     const frames = await page.evaluate(async () => {
       vtScene.setPose(0.3, 0.05, 0.2, 0.4, -0.5);
@@ -69,14 +75,77 @@ for (const [filtering, fog] of [
 }
 
 /** A material sampling two virtual textures gets pages of both requested (in alternate frames). */
-test('a material sampling two virtual textures requests pages of both', async ({ page, openPage }) => {
-  await openPage(VT_SCENE, { two: 1, budget: 32 * 1024 * 1024 });
-  await waitForScene(page);
-  const result = await page.evaluate(async () => {
-    vtScene.setOrthoView(0.3, 0.6, 2.3);
-    await vtScene.waitReady();
-    await vtScene.settle(100);
-    return { vts: vtScene.requestedVts(), resident: vtScene.stats().residentPages };
+for (const mode of ['separate-pass', 'main-pass'] as const) {
+  test(`a material sampling two virtual textures requests pages of both (${mode})`, async ({
+    page,
+    openPage,
+    backend,
+  }) => {
+    test.skip(mode === 'main-pass' && backend !== 'webgpu', 'main-pass feedback is WebGPU only');
+    await openPage(VT_SCENE, { two: 1, budget: 32 * 1024 * 1024, feedback: mode });
+    await waitForScene(page);
+    const result = await page.evaluate(async () => {
+      vtScene.setOrthoView(0.3, 0.6, 2.3);
+      await vtScene.waitReady();
+      await vtScene.settle(100);
+      return { vts: vtScene.requestedVts(), resident: vtScene.stats().residentPages };
+    });
+    expect(result.vts).toEqual([0, 1]);
   });
-  expect(result.vts).toEqual([0, 1]);
+}
+
+/**
+ * With requests written by the main render (WebGPU): no feedback pass is drawn, the readbacks are
+ * compacted lists (far smaller than the separate pass's image), streaming settles and the settled
+ * frame shows the analytic content as exactly as with the separate pass.
+ */
+test('main-pass feedback: streams to the analytic content with compact readbacks, within the budget', async ({
+  page,
+  openPage,
+  backend,
+}) => {
+  test.skip(backend !== 'webgpu', 'main-pass feedback is WebGPU only');
+  const results: Record<
+    string,
+    {
+      psnr: number;
+      garbage: number;
+      bytesPerReadback: number;
+      mode: string;
+      feedbackBytes: number;
+      reserved: number;
+    }
+  > = {};
+  for (const mode of ['separate-pass', 'main-pass'] as const) {
+    await openPage(VT_SCENE, { budget: 64 * 1024 * 1024, feedback: mode });
+    await waitForScene(page);
+    results[mode] = await page.evaluate(async () => {
+      vtScene.setOrthoView(0.37, 0.61, 1.4);
+      await vtScene.waitReady();
+      await vtScene.settle(300);
+      const c = await vtScene.compare(1.4);
+      const s = vtScene.stats() as unknown as {
+        feedbackMode: string;
+        readbacks: { delivered: number; bytesRead: number };
+        gpuBytes: { feedbackTargets: number; readbackBuffers: number };
+        byCategory: { feedback: number; readback: number };
+      };
+      return {
+        psnr: c.psnr,
+        garbage: c.garbagePixels,
+        bytesPerReadback: s.readbacks.bytesRead / Math.max(1, s.readbacks.delivered),
+        mode: s.feedbackMode,
+        feedbackBytes: s.gpuBytes.feedbackTargets + s.gpuBytes.readbackBuffers,
+        reserved: s.byCategory.feedback + s.byCategory.readback,
+      };
+    });
+  }
+  const separate = results['separate-pass'];
+  const main = results['main-pass'];
+  const detail = JSON.stringify(results);
+  expect(main.mode, detail).toBe('main-pass');
+  expect(main.garbage, detail).toBe(0);
+  expect(main.psnr, detail).toBeGreaterThanOrEqual(separate.psnr - 0.5);
+  expect(main.bytesPerReadback, detail).toBeLessThan(separate.bytesPerReadback / 2);
+  expect(main.feedbackBytes, detail).toBeLessThanOrEqual(main.reserved);
 });

@@ -18,6 +18,39 @@ function results(a: FeedbackAnalyzer): Map<number, number> {
 }
 
 describe('FeedbackAnalyzer', () => {
+  it('takes a GPU-compacted list (page, count) to the same pages, coverage and ancestors as the pixels', () => {
+    const valid = fc.oneof(
+      fc.record({ vt: fc.constant(0), mip: fc.integer({ min: 0, max: 4 }), x: fc.nat(15), y: fc.nat(15) }),
+      fc.record({ vt: fc.constant(2), mip: fc.integer({ min: 0, max: 2 }), x: fc.nat(3), y: fc.constant(0) }),
+    );
+    const value = fc.oneof(
+      valid.map(({ vt, mip, x, y }) => packPageId(vt, mip, x >> mip, y >> mip)),
+      fc.constant(NO_REQUEST),
+      // Malformed: a page of an unregistered texture.
+      fc.constant(packPageId(5, 0, 1, 1)),
+    );
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 64 }), (pixels) => {
+        const byPixels = analyzer();
+        byPixels.analyze(new Uint32Array(pixels));
+        // What the GPU compaction reads back: each distinct value once with its count, any order.
+        const counts = new Map<number, number>();
+        for (const v of pixels) counts.set(v, (counts.get(v) ?? 0) + 1);
+        const listed = [...counts].reverse();
+        const byList = analyzer();
+        byList.analyzeCounted(
+          new Uint32Array(listed.map(([v]) => v)),
+          new Uint32Array(listed.map(([, n]) => n)),
+          listed.length,
+        );
+        expect(results(byList)).toEqual(results(byPixels));
+        expect(byList.directCount).toBe(byPixels.directCount);
+        expect(byList.stats.malformedPixels).toBe(byPixels.stats.malformedPixels);
+        expect(byList.stats.pixels).toBe(pixels.length);
+      }),
+    );
+  });
+
   it('counts coverage per distinct page and adds ancestors with zero coverage', () => {
     const a = analyzer();
     const p = packPageId(0, 0, 5, 9);

@@ -114,24 +114,7 @@ export class FeedbackAnalyzer {
    */
   analyze(buffer: Uint32Array, length: number = buffer.length): number {
     if (length > buffer.length) length = buffer.length;
-    this.reserve(length);
-    let gen = (this.generation + 1) >>> 0;
-    if (gen === 0) {
-      this.stamps.fill(0);
-      gen = 1;
-    }
-    this.generation = gen;
-    const keys = this.keys;
-    const stamps = this.stamps;
-    const slots = this.slots;
-    const mask = this.mask;
-    const shift = this.shift;
-    const coverage = this.coverage;
-    const pages = this.pages;
-    const mipCounts = this.mipCounts;
-    const mipWidths = this.mipWidths;
-    const mipHeights = this.mipHeights;
-    let count = 0;
+    this.begin(length);
     let empty = 0;
     let malformed = 0;
     let i = 0;
@@ -141,41 +124,91 @@ export class FeedbackAnalyzer {
       while (j < length && buffer[j] === v) j++;
       const run = j - i;
       i = j;
-      if (v === NO_REQUEST) {
-        empty += run;
-        continue;
-      }
-      let h = Math.imul(v, 0x9e3779b1) >>> shift;
-      let slot: number;
-      for (;;) {
-        if (stamps[h] !== gen) {
-          // First sight this call: validate once, remember the verdict (-1 = malformed).
-          const vt = v >>> 28;
-          const mip = (v >>> 24) & 0xf;
-          const x = v & 0xfff;
-          const y = (v >>> 12) & 0xfff;
-          const k = vt * 16 + mip;
-          slot = mip < mipCounts[vt] && x < mipWidths[k] && y < mipHeights[k] ? count++ : -1;
-          stamps[h] = gen;
-          keys[h] = v;
-          slots[h] = slot;
-          if (slot >= 0) {
-            pages[slot] = v;
-            coverage[slot] = 0;
-          }
-          break;
-        }
-        if (keys[h] === v) {
-          slot = slots[h];
-          break;
-        }
-        h = (h + 1) & mask;
-      }
-      if (slot >= 0) coverage[slot] += run;
-      else {
-        malformed += run;
-      }
+      if (v === NO_REQUEST) empty += run;
+      else if (!this.add(v, run)) malformed += run;
     }
+    return this.finish(length, empty, malformed);
+  }
+
+  /**
+   * Analyses a feedback list the GPU already reduced to distinct pages: `pages[0..length)` with the
+   * feedback pixels requesting each in `counts` (a page listed twice adds up). Results as
+   * {@link analyze}; `stats.pixels` is the sum of the counts, `emptyPixels` 0. Returns {@link count}.
+   */
+  analyzeCounted(pages: Uint32Array, counts: Uint32Array, length: number): number {
+    length = Math.min(length, pages.length, counts.length);
+    this.begin(length);
+    let pixels = 0;
+    let malformed = 0;
+    for (let i = 0; i < length; i++) {
+      const v = pages[i];
+      const n = counts[i];
+      pixels += n;
+      if (v === NO_REQUEST) continue;
+      if (!this.add(v, n)) malformed += n;
+    }
+    return this.finish(pixels, 0, malformed);
+  }
+
+  /** Starts a call for up to `entries` distinct values: sizes the tables, opens a generation. */
+  private begin(entries: number): void {
+    this.reserve(entries);
+    let gen = (this.generation + 1) >>> 0;
+    if (gen === 0) {
+      this.stamps.fill(0);
+      gen = 1;
+    }
+    this.generation = gen;
+    this.count = 0;
+  }
+
+  /** Adds `pixels` requests of page `v`; false when `v` names no page of a registered texture. */
+  private add(v: number, pixels: number): boolean {
+    const keys = this.keys;
+    const stamps = this.stamps;
+    const slots = this.slots;
+    const gen = this.generation;
+    let h = Math.imul(v, 0x9e3779b1) >>> this.shift;
+    for (;;) {
+      if (stamps[h] !== gen) {
+        // First sight this call: validate once, remember the verdict (-1 = malformed).
+        const vt = v >>> 28;
+        const mip = (v >>> 24) & 0xf;
+        const x = v & 0xfff;
+        const y = (v >>> 12) & 0xfff;
+        const k = vt * 16 + mip;
+        const valid = mip < this.mipCounts[vt] && x < this.mipWidths[k] && y < this.mipHeights[k];
+        const slot = valid ? this.count++ : -1;
+        stamps[h] = gen;
+        keys[h] = v;
+        slots[h] = slot;
+        if (slot < 0) return false;
+        this.pages[slot] = v;
+        this.coverage[slot] = pixels;
+        return true;
+      }
+      if (keys[h] === v) {
+        const slot = slots[h];
+        if (slot < 0) return false;
+        this.coverage[slot] += pixels;
+        return true;
+      }
+      h = (h + 1) & this.mask;
+    }
+  }
+
+  /** Adds the ancestors of the direct requests and fills {@link stats}; returns {@link count}. */
+  private finish(pixels: number, empty: number, malformed: number): number {
+    const keys = this.keys;
+    const stamps = this.stamps;
+    const slots = this.slots;
+    const mask = this.mask;
+    const shift = this.shift;
+    const gen = this.generation;
+    const pages = this.pages;
+    const coverage = this.coverage;
+    const mipCounts = this.mipCounts;
+    let count = this.count;
     const direct = count;
     let dropped = 0;
     for (let d = 0; d < direct; d++) {
@@ -216,7 +249,7 @@ export class FeedbackAnalyzer {
     this.count = count;
     this.directCount = direct;
     const s = this.stats;
-    s.pixels = length;
+    s.pixels = pixels;
     s.emptyPixels = empty;
     s.malformedPixels = malformed;
     s.directPages = direct;

@@ -117,6 +117,8 @@ const system = new VirtualTextureSystem(renderer, {
   budgetBytes,
   filtering,
   feedbackScale,
+  // ?feedback=main-pass: requests written by the main render (WebGPU).
+  feedbackMode: (params.get('feedback') ?? undefined) as 'main-pass' | 'separate-pass' | undefined,
   maxUploadsPerFrame: 32,
   maxPoolTextureSize,
   // ?cooldown=N: frames before a failed page is retried (the bad-input tests outwait the default).

@@ -1,0 +1,435 @@
+import type { Camera } from 'three';
+import {
+  atomicMin,
+  atomicStore,
+  floatBitsToUint,
+  floor,
+  If,
+  max,
+  positionView,
+  screenCoordinate,
+  storage,
+  uint,
+  uniform,
+} from 'three/tsl';
+import { StorageBufferAttribute } from 'three/webgpu';
+import { feedbackJitterX, feedbackJitterY } from '../../core/vt/feedback/feedback-jitter';
+import type { BackendBridge } from '../backend-bridge';
+import { MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
+import { COMPACT_LIST_ENTRY_BYTES, COMPACT_LIST_HEADER_BYTES, RequestCompaction } from './request-compaction';
+
+// biome-ignore lint/suspicious/noExplicitAny: TSL node graph values.
+type Expr = any;
+
+/**
+ * Receives one frame's compacted feedback: `pages[0..length)` with the screen tiles requesting each
+ * in `counts`, valid during the call.
+ */
+export type CountedFeedbackConsumer = (
+  pages: Uint32Array,
+  counts: Uint32Array,
+  length: number,
+  frame: number,
+) => void;
+
+/** Receives the per-tile request image (debug views), `width x height` page ids, valid during the call. */
+export type FeedbackImageConsumer = (ids: Uint32Array, frame: number, width: number, height: number) => void;
+
+/** Bytes of one screen tile in the tile buffer: a depth key and a page id. */
+const TILE_BYTES = 8;
+const EMPTY = 0xffffffff;
+
+interface RingEntry {
+  list: GPUBuffer | null;
+  busy: boolean;
+  frame: number;
+  sequence: number;
+  /** Bytes of the list copied (and mapped), header included. */
+  listBytes: number;
+  /** True when the tile image was copied with this list. */
+  withImage: boolean;
+  onMapped: () => void;
+  onFailed: () => void;
+}
+
+const encoderDescriptor = { label: 'tessera:feedback-compaction' };
+const bufferDescriptor = { label: '', size: 0, usage: 0 };
+
+/**
+ * Feedback written by the user's own render (WebGPU): every sampling node of a virtual texture also
+ * records, for one pixel per screen tile of `tileSize x tileSize` pixels, the page it samples into a
+ * storage buffer (two u32 per tile: a depth key and the page id; the nearest fragment wins through
+ * an atomic minimum on the depth key). The pixel rotates through the same 16-frame sub-pixel
+ * sequence as the separate pass's jitter, so over a cycle the requests cover the screen as before.
+ * No second draw of the scene, no feedback target.
+ *
+ * Once per frame ({@link collect}) the GPU compacts the tiles written since the last collect into
+ * distinct pages with counts ({@link RequestCompaction}) and only that list is read back,
+ * asynchronously, in a ring of {@link MAX_READBACKS_IN_FLIGHT}; the bytes mapped follow the pages
+ * found in the previous frames, not the screen.
+ *
+ * Only renders with the camera given to {@link collect} write (shadow maps and other cameras do
+ * not). Fragments run for surfaces a nearer one hides when the hidden one is drawn later (WebGPU
+ * cannot force early depth tests on a shader that writes storage): a virtual-texture surface hidden
+ * by another virtual-texture surface loses to it through the depth key, one hidden only by other
+ * meshes still requests. Fragments a material discards after sampling (alpha test) request too.
+ */
+export class MainPassFeedback {
+  /** Readbacks started, delivered, dropped as stale, skipped as busy; lists cut short (more pages than mapped). */
+  readonly counters = { started: 0, delivered: 0, dropped: 0, skipped: 0, truncated: 0, bytesRead: 0 };
+  /** Tile grid now, in tiles. */
+  width = 0;
+  height = 0;
+  /** Screen pixels per tile side. */
+  tileSize = 1;
+  private readonly bridge: BackendBridge;
+  private readonly device: GPUDevice;
+  private readonly consumer: CountedFeedbackConsumer;
+  private readonly imageConsumer: FeedbackImageConsumer;
+  private readonly tileSizeUniform = uniform(1, 'uint');
+  private readonly tilesPerRowUniform = uniform(1, 'uint');
+  private readonly tileCountUniform = uniform(1, 'uint');
+  private readonly jitterX = uniform(0, 'uint');
+  private readonly jitterY = uniform(0, 'uint');
+  private readonly frameUniform = uniform(0, 'uint');
+  private readonly activeUniform: Expr;
+  private camera: Camera | null = null;
+  private frame = 0;
+  private withImage = false;
+  private scheduled = false;
+  private readonly afterRenderTask = (): void => this.afterRender();
+  private attribute: StorageBufferAttribute;
+  private tilesNode: Expr;
+  private compaction: RequestCompaction;
+  private readonly ring: RingEntry[] = [];
+  private readonly commandBuffers: GPUCommandBuffer[] = [];
+  private pages = new Uint32Array(0);
+  private counts = new Uint32Array(0);
+  private image = new Uint32Array(0);
+  /** One tile image read back at a time, for debug views (`feedback` listeners). */
+  private imageBuffer: GPUBuffer | null = null;
+  private imageBusy = false;
+  private imageWidth = 0;
+  private imageHeight = 0;
+  /** List entries mapped per readback: grows with the distinct pages found. */
+  private expectedEntries = 256;
+  private sequence = 0;
+  private delivered = -1;
+  private inFlight = 0;
+  private disposed = false;
+
+  /**
+   * @param width tile grid, in tiles (the budget's feedback size).
+   * @param onBuffersReplaced called when the tile buffer was replaced (a larger grid): the materials
+   *   writing into the old one must be rebuilt.
+   */
+  constructor(
+    bridge: BackendBridge,
+    width: number,
+    height: number,
+    tileSize: number,
+    consumer: CountedFeedbackConsumer,
+    imageConsumer: FeedbackImageConsumer,
+    private readonly onBuffersReplaced: () => void,
+  ) {
+    this.bridge = bridge;
+    this.device = bridge.device!;
+    this.consumer = consumer;
+    this.imageConsumer = imageConsumer;
+    this.activeUniform = uniform(0, 'uint').onRenderUpdate((frame: { camera: Camera | null }) => {
+      if (frame.camera !== this.camera || this.camera === null) return 0;
+      if (!this.scheduled) {
+        this.scheduled = true;
+        queueMicrotask(this.afterRenderTask);
+      }
+      return 1;
+    });
+    this.attribute = this.makeTiles(width * height);
+    this.tilesNode = storage(this.attribute, 'uint', width * height * 2).toAtomic();
+    this.compaction = new RequestCompaction(this.device, width * height);
+    this.allocateLists();
+    for (let i = 0; i < MAX_READBACKS_IN_FLIGHT; i++) {
+      const entry: RingEntry = {
+        list: null,
+        busy: false,
+        frame: 0,
+        sequence: 0,
+        listBytes: 0,
+        withImage: false,
+        onMapped: () => this.mapped(entry),
+        onFailed: () => {
+          if (entry.withImage) this.imageBusy = false;
+          this.release(entry);
+        },
+      };
+      this.ring.push(entry);
+    }
+    this.setSize(width, height, tileSize);
+  }
+
+  /**
+   * Adds to the shader function being built (call it inside a TSL `Fn`) the statement recording
+   * `pageId` (a uint node) for this fragment when it is its tile's sampled pixel this frame and it
+   * is nearer than what the tile holds.
+   */
+  requestWrite(pageId: Expr): void {
+    const tiles = this.tilesNode;
+    const size = this.tileSizeUniform;
+    const perRow = this.tilesPerRowUniform;
+    const count = this.tileCountUniform;
+    const jx = this.jitterX;
+    const jy = this.jitterY;
+    const active = this.activeUniform;
+    const px: Expr = uint(floor(screenCoordinate.x));
+    const py: Expr = uint(floor(screenCoordinate.y));
+    const tx: Expr = px.div(size);
+    const ty: Expr = py.div(size);
+    const tile: Expr = ty.mul(perRow).add(tx).toVar();
+    const sampled: Expr = px
+      .sub(tx.mul(size))
+      .equal(jx)
+      .and(py.sub(ty.mul(size)).equal(jy))
+      .and(tx.lessThan(perRow))
+      .and(tile.lessThan(count))
+      .and(active.equal(uint(1)));
+    If(sampled, () => {
+      // Positive floats order as their bits: the nearest fragment has the smallest key. Its 4
+      // lowest bits are a hash of texture and frame, so where one material samples several
+      // virtual textures each wins the pixel on about its share of the frames.
+      const depthBits: Expr = floatBitsToUint(max(positionView.z.negate(), 0));
+      const priority: Expr = pageId
+        .shiftRight(uint(28))
+        .bitXor(this.frameUniform)
+        .mul(uint(0x9e3779b1))
+        .shiftRight(uint(28));
+      const depthKey: Expr = depthBits.bitAnd(uint(0xfffffff0)).bitOr(priority).toVar();
+      If(depthKey.lessThanEqual(atomicMin(tiles.element(tile.mul(2)), depthKey)), () => {
+        atomicStore(tiles.element(tile.mul(2).add(1)), pageId);
+      });
+    });
+  }
+
+  /**
+   * Sets the tile grid (tiles) and tile side (screen pixels). A grid with more tiles than the
+   * buffers hold replaces them (and the materials writing into them are rebuilt); a smaller one
+   * keeps them.
+   */
+  setSize(width: number, height: number, tileSize: number): void {
+    this.width = width;
+    this.height = height;
+    this.tileSize = tileSize;
+    const tiles = width * height;
+    if (tiles > this.compaction.tileCount) {
+      this.compaction.dispose();
+      this.attribute.dispose?.();
+      this.attribute = this.makeTiles(tiles);
+      this.tilesNode = storage(this.attribute, 'uint', tiles * 2).toAtomic();
+      this.compaction = new RequestCompaction(this.device, tiles);
+      this.allocateLists();
+      this.onBuffersReplaced();
+    }
+    this.tileSizeUniform.value = tileSize;
+    this.tilesPerRowUniform.value = width;
+    this.tileCountUniform.value = tiles;
+  }
+
+  /** True while a readback slot is free. */
+  hasFreeSlot(): boolean {
+    return !this.disposed && this.inFlight < MAX_READBACKS_IN_FLIGHT;
+  }
+
+  /**
+   * Points the renders of frame `frame` with `camera` at that frame's jitter. Once the first of them
+   * ran (at the end of the task that rendered, a microtask), the GPU compacts what they wrote and
+   * the list is read back as frame `frame`'s feedback (with the tile image when `withImage`). When
+   * every readback slot is busy then, the tiles keep their requests for the next frame's compaction.
+   */
+  beginFrame(camera: Camera, frame: number, withImage: boolean): void {
+    this.camera = camera;
+    this.frame = frame;
+    this.withImage = withImage;
+    const size = this.tileSize;
+    this.jitterX.value = Math.min(size - 1, Math.floor(feedbackJitterX(frame) * size));
+    this.jitterY.value = Math.min(size - 1, Math.floor(feedbackJitterY(frame) * size));
+    this.frameUniform.value = frame & 0xffff;
+  }
+
+  /** After the task that rendered with the frame's camera: compaction and readback. */
+  private afterRender(): void {
+    this.scheduled = false;
+    if (this.disposed) return;
+    const tiles = this.bridge.gpuBuffer(this.attribute);
+    if (tiles === undefined) return;
+    if (this.hasFreeSlot()) this.start(tiles, this.frame, this.withImage);
+    else {
+      this.counters.skipped++;
+    }
+  }
+
+  /** GPU bytes of the tile buffer, table, list and readback ring. */
+  get bytes(): number {
+    return this.attribute.array.byteLength + this.compaction.bytes + this.readbackBytes;
+  }
+
+  /** GPU bytes of the readback ring (lists, and the tile image while a debug view asks for it). */
+  get readbackBytes(): number {
+    let total = this.imageBuffer?.size ?? 0;
+    for (const entry of this.ring) total += entry.list?.size ?? 0;
+    return total;
+  }
+
+  /** Frees every buffer; a map still pending settles as a failure. */
+  dispose(): void {
+    this.disposed = true;
+    this.compaction.dispose();
+    this.attribute.dispose?.();
+    for (const entry of this.ring) {
+      entry.list?.destroy();
+      entry.list = null;
+    }
+    this.imageBuffer?.destroy();
+    this.imageBuffer = null;
+  }
+
+  private makeTiles(tiles: number): StorageBufferAttribute {
+    const array = new Uint32Array(tiles * 2).fill(EMPTY);
+    const attribute = new StorageBufferAttribute(array, 1);
+    attribute.name = 'tessera:feedback-tiles';
+    return attribute;
+  }
+
+  /** Sizes the CPU copies for the compaction's capacity; ring buffers are replaced once idle. */
+  private allocateLists(): void {
+    const capacity = this.compaction.capacity;
+    this.pages = new Uint32Array(capacity);
+    this.counts = new Uint32Array(capacity);
+    for (const entry of this.ring) {
+      if (entry.busy) continue;
+      entry.list?.destroy();
+      entry.list = null;
+    }
+  }
+
+  private start(tiles: GPUBuffer, frame: number, withImage: boolean): void {
+    let entry: RingEntry | null = null;
+    for (const candidate of this.ring) {
+      if (!candidate.busy) {
+        entry = candidate;
+        break;
+      }
+    }
+    if (entry === null) return;
+    const device = this.device;
+    const listSize = COMPACT_LIST_HEADER_BYTES + this.compaction.capacity * COMPACT_LIST_ENTRY_BYTES;
+    if (entry.list !== null && entry.list.size !== listSize) {
+      entry.list.destroy();
+      entry.list = null;
+    }
+    if (entry.list === null) {
+      bufferDescriptor.label = `tessera:feedback-list-readback:${this.ring.indexOf(entry)}`;
+      bufferDescriptor.size = listSize;
+      bufferDescriptor.usage = GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ;
+      entry.list = device.createBuffer(bufferDescriptor);
+    }
+    const entries = Math.min(this.compaction.capacity, this.expectedEntries);
+    entry.listBytes = COMPACT_LIST_HEADER_BYTES + entries * COMPACT_LIST_ENTRY_BYTES;
+    const encoder = device.createCommandEncoder(encoderDescriptor);
+    entry.withImage = withImage && !this.imageBusy;
+    if (entry.withImage) {
+      // Before the compaction, which clears the tiles.
+      const imageSize = this.width * this.height * TILE_BYTES;
+      if (this.imageBuffer !== null && this.imageBuffer.size !== imageSize) {
+        this.imageBuffer.destroy();
+        this.imageBuffer = null;
+      }
+      if (this.imageBuffer === null) {
+        bufferDescriptor.label = 'tessera:feedback-image-readback';
+        bufferDescriptor.size = imageSize;
+        bufferDescriptor.usage = GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ;
+        this.imageBuffer = device.createBuffer(bufferDescriptor);
+      }
+      encoder.copyBufferToBuffer(tiles, 0, this.imageBuffer, 0, imageSize);
+      this.imageBusy = true;
+      this.imageWidth = this.width;
+      this.imageHeight = this.height;
+    } else if (!withImage && !this.imageBusy && this.imageBuffer !== null) {
+      this.imageBuffer.destroy();
+      this.imageBuffer = null;
+    }
+    this.compaction.encode(encoder, tiles);
+    encoder.copyBufferToBuffer(this.compaction.list, 0, entry.list, 0, entry.listBytes);
+    this.commandBuffers[0] = encoder.finish();
+    device.queue.submit(this.commandBuffers);
+    this.commandBuffers.length = 0;
+    entry.busy = true;
+    entry.frame = frame;
+    entry.sequence = ++this.sequence;
+    this.inFlight++;
+    this.counters.started++;
+    entry.list.mapAsync(GPUMapMode.READ, 0, entry.listBytes).then(entry.onMapped, entry.onFailed);
+  }
+
+  private mapped(entry: RingEntry): void {
+    const list = entry.list;
+    if (this.disposed || list === null) {
+      this.release(entry);
+      return;
+    }
+    if (entry.sequence <= this.delivered) {
+      if (entry.withImage) this.imageBusy = false;
+      list.unmap();
+      this.counters.dropped++;
+      this.release(entry);
+      return;
+    }
+    const words = new Uint32Array(list.getMappedRange(0, entry.listBytes));
+    const found = words[0];
+    const copied = (entry.listBytes - COMPACT_LIST_HEADER_BYTES) / COMPACT_LIST_ENTRY_BYTES;
+    const n = Math.min(found, copied, this.pages.length);
+    const pages = this.pages;
+    const counts = this.counts;
+    for (let i = 0; i < n; i++) {
+      pages[i] = words[2 + 2 * i];
+      counts[i] = words[3 + 2 * i];
+    }
+    list.unmap();
+    if (found > copied) this.counters.truncated++;
+    // Map room for what was found, with headroom, so a growing view loses little.
+    this.expectedEntries = Math.max(256, Math.ceil(found * 1.5) + 64);
+    this.delivered = entry.sequence;
+    this.counters.delivered++;
+    this.counters.bytesRead += entry.listBytes;
+    const frame = entry.frame;
+    this.release(entry);
+    if (entry.withImage && this.imageBuffer !== null) {
+      const image = this.imageBuffer;
+      image.mapAsync(GPUMapMode.READ).then(
+        () => {
+          this.imageBusy = false;
+          if (!this.disposed) this.deliverImage(image, frame, this.imageWidth, this.imageHeight);
+        },
+        () => {
+          this.imageBusy = false;
+        },
+      );
+    }
+    this.consumer(pages, counts, n, frame);
+  }
+
+  private deliverImage(buffer: GPUBuffer, frame: number, width: number, height: number): void {
+    const words = new Uint32Array(buffer.getMappedRange());
+    if (this.image.length !== width * height) this.image = new Uint32Array(width * height);
+    for (let i = 0; i < width * height; i++) this.image[i] = words[2 * i + 1];
+    buffer.unmap();
+    this.imageConsumer(this.image, frame, width, height);
+  }
+
+  private release(entry: RingEntry): void {
+    entry.busy = false;
+    this.inFlight--;
+    if (this.disposed) {
+      entry.list?.destroy();
+      entry.list = null;
+    }
+  }
+}
