@@ -39,6 +39,39 @@ describe('extractCodeBlock', () => {
     expect(() => extractCodeBlock('## H\n```ts\nopen();', '## H')).toThrow('is not closed');
   });
 
+  it('finds a block indented in a list item by its content, indentation removed', () => {
+    const doc = [
+      '## H',
+      '```ts',
+      'first();',
+      '```',
+      '- **Item**: text',
+      '',
+      '  ```ts',
+      '  if (x) {',
+      '    wanted();',
+      '',
+      '  }',
+      '  ```',
+    ].join('\n');
+    expect(extractCodeBlock(doc, '## H', 'ts', 'wanted')).toBe('if (x) {\n  wanted();\n\n}\n');
+    expect(() => extractCodeBlock(doc, '## H', 'ts', 'absent')).toThrow("containing 'absent'");
+  });
+
+  it('finds the glTF block in the repository README, whole: it defines what it uses and swaps the scenes', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const code = extractCodeBlock(
+      readme,
+      '## Add a virtual texture to your scene',
+      'ts',
+      'registerGltfTextureStreaming(',
+    );
+    for (const declared of ['renderer', 'scene', 'camera', 'streaming', 'castle', 'harbour'])
+      expect(code).toMatch(new RegExp(`const ${declared} = `));
+    expect(code).toMatch(/scene\.add\(harbour\.scene\)/);
+    expect(code).toMatch(/scene\.remove\(castle\.scene\)/);
+  });
+
   it('finds the block in the repository README', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     expect(extractCodeBlock(readme, '## Add a virtual texture to your scene')).toMatch(
