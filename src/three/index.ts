@@ -4,6 +4,7 @@
  */
 
 export type { PageTableStorage } from '../core/vt/page-table/page-table-blocks';
+export { TESSERA_TEXTURE_KTX2 } from './gltf/gltf-texture-sources';
 export {
   GltfTextureStreaming,
   type GltfTextureStreamingOptions,

@@ -180,3 +180,33 @@ export function renderObjectHookOf(renderer: WebGPURenderer): RenderObjectHook {
 export function materialOfBuilder(builder: NodeBuilder): Material | null {
   return (builder as unknown as { material: Material | null }).material ?? null;
 }
+
+/** The slice of three's NodeBuilder telling which shader stage it is building. */
+interface NodeBuilderStage {
+  shaderStage: string | null;
+}
+
+/** True while `builder` builds a fragment shader. */
+export function buildsFragmentStage(builder: NodeBuilder): boolean {
+  return (builder as unknown as NodeBuilderStage).shaderStage === 'fragment';
+}
+
+/** The slice of three's StackNode (what TSL's `If` returns) used to move a statement. */
+interface StackNodeStatements {
+  nodes: unknown[];
+  /** The `If` statement added last. */
+  _currentCond: unknown;
+}
+
+/**
+ * Moves the `If` statement TSL's `If()` just added to `stack` (the value `If()` returns) to the end
+ * of that stack: while a node graph is being built, `If()` inserts right after the statement being
+ * built, and at the end it runs after everything the material emits there, its discards included.
+ */
+export function moveIfToStackEnd(stack: unknown): void {
+  const s = stack as StackNodeStatements;
+  const i = s.nodes.indexOf(s._currentCond);
+  if (i < 0) return;
+  s.nodes.splice(i, 1);
+  s.nodes.push(s._currentCond);
+}

@@ -289,7 +289,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
 }
 
 function feedbackModeOption(mode: FeedbackMode | undefined): FeedbackMode {
-  if (mode === undefined) return 'separate-pass';
+  if (mode === undefined) return 'main-pass';
   if (mode !== 'main-pass' && mode !== 'separate-pass') {
     throw new TesseraConfigError(
       'invalid-option',

@@ -120,9 +120,11 @@ export class FeedbackLoop {
   }
 
   /** The main pass's request writer for sampling nodes, or null with a separate pass. */
-  get requestWriter(): ((pageId: unknown) => unknown) | null {
+  get requestWriter(): ((pageId: () => unknown, vtId: number, transparent: boolean) => unknown) | null {
     const main = this.main;
-    return main === null ? null : (pageId) => main.requestWrite(pageId);
+    return main === null
+      ? null
+      : (pageId, vtId, transparent) => main.requestWrite(pageId as () => unknown, vtId, transparent);
   }
 
   /**

@@ -3,7 +3,6 @@ import {
   atomicMin,
   atomicStore,
   floatBitsToUint,
-  floor,
   If,
   max,
   positionView,
@@ -168,43 +167,41 @@ export class MainPassFeedback {
   }
 
   /**
-   * Adds to the shader function being built (call it inside a TSL `Fn`) the statement recording
-   * `pageId` (a uint node) for this fragment when it is its tile's sampled pixel this frame and it
-   * is nearer than what the tile holds.
+   * Adds, to the shader stack being built, the statement recording the page id `pageId()` builds (a
+   * uint node of texture `vtId`; built inside the branch, so it must take no derivative of its own)
+   * for this fragment when it is its tile's sampled pixel this frame and it is nearer than what the
+   * tile holds, and returns that stack (TSL's `If` result; see `moveIfToStackEnd`). `transparent`: a
+   * surface that lets what lies behind show writes on half of the frames (alternating per tile), so
+   * the surface behind requests on the others. Call while a node graph builds (a node's `setup`).
    */
-  requestWrite(pageId: Expr): void {
+  requestWrite(pageId: () => Expr, vtId: number, transparent: boolean): unknown {
     const tiles = this.tilesNode;
     const size = this.tileSizeUniform;
     const perRow = this.tilesPerRowUniform;
-    const count = this.tileCountUniform;
-    const jx = this.jitterX;
-    const jy = this.jitterY;
-    const active = this.activeUniform;
-    const px: Expr = uint(floor(screenCoordinate.x));
-    const py: Expr = uint(floor(screenCoordinate.y));
-    const tx: Expr = px.div(size);
-    const ty: Expr = py.div(size);
-    const tile: Expr = ty.mul(perRow).add(tx).toVar();
-    const sampled: Expr = px
-      .sub(tx.mul(size))
-      .equal(jx)
-      .and(py.sub(ty.mul(size)).equal(jy))
-      .and(tx.lessThan(perRow))
-      .and(tile.lessThan(count))
-      .and(active.equal(uint(1)));
-    If(sampled, () => {
-      // Positive floats order as their bits: the nearest fragment has the smallest key. Its 4
-      // lowest bits are a hash of texture and frame, so where one material samples several
-      // virtual textures each wins the pixel on about its share of the frames.
-      const depthBits: Expr = floatBitsToUint(max(positionView.z.negate(), 0));
-      const priority: Expr = pageId
-        .shiftRight(uint(28))
-        .bitXor(this.frameUniform)
-        .mul(uint(0x9e3779b1))
-        .shiftRight(uint(28));
-      const depthKey: Expr = depthBits.bitAnd(uint(0xfffffff0)).bitOr(priority).toVar();
-      If(depthKey.lessThanEqual(atomicMin(tiles.element(tile.mul(2)), depthKey)), () => {
-        atomicStore(tiles.element(tile.mul(2).add(1)), pageId);
+    const frame = this.frameUniform;
+    const px: Expr = uint(screenCoordinate.x);
+    const py: Expr = uint(screenCoordinate.y);
+    // Every pixel pays for this test only; the rest runs for one pixel per tile (WGSL's && stops
+    // at the first false).
+    let written: Expr = this.activeUniform
+      .equal(uint(1))
+      .and(px.mod(size).equal(this.jitterX))
+      .and(py.mod(size).equal(this.jitterY));
+    if (transparent)
+      written = written.and(px.div(size).add(py.div(size)).add(frame).bitAnd(uint(1)).equal(uint(0)));
+    return If(written, () => {
+      const tx: Expr = px.div(size);
+      const tile: Expr = py.div(size).mul(perRow).add(tx).toVar();
+      If(tx.lessThan(perRow).and(tile.lessThan(this.tileCountUniform)), () => {
+        // Positive floats order as their bits: the nearest fragment has the smallest key. Its 4
+        // lowest bits are a hash of texture and frame, so where one material samples several
+        // virtual textures each wins the pixel on about its share of the frames.
+        const depthBits: Expr = floatBitsToUint(max(positionView.z.negate(), 0));
+        const priority: Expr = uint(vtId).bitXor(frame).mul(uint(0x9e3779b1)).shiftRight(uint(28));
+        const depthKey: Expr = depthBits.bitAnd(uint(0xfffffff0)).bitOr(priority).toVar();
+        If(depthKey.lessThanEqual(atomicMin(tiles.element(tile.mul(2)), depthKey)), () => {
+          atomicStore(tiles.element(tile.mul(2).add(1)), pageId());
+        });
       });
     });
   }

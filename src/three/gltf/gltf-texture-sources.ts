@@ -54,8 +54,13 @@ export interface GltfTextureImage {
   /** The image's URL (absolute or relative to the page), or null when it lies in a bufferView. */
   readonly url: string | null;
   readonly bufferView: number | null;
-  /** `image/ktx2` for KHR_texture_basisu, else the image's MIME type (PNG, JPEG, WebP). */
+  /**
+   * `image/ktx2` for `KHR_texture_basisu` and {@link TESSERA_TEXTURE_KTX2}, else the image's MIME
+   * type (PNG, JPEG, WebP).
+   */
   readonly mimeType: string;
+  /** True when the texture names the image through `KHR_texture_basisu`, which promises a Basis Universal payload. */
+  readonly basisu: boolean;
   /** Texture, image or URI name (labels the GPU textures). */
   readonly name: string;
   /** The glTF sampler's wrap modes and filters, as three's GLTFLoader maps them (repeat and trilinear by default). */
@@ -65,12 +70,26 @@ export interface GltfTextureImage {
   readonly minFilter: MinificationTextureFilter;
 }
 
-/** `KHR_texture_basisu` source of texture `index`, else its `EXT_texture_webp` source, else its `source`. */
+/**
+ * The glTF extension by which a texture names a KTX2 image of any payload (rgba8, BC, ETC2, ASTC,
+ * ...): `"extensions": { "TESSERA_texture_ktx2": { "source": <image> } }`, listed in
+ * `extensionsRequired`. `KHR_texture_basisu` promises Basis Universal (UASTC or ETC1S) payloads;
+ * a KTX2 file of another payload is declared with this one, which Tessera's glTF plugin reads
+ * ({@link registerGltfTextureStreaming}).
+ */
+export const TESSERA_TEXTURE_KTX2 = 'TESSERA_texture_ktx2';
+
+/**
+ * `KHR_texture_basisu` or {@link TESSERA_TEXTURE_KTX2} source of texture `index`, else its
+ * `EXT_texture_webp` source, else its `source`.
+ */
 export function gltfTextureImage(parser: GLTFParser, index: number): GltfTextureImage | null {
   const json = parser.json as GltfJson;
   const texture = json.textures?.[index];
   if (texture === undefined) return null;
-  const basisu = texture.extensions?.KHR_texture_basisu?.source;
+  const basisuSource = texture.extensions?.KHR_texture_basisu?.source;
+  const ktx2Source = texture.extensions?.[TESSERA_TEXTURE_KTX2]?.source;
+  const basisu = basisuSource ?? ktx2Source;
   const webp = texture.extensions?.EXT_texture_webp?.source;
   const sourceIndex = basisu ?? webp ?? texture.source;
   const image = sourceIndex === undefined ? undefined : json.images?.[sourceIndex];
@@ -82,6 +101,7 @@ export function gltfTextureImage(parser: GLTFParser, index: number): GltfTexture
     url: uri === undefined ? null : LoaderUtils.resolveURL(uri, parser.options.path),
     bufferView: image.bufferView ?? null,
     mimeType,
+    basisu: basisuSource !== undefined,
     name:
       texture.name ?? image.name ?? (uri !== undefined && !uri.startsWith('data:') ? uri : `texture${index}`),
     wrapS: wrappingOf(sampler?.wrapS),

@@ -26,6 +26,7 @@ import {
   gltfTextureUses,
   gltfUseKey,
   openGltfTextureSource,
+  TESSERA_TEXTURE_KTX2,
 } from './gltf-texture-sources';
 
 /** Options of {@link registerGltfTextureStreaming}. */
@@ -139,7 +140,7 @@ export class GltfTextureStreaming {
     this.images.dispose();
   }
 
-  /** @internal the plugins of one `GLTFLoader.parse`. */
+  /** @internal the plugins of one `GLTFLoader.parse` ({@link GLTF_PLUGIN_COUNT} of them). */
   pluginsFor(parser: GLTFParser): GLTFLoaderPlugin[] {
     const parse = new GltfParseStreaming(this, parser, this.tag);
     const loadTexture = (index: number) => parse.loadTexture(index);
@@ -155,6 +156,10 @@ export class GltfTextureStreaming {
         name: 'EXT_texture_webp',
         loadTexture: (i) => (parse.hasExtension(i, 'EXT_texture_webp') ? loadTexture(i) : null),
       },
+      {
+        name: TESSERA_TEXTURE_KTX2,
+        loadTexture: (i) => (parse.hasExtension(i, TESSERA_TEXTURE_KTX2) ? loadTexture(i) : null),
+      },
       { name: 'TESSERA_texture_streaming', loadTexture, afterRoot },
     ];
   }
@@ -169,7 +174,7 @@ export class GltfTextureStreaming {
     const signal = new AbortController().signal;
     return openGltfTextureSource(parser, image, srgb, this.images, this.streaming.http, signal)
       .then((source) => {
-        if (image.mimeType === 'image/ktx2') this.warnIfNotBasis(source, image.name);
+        if (image.basisu) this.warnIfNotBasis(source, image.name);
         return { image, source };
       })
       .catch((error: unknown) => {
@@ -206,7 +211,8 @@ export class GltfTextureStreaming {
 
   /**
    * `KHR_texture_basisu` names Basis Universal payloads; three's KTX2Loader also takes other KTX2
-   * files there (rgba8, BC7, ...), and so does Tessera, saying so once.
+   * files there (rgba8, BC7, ...), and so does Tessera, saying so once. Such files are declared
+   * with `TESSERA_texture_ktx2` instead, which warns of nothing.
    */
   private warnIfNotBasis(source: EncodedPyramidSource, name: string): void {
     if (this.warnedNotBasis || isUastcPyramidFormat(source.format) || isEtc1sPyramidFormat(source.format)) {
@@ -214,7 +220,7 @@ export class GltfTextureStreaming {
     }
     this.warnedNotBasis = true;
     console.warn(
-      `tessera: glTF texture '${name}' is a '${source.format}' KTX2 file under KHR_texture_basisu, which names Basis Universal (UASTC or ETC1S) payloads; streamed as it is.`,
+      `tessera: glTF texture '${name}' is a '${source.format}' KTX2 file under KHR_texture_basisu, which names Basis Universal (UASTC or ETC1S) payloads; streamed as it is (declare it with ${TESSERA_TEXTURE_KTX2} instead).`,
     );
   }
 
@@ -383,6 +389,9 @@ function useOf(standIn: Texture): GltfTextureUse {
   };
 }
 
+/** How many plugins `pluginsFor` makes: KHR_texture_basisu, EXT_texture_webp, TESSERA_texture_ktx2, images. */
+const GLTF_PLUGIN_COUNT = 4;
+
 /**
  * Streams every material texture of the glTF scenes `loader` loads through `streaming`: KTX2
  * (`KHR_texture_basisu`: UASTC, ETC1S, zstd; no `KTX2Loader` needed) by HTTP Range, level by
@@ -420,6 +429,6 @@ export function registerGltfTextureStreaming(
     }
     return list[i];
   };
-  for (let i = 0; i < 3; i++) loader.register((parser) => pluginAt(parser, i));
+  for (let i = 0; i < GLTF_PLUGIN_COUNT; i++) loader.register((parser) => pluginAt(parser, i));
   return registration;
 }

@@ -53,10 +53,11 @@ export interface SamplingContext {
   feedbackLodOffset: UniformNode<'float', number>;
   /**
    * Main-pass feedback (WebGPU): builds the statement by which a sampling node records the page id
-   * (a uint node) its pixel requests during the user's render; null when a separate feedback pass
-   * draws the requests.
+   * its pixel requests during the user's render (`pageId` builds it in the write's branch;
+   * `transparent`: for a material that lets what lies behind show); null when a separate feedback
+   * pass draws the requests.
    */
-  requestWriter: ((pageId: unknown) => unknown) | null;
+  requestWriter: ((pageId: () => unknown, vtId: number, transparent: boolean) => unknown) | null;
   /** Residency mip bias added to the feedback mip, in mip levels. */
   readonly mipBias: UniformNode<'float', number>;
   /** Called when a node material using `vt` is compiled, so the feedback pass can mirror it. */

@@ -1,7 +1,7 @@
-import { Fn, float, nodeObject, uv, vec4 } from 'three/tsl';
+import { float, nodeObject, uv, vec4 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
-import { materialOfBuilder } from '../three-internals';
+import { buildsFragmentStage, materialOfBuilder, moveIfToStackEnd } from '../three-internals';
 import type { VirtualUv } from './sampling-context';
 import { buildDebugGraph, type VirtualTextureDebugOptions } from './virtual-texture-debug';
 import {
@@ -129,20 +129,23 @@ export class VirtualTextureNode extends Node {
     const vt = this.vt;
     const debug = this.debugOptions;
     const fp = footprint(vt, this.virtualUv, ruleOf(vt).anisotropy);
-    const colour =
-      debug && (debug.mipColours || debug.tileBorders)
-        ? buildDebugGraph(vt, this.layerIndex, this.virtualUv, debug)
-        : buildSampleGraph(vt, this.layerIndex, this.virtualUv, fp);
+    const debugView = debug !== null && (debug.mipColours === true || debug.tileBorders === true);
+    const colour = debugView
+      ? buildDebugGraph(vt, this.layerIndex, this.virtualUv, debug)
+      : buildSampleGraph(vt, this.layerIndex, this.virtualUv, fp);
     const writeRequest = vt.context.requestWriter;
-    if (writeRequest === null) return colour;
-    // Main-pass feedback: this pixel also records the page it needs. Both values are variables
-    // first, so every derivative is taken in uniform control flow, before the write's branch.
-    return Fn(() => {
-      const sampled: Expr = colour.toVar();
-      const pageId: Expr = requestedPageId(vt, fp, float(0)).toVar();
-      writeRequest(pageId);
-      return sampled;
-    })();
+    if (writeRequest !== null && buildsFragmentStage(builder)) {
+      // Main-pass feedback: the pixel also records the page it needs, in a statement moved to the
+      // end of the fragment shader, after every discard three emits (alpha test, alpha map, mask,
+      // alpha hash): a fragment the material discards writes nothing. The page id is built in the
+      // write's branch (one pixel per tile pays for it) from the footprint the sample already took,
+      // so no derivative is taken there; a debug view samples through its own footprint, so its
+      // page id is a variable at the top level, where derivatives are allowed.
+      const topLevel: Expr = debugView ? (requestedPageId(vt, fp, float(0)) as Expr).toVar() : null;
+      const pageId = () => topLevel ?? requestedPageId(vt, fp, float(0));
+      moveIfToStackEnd(writeRequest(pageId, vt.id, material?.transparent === true));
+    }
+    return colour;
   }
 
   private derive(layerIndex: number, debug: VirtualTextureDebugOptions | null): VirtualTextureSampleNode {

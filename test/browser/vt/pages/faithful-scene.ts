@@ -38,7 +38,12 @@ const fw = size / feedbackScale;
 
 const renderer = await createTestRenderer(size, size);
 const isWebGPU = requestedBackend() === 'webgpu';
-const system = new VirtualTextureSystem(renderer, { budgetBytes: 16 * 1024 * 1024, feedbackScale });
+const system = new VirtualTextureSystem(renderer, {
+  budgetBytes: 16 * 1024 * 1024,
+  feedbackScale,
+  // ?feedback=main-pass|separate-pass: where requests are written (default: the system's).
+  feedbackMode: (params.get('feedback') ?? undefined) as 'main-pass' | 'separate-pass' | undefined,
+});
 const a = system.add(new TestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'a' });
 const b = system.add(new TestTileSource({ widthPages: 16, heightPages: 16 }), { name: 'b' });
 const vtMaterial = (vt: typeof a) => {
