@@ -6,7 +6,7 @@
 import { TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
 import { Color, DirectionalLight, Fog, HemisphereLight, PerspectiveCamera, Scene, Vector3 } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
-import type { DemoStats, SettleResult } from './automation';
+import type { DemoInFlight, DemoStats, SettleResult } from './automation';
 import type { CameraPose } from './camera/camera-pose';
 import { FlyCamera } from './camera/fly-camera';
 import {
@@ -69,6 +69,10 @@ export class DemoApp {
   readonly settings: TerrainSurfaceSettings;
   /** Called after every frame (the HUD hooks in here). */
   onFrame: ((app: DemoApp, dt: number) => void) | null = null;
+  /** CPU milliseconds of {@link frame}, averaged over about 10 frames. */
+  private cpuMsAverage = 0;
+  /** Wall-clock milliseconds between live frames, averaged over about 10 frames. */
+  private intervalMsAverage = 0;
   /** True while the renderer's animation loop draws frames (else frames are stepped on demand). */
   looping = false;
   /** Which debug views are on (the HUD's checkboxes show this; change it through {@link setDebugView}). */
@@ -210,6 +214,7 @@ export class DemoApp {
 
   /** Renders one frame advancing time by `dt` seconds. */
   frame(dt: number): void {
+    const start = performance.now();
     try {
       this.tour.update(dt);
       this.camera.update(dt);
@@ -233,6 +238,10 @@ export class DemoApp {
     } catch (error) {
       this.reportError(error);
     }
+    // Averages over about the last 10 frames (weight 0.1 per frame).
+    this.cpuMsAverage += (performance.now() - start - this.cpuMsAverage) * 0.1;
+    const interval = this.clock.intervalMs;
+    if (interval > 0) this.intervalMsAverage += (interval - this.intervalMsAverage) * 0.1;
     this.clock.tick();
     this.onFrame?.(this, dt);
   }
@@ -344,6 +353,13 @@ export class DemoApp {
       transitions: { ...this.regions.counters },
       scene: this.regions.active?.name ?? null,
       gpu: { ...this.gpuTimings.stats },
+      cpu: {
+        frameMs: this.cpuMsAverage,
+        frameIntervalMs: this.intervalMsAverage,
+        framesPerSecond: this.intervalMsAverage > 0 ? 1000 / this.intervalMsAverage : null,
+      },
+      inFlight: this.inFlight(),
+      settled: this.isSettled(),
       comparison: {
         compare: this.compare,
         tesseraBytes: budget.liveBytes,
@@ -383,13 +399,29 @@ export class DemoApp {
     await this.yieldToBrowser();
   }
 
-  private isSettled(): boolean {
-    if (this.terrain.pendingBuilds > 0 || this.regions.busy || this.streaming.stats().loadsInFlight > 0)
-      return false;
+  /**
+   * What is still on its way to the screen. The HUD shows it, and {@link isSettled} requires all of
+   * it to be 0: one rule for both.
+   */
+  inFlight(): DemoInFlight {
+    const vt = this.surface.stats();
+    return {
+      pages: vt.pending,
+      renders: vt.rendering.refreshQueued,
+      levels: this.streaming.stats().loadsInFlight,
+      chunks: this.terrain.pendingBuilds,
+      regionChange: this.regions.busy,
+    };
+  }
+
+  /** Nothing in flight ({@link inFlight}), the feedback caught up with the view, and every page it asks for sharp. */
+  isSettled(): boolean {
+    const f = this.inFlight();
+    if (f.pages + f.renders + f.levels + f.chunks > 0 || f.regionChange) return false;
     // Requests from before the latest teleport say nothing about the new view.
     if (!this.surface.feedbackCaughtUp) return false;
     const vt = this.surface.stats();
-    return vt.pending === 0 && vt.visibleSharp >= vt.visibleRequested;
+    return vt.visibleSharp >= vt.visibleRequested;
   }
 
   private async yieldToBrowser(): Promise<void> {

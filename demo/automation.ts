@@ -51,6 +51,33 @@ export interface DemoStreamedStats {
   retries: number;
 }
 
+/** Main-thread time and frame rate, averaged over about the last 10 frames. */
+export interface DemoCpuStats {
+  /**
+   * CPU milliseconds of the demo's frame on the main thread: camera, terrain, Tessera's updates and
+   * three's render calls (command encoding and submission, not the GPU's work).
+   */
+  frameMs: number;
+  /** Wall-clock milliseconds between animation frames (0 until two live frames ran; none with `?auto=0`). */
+  frameIntervalMs: number;
+  /** Frames per second shown, 1000 / `frameIntervalMs` (null until measured). */
+  framesPerSecond: number | null;
+}
+
+/** What is still on its way to the screen. */
+export interface DemoInFlight {
+  /** Virtual-texture pages queued, loading or loaded and awaiting upload. */
+  pages: number;
+  /** Runtime virtual-texture pages queued for a re-render (after `invalidate`). */
+  renders: number;
+  /** Streamed texture levels (the props') loading. */
+  levels: number;
+  /** Terrain chunks whose geometry is being built. */
+  chunks: number;
+  /** True while a region transition runs. */
+  regionChange: boolean;
+}
+
 /** A snapshot of the demo, `window.demo.stats()`. */
 export interface DemoStats {
   /** Frames rendered since load. */
@@ -78,6 +105,12 @@ export interface DemoStats {
    * none): a frame's render passes and Tessera's own (the feedback pass), milliseconds per frame.
    */
   gpu: GpuTimingStats;
+  /** Main-thread time and frame rate, averaged over about the last 10 frames (see {@link DemoCpuStats}). */
+  cpu: DemoCpuStats;
+  /** What is still on its way to the screen; `settle` waits for all of it to be 0. */
+  inFlight: DemoInFlight;
+  /** What `settle` waits for: nothing in flight, the feedback caught up with the view, every page it asks for sharp. */
+  settled: boolean;
   /**
    * Tessera beside plain three.js: whether comparison mode is on (`?compare=1`, the HUD, the tour's
    * end), Tessera's live bytes, and what plain three.js would need for the same scene (every texture

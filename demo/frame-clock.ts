@@ -12,12 +12,18 @@ const MAX_LIVE_STEP = 0.1;
 export class FrameClock {
   /** Frames rendered since load. */
   frame = 0;
+  /**
+   * Wall-clock milliseconds between the latest two live frames, unclamped (the step the camera and
+   * tour advance by is clamped; this is what the screen shows). 0 until two live frames ran.
+   */
+  intervalMs = 0;
   private lastTime = -1;
   private readonly waiters: Array<{ frame: number; resolve: () => void }> = [];
 
   /** Seconds since the previous live frame at `timeMs`, clamped. */
   liveStep(timeMs: number): number {
     const dt = this.lastTime < 0 ? STEPPED_FRAME_SECONDS : (timeMs - this.lastTime) / 1000;
+    if (this.lastTime >= 0) this.intervalMs = timeMs - this.lastTime;
     this.lastTime = timeMs;
     return Math.min(MAX_LIVE_STEP, Math.max(0, dt));
   }

@@ -42,17 +42,22 @@ export class DemoHud {
     backend: '',
     terrain: '',
     scene: '',
-    frameMs: 0,
+    fps: '',
+    intervalMs: '',
+    cpuMs: '',
     gpuMs: '',
+    gpuFeedbackMs: '',
     usedMiB: '',
     poolOccupancy: '',
     mipBias: 0,
-    loadsInFlight: 0,
+    inFlight: '',
+    settled: '',
     uploadsPerFrame: 0,
     chunks: 0,
     faults: '',
   };
-  private frameMsAverage = 0;
+  /** The Scene folder's values; `region` follows the active region, however it changed. */
+  private readonly sceneValues = { region: REGION_NAMES[0] as string, tour: () => {} };
 
   private constructor(
     private readonly gui: GUI,
@@ -88,27 +93,30 @@ export class DemoHud {
   update(app: DemoApp, dt: number): void {
     this.stats.update();
     this.timeline.update(dt, app.budget, app.regions.estimate);
-    this.frameMsAverage += (dt * 1000 - this.frameMsAverage) * 0.1;
+    // The dropdown follows transitions made by keys, gates, the tour or `demo.transition()`.
+    const active = app.regions.active?.name;
+    if (active !== undefined && !app.regions.busy) this.sceneValues.region = active;
     if (app.clock.frame % REFRESH_FRAMES !== 0) return;
     const s = app.stats();
     const vt = app.surface.stats();
     const r = this.readouts;
     r.scene = s.scene ?? '-';
-    r.frameMs = Math.round(this.frameMsAverage * 10) / 10;
+    r.fps = s.cpu.framesPerSecond === null ? 'n/a (no live frames)' : s.cpu.framesPerSecond.toFixed(1);
+    r.intervalMs = s.cpu.frameIntervalMs > 0 ? s.cpu.frameIntervalMs.toFixed(1) : 'n/a (no live frames)';
+    r.cpuMs = s.cpu.frameMs.toFixed(1);
     const gpu = s.gpu;
-    r.gpuMs =
-      gpu.frameMs === null || gpu.tesseraMs === null
-        ? gpu.available
-          ? 'waiting'
-          : 'n/a (no timestamp queries)'
-        : `${gpu.frameMs.toFixed(2)} (feedback ${gpu.tesseraMs.toFixed(2)})`;
+    const noGpu = gpu.available ? 'waiting for queries' : 'n/a (no timestamp queries)';
+    r.gpuMs = gpu.frameMs === null ? noGpu : gpu.frameMs.toFixed(2);
+    r.gpuFeedbackMs = gpu.tesseraMs === null ? noGpu : gpu.tesseraMs.toFixed(2);
     r.usedMiB = `${(s.usedBytes / MIB).toFixed(1)} / ${(s.budgetBytes / MIB).toFixed(0)}`;
     r.poolOccupancy =
       s.vt.poolSlots > 0
         ? `${s.vt.resident} / ${s.vt.poolSlots} (${Math.round((100 * s.vt.resident) / s.vt.poolSlots)}%)`
         : 'n/a (stand-in)';
     r.mipBias = Math.round(s.vt.mipBias * 100) / 100;
-    r.loadsInFlight = s.vt.pending;
+    const f = s.inFlight;
+    r.inFlight = `${f.pages} pages, ${f.renders} renders, ${f.levels} levels, ${f.chunks} chunks${f.regionChange ? ', region' : ''}`;
+    r.settled = s.settled ? 'yes' : 'no';
     r.uploadsPerFrame = vt.uploadsLastFrame;
     r.chunks = app.terrain.visibleChunks;
     r.faults =
@@ -129,12 +137,16 @@ export class DemoHud {
       ['backend', 'backend'],
       ['terrain', 'terrain texture'],
       ['scene', 'region'],
-      ['frameMs', 'frame (ms)'],
-      ['gpuMs', 'GPU frame (ms)'],
+      ['fps', 'frames / s (shown)'],
+      ['intervalMs', 'ms between frames (wall clock)'],
+      ['cpuMs', 'CPU ms / frame (main thread)'],
+      ['gpuMs', 'GPU ms / frame (timestamps)'],
+      ['gpuFeedbackMs', 'GPU ms, feedback pass'],
       ['usedMiB', 'used / budget (MiB)'],
       ['poolOccupancy', 'pool slots'],
       ['mipBias', 'mip bias'],
-      ['loadsInFlight', 'loads in flight'],
+      ['inFlight', 'in flight'],
+      ['settled', 'settled (nothing in flight)'],
       ['uploadsPerFrame', 'uploads / frame'],
       ['chunks', 'terrain chunks'],
       ['faults', 'network faults'],
@@ -188,13 +200,13 @@ export class DemoHud {
     }
 
     const scene = this.gui.addFolder('Scene');
-    const sceneValues = {
-      region: app.regions.active?.name ?? REGION_NAMES[0],
-      tour: () => (app.tour.playing ? app.tour.stop() : app.tour.start()),
-    };
+    const sceneValues = this.sceneValues;
+    sceneValues.region = app.regions.active?.name ?? REGION_NAMES[0];
+    sceneValues.tour = () => (app.tour.playing ? app.tour.stop() : app.tour.start());
     scene
       .add(sceneValues, 'region', [...REGION_NAMES])
       .name('region (1/2/3)')
+      .listen()
       .onChange((name: string) => app.changeRegion(name));
     scene.add(sceneValues, 'tour').name('play / stop tour (T)');
     scene.add(app, 'compare').name('compare with plain three.js').listen();

@@ -2,7 +2,8 @@
  * Writes each region's prop scene, `assets/props/<region>.glb`: one node per prop part (trunk,
  * crown, rock, wall, roof, named after its surface), geometry only, each material taking its
  * region's KTX2 atlas (`<region>-<surface>.ktx2`, beside the .glb, baked by ./bake-prop-textures.ts)
- * through `KHR_texture_basisu` by URI, so the textures stream from their files by HTTP Range.
+ * by URI, declared with `TESSERA_texture_ktx2` (rgba8 KTX2 files, not the Basis Universal payloads
+ * `KHR_texture_basisu` promises), so the textures stream from their files by HTTP Range.
  * The demo loads a region's .glb with three's GLTFLoader and Tessera's glTF plugin
  * (`demo/scenes/region-textures.ts`) and instances its parts over the region. Geometry of
  * {@link PROP_TEXTURE_SEED} (the rock's lumps; the demo's `?seed=` does not change it).

@@ -77,7 +77,8 @@ export function ktx2TexturedPrimitive(
 /**
  * `doc` (one geometry buffer) as a GLB whose images point at `uriOf(image name)`. glTF Transform
  * writes no URI for an image it holds no bytes of (and its GLB writer embeds every image), so the
- * document is written as JSON + buffer and packed here.
+ * document is written as JSON + buffer and packed here. Each KTX2 texture is declared with
+ * `TESSERA_texture_ktx2` ({@link declareKtx2Payloads}).
  */
 export async function packGlbWithImageUris(doc: Document, uriOf: (imageName: string) => string) {
   const io = new NodeIO().registerExtensions([KHRTextureBasisu]);
@@ -86,5 +87,34 @@ export async function packGlbWithImageUris(doc: Document, uriOf: (imageName: str
   if (bins.length !== 1 || json.buffers?.length !== 1) throw new Error('expected one geometry buffer');
   delete json.buffers[0].uri; // a GLB's first buffer is its binary chunk
   for (const image of json.images ?? []) image.uri = uriOf(image.name ?? '');
+  declareKtx2Payloads(json);
   return packGlb(json, bins[0]);
+}
+
+/**
+ * The glTF extension (Tessera's `TESSERA_TEXTURE_KTX2`, `@tessera-vt/tessera/three`) naming a KTX2
+ * image of any payload. Spelled out here: this Node script does not load the three.js binding.
+ */
+const TESSERA_TEXTURE_KTX2 = 'TESSERA_texture_ktx2';
+
+/**
+ * The prop atlases are rgba8 KTX2 files, not the Basis Universal payloads `KHR_texture_basisu`
+ * promises: glTF Transform writes every KTX2 texture under that extension, so each is moved to
+ * `TESSERA_texture_ktx2`, which declares a KTX2 image of any payload.
+ */
+function declareKtx2Payloads(json: {
+  textures?: { extensions?: Record<string, unknown> }[];
+  extensionsUsed?: string[];
+  extensionsRequired?: string[];
+}): void {
+  for (const texture of json.textures ?? []) {
+    const basisu = texture.extensions?.KHR_texture_basisu;
+    if (basisu === undefined || texture.extensions === undefined) continue;
+    delete texture.extensions.KHR_texture_basisu;
+    texture.extensions[TESSERA_TEXTURE_KTX2] = basisu;
+  }
+  const rename = (list: string[] | undefined) =>
+    list?.map((name) => (name === 'KHR_texture_basisu' ? TESSERA_TEXTURE_KTX2 : name));
+  json.extensionsUsed = rename(json.extensionsUsed);
+  if (json.extensionsRequired) json.extensionsRequired = rename(json.extensionsRequired);
 }

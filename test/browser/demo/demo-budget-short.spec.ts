@@ -56,6 +56,11 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   await isolateFromDevServerReloads(page);
   await installBaselineProbe(page);
   await page.addInitScript(recordBoundTextures);
+  // The demo's own files warn of nothing (its rgba8 KTX2 atlases are declared as what they are).
+  const assetWarnings: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'warning' && /ktx2|gltf|basisu/i.test(m.text())) assetWarnings.push(m.text());
+  });
   const tOpen = Date.now();
   await openPage(DEMO_PAGE, { auto: 0, size: '256x144', hud: 0, budget: BUDGET_MIB, seed: 7 });
   await demoReady(page);
@@ -140,6 +145,10 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   const settledValley = await settle(page, 150);
   lap('settledValley');
   expect(settledValley.settled, JSON.stringify(await demoStats(page))).toBe(true);
+  // Settled means nothing in flight, by the same rule the HUD shows.
+  const atSettle = await demoStats(page);
+  expect(atSettle.settled).toBe(true);
+  expect(atSettle.inFlight).toEqual({ pages: 0, renders: 0, levels: 0, chunks: 0, regionChange: false });
   const valley = await checkpoint('valley-teleport', { settle: settledValley });
   expect(valley.vt.visibleSharp).toBeGreaterThanOrEqual(valley.vt.visibleRequested * 0.99);
   // The teleport's latency floor was measured: pages were missing, a feedback and a tile arrived,
@@ -227,6 +236,8 @@ test('demo: automation API drives load, teleport, settle and region transitions 
         mipmapFilter: 'linear',
       });
   }
+
+  expect(assetWarnings, "warnings about the demo's glTF and KTX2 files").toEqual([]);
 
   writeJson(`test-results/demo/${backend}-summary.json`, {
     backend,

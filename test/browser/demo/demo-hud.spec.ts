@@ -111,6 +111,26 @@ test('demo HUD: lil-gui, stats-gl and the budget bar run without errors', { tag:
     expect(gpu.tesseraMs).toBeGreaterThan(0);
     expect(gpu.tesseraMs).toBeLessThan(gpu.frameMs!);
   } else expect([gpu.frameMs, gpu.tesseraMs]).toEqual([null, null]);
+  // Each figure says what it measures: CPU time on the main thread, the wall-clock frame interval
+  // and its frame rate (unclamped: what the screen shows), GPU time from timestamp queries.
+  const cpu = (await demoStats(page)).cpu;
+  expect(cpu.frameMs).toBeGreaterThan(0);
+  expect(cpu.frameIntervalMs).toBeGreaterThan(0);
+  expect(cpu.framesPerSecond).toBeCloseTo(1000 / cpu.frameIntervalMs, 6);
+  for (const label of [
+    'frames / s (shown)',
+    'ms between frames (wall clock)',
+    'CPU ms / frame (main thread)',
+    'GPU ms / frame (timestamps)',
+    'GPU ms, feedback pass',
+    'settled (nothing in flight)',
+  ])
+    await expect(gui.locator('.lil-controller', { hasText: label })).toHaveCount(1);
+  // The region dropdown follows a transition made through the automation API.
+  const region = gui.locator('.lil-controller', { hasText: 'region (1/2/3)' }).locator('.lil-display');
+  await expect(region).toHaveText('valley');
+  await page.evaluate(() => window.demo.transition('desert'));
+  await expect(region).toHaveText('desert');
   await page.screenshot({ path: `test-results/demo/hud-${backend}.png` });
   const variety = await screenshotCanvas(page, `test-results/demo/hud-${backend}-canvas.png`);
   expect(variety.distinctColours).toBeGreaterThan(50);

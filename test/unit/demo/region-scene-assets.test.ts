@@ -1,6 +1,7 @@
 /**
  * The committed region scenes (assets/props/<region>.glb): one node per prop surface, each
- * material's base colour a `KHR_texture_basisu` texture whose URI is the region's KTX2 atlas beside
+ * material's base colour a `TESSERA_texture_ktx2` texture (the atlases are rgba8 KTX2, not the Basis
+ * payloads `KHR_texture_basisu` promises) whose URI is the region's KTX2 atlas beside
  * the file, geometry only (small on disk); and `npm run bake:region-scenes` remakes them
  * byte-identical.
  */
@@ -13,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { propSceneFile, propTextureName } from '../../../demo/props/prop-texture-files';
 import { PROP_SURFACES } from '../../../demo/props/prop-textures';
 import { REGION_NAMES } from '../../../demo/regions';
+import { TESSERA_TEXTURE_KTX2 } from '../../../src/three/gltf/gltf-texture-sources';
 
 const assets = resolve(import.meta.dirname, '../../../assets');
 
@@ -21,7 +23,7 @@ interface GltfJson {
   nodes: { name: string; mesh: number }[];
   materials: { name: string; pbrMetallicRoughness: { baseColorTexture: { index: number } } }[];
   meshes: { primitives: { material: number }[] }[];
-  textures: { extensions: { KHR_texture_basisu: { source: number } } }[];
+  textures: { extensions: { TESSERA_texture_ktx2: { source: number } } }[];
   images: { name: string; uri: string; mimeType: string }[];
 }
 
@@ -40,12 +42,12 @@ describe('region scenes', () => {
     const bytes = readFileSync(file);
     expect(bytes.length).toBeLessThan(64 * 1024);
     const json = glbJson(bytes);
-    expect(json.extensionsRequired).toContain('KHR_texture_basisu');
+    expect(json.extensionsRequired).toEqual([TESSERA_TEXTURE_KTX2]);
     expect(json.nodes.map((n) => n.name)).toEqual([...PROP_SURFACES]);
     for (const node of json.nodes) {
       const material = json.materials[json.meshes[node.mesh].primitives[0].material];
       const texture = json.textures[material.pbrMetallicRoughness.baseColorTexture.index];
-      const image = json.images[texture.extensions.KHR_texture_basisu.source];
+      const image = json.images[texture.extensions.TESSERA_texture_ktx2.source];
       expect(image.name).toBe(propTextureName(region, node.name as (typeof PROP_SURFACES)[number]));
       expect(image.mimeType).toBe('image/ktx2');
       expect(image.uri).toBe(`${region}-${node.name}.ktx2`);
