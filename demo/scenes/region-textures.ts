@@ -1,8 +1,8 @@
 /**
  * A region's props as a glTF scene: `assets/props/<region>.glb` (baked by `npm run
  * bake:region-scenes`), loaded with three's GLTFLoader and Tessera's glTF plugin
- * (`registerGltfTextureStreaming`). Its materials reference the region's KTX2 atlases through
- * `KHR_texture_basisu`; the plugin opens each by one small Range request and creates its streamed
+ * (`registerGltfTextureStreaming`). Its materials reference the region's KTX2 atlases (rgba8)
+ * through `TESSERA_texture_ktx2`; the plugin opens each by one small Range request and creates its streamed
  * texture, tagged `scene:<region>` (the registration's tag, set per load), the most visible
  * surfaces in the core set, attached to the scene's own meshes, which become the region's need
  * proxies ({@link RegionProps.adopt}).

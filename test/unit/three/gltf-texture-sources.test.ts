@@ -9,7 +9,11 @@ import {
 } from 'three';
 import type { GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it } from 'vitest';
-import { gltfTextureImage, gltfTextureUses } from '../../../src/three/gltf/gltf-texture-sources';
+import {
+  gltfTextureImage,
+  gltfTextureUses,
+  TESSERA_TEXTURE_KTX2,
+} from '../../../src/three/gltf/gltf-texture-sources';
 
 /** The parser fields the plugin reads: its JSON and its base path. */
 function parser(json: unknown, path = 'https://cdn.example/scenes/'): GLTFParser {
@@ -68,6 +72,19 @@ describe('glTF texture sources', () => {
       minFilter: LinearMipmapLinearFilter,
     });
     expect(gltfTextureImage(parser(json), 9)).toBeNull();
+  });
+
+  it('reads a KTX2 image of any payload through TESSERA_texture_ktx2, not as a Basis promise', () => {
+    const declared = {
+      images: [{ uri: 'atlas.ktx2', mimeType: 'image/ktx2' }],
+      textures: [{ extensions: { [TESSERA_TEXTURE_KTX2]: { source: 0 } } }],
+    };
+    expect(gltfTextureImage(parser(declared), 0)).toMatchObject({
+      url: 'https://cdn.example/scenes/atlas.ktx2',
+      mimeType: 'image/ktx2',
+      basisu: false,
+    });
+    expect(gltfTextureImage(parser(json), 0)?.basisu).toBe(true);
   });
 
   it('colour textures (base colour, emissive, sheen colour) are sRGB; normal and others linear', () => {
