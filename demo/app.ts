@@ -157,6 +157,8 @@ export class DemoApp {
             this.terrain.group,
             backend === 'webgl',
             (error) => this.reportError(error),
+            tiles.rendered?.source ?? null,
+            this.maxTextureDimension,
           )
         : null;
     this.camera.teleport(START_POSE);

@@ -167,22 +167,27 @@ export interface DemoAutomation {
   stats(): DemoStats;
   /**
    * Changes the budget (MiB, like `?budget=`): the shared budget sheds streamed mips within a few
-   * frames and the virtual texture is rebuilt with its new share. Not in the issue's contract: an
-   * addition for the budget-cut test.
+   * frames and the virtual texture is rebuilt with its new share.
    */
   setBudget(mib: number): void;
   /**
    * Turns a debug view on or off: `mipColours` and `tileBorders` shade the terrain,
    * `feedbackBuffer` and `residencyMap` are overlays (canvases with `data-debug-view`). Throws for a
-   * view the terrain does not offer (the `?vt=0` stand-in offers none). An addition to the contract.
+   * view the terrain does not offer (the `?vt=0` stand-in offers none).
    */
   setDebugView(view: TerrainDebugView, enabled: boolean): void;
   /**
    * Adds `mips` to the mip the terrain's virtual texture reads and requests (like `?lodBias=`; 2
    * shows mip 2 where mip 0 would be): the sharpness comparison of the runtime virtual texture.
-   * Throws for the `?vt=0` stand-in. An addition to the contract.
+   * Throws for the `?vt=0` stand-in.
    */
   setLodBias(mips: number): void;
+  /**
+   * Turns comparison mode on or off, as `?compare=1` and the HUD's checkbox: Tessera's bytes beside
+   * plain three.js's, and the close-up pair (`[data-compare="tessera"]` and
+   * `[data-compare="plain-three"]`, captured in the same frame from the same camera).
+   */
+  setCompare(on: boolean): void;
 }
 
 declare global {

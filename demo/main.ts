@@ -80,4 +80,8 @@ installAutomation({
     if (!app?.surface.setLodBias) throw new Error('demo.setLodBias needs the virtual-texture terrain');
     app.surface.setLodBias(mips);
   },
+  setCompare: (on) => {
+    if (!app) throw new Error('demo.setCompare before demo.ready resolved');
+    app.compare = on;
+  },
 });

@@ -1,10 +1,17 @@
 /**
  * Comparison mode's side-by-side close-up: the centre of the view, magnified, rendered twice through
- * the app's renderer into two small render targets, once with the terrain's own material (Tessera)
- * and once with the stand-in ordinary texture (`terrain/stand-in-surface.ts`, what `?vt=0` shows:
- * plain three.js texturing the terrain with one texture), terrain only (props and gates hidden for
- * the two renders). Both captures are read back, shown as two labelled canvases and measured
- * (`sharpness-measure.ts`).
+ * the app's renderer in the same frame, from the same camera, into two small render targets: once
+ * with the terrain's own material (Tessera) and once with the terrain as plain three.js draws it,
+ * terrain only (props and gates hidden for the two renders). Both captures are read back, shown as
+ * two labelled canvases and measured (`sharpness-measure.ts`), so each figure is computed on the
+ * pixels shown above it.
+ *
+ * The plain side shows the same content with the same memory: on the default rendered terrain,
+ * `plain-three-terrain.ts` (the runtime virtual texture's own layers, decals included, baked into
+ * one mipmapped texture per layer as large as the virtual texture's bytes allow, rebaked each time
+ * the mode turns on); on the CPU world and the archives, whose content is the procedural world,
+ * the stand-in (`terrain/stand-in-surface.ts`, what `?vt=0` shows: the world's coarse mip in one
+ * texture).
  *
  * Cheap by construction: it runs only while comparison mode is on, at {@link INSET_WIDTH} x
  * {@link INSET_HEIGHT}, once every {@link CAPTURE_FRAMES} frames, with one readback pair in flight
@@ -13,6 +20,7 @@
  */
 
 import type { ProceduralWorld, TextureBudget } from '@tessera-vt/tessera';
+import type { RenderedTileSource } from '@tessera-vt/tessera/three';
 import {
   type Camera,
   Light,
@@ -25,6 +33,7 @@ import {
 } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import { StandInTerrainSurface } from '../terrain/stand-in-surface';
+import { PlainThreeTerrain } from './plain-three-terrain';
 import { encodeCapture, meanLuminanceGradient } from './sharpness-measure';
 
 /** Capture size, pixels (each side of the pair). */
@@ -52,10 +61,18 @@ export interface SharpnessFigures {
   zoom: number;
   /** The inset's render targets, reserved in Tessera's budget (`other`), bytes; 0 while not allocated. */
   insetBytes: number;
-  /** The stand-in terrain texture (rgba8 with mips), outside Tessera's budget, bytes; 0 until built. */
+  /** The plain side's terrain textures (rgba8 with mips, all layers), outside Tessera's budget, bytes; 0 until built. */
   standInBytes: number;
-  /** Edge of the stand-in texture, texels (what plain three.js draws the terrain with here). */
+  /** Edge of the plain side's texture, texels (what plain three.js draws the terrain with here). */
   standInEdge: number;
+  /**
+   * What the plain side draws: `same-content` (the rendered terrain's own layers baked into
+   * ordinary textures with the virtual texture's bytes) or `procedural-world` (the stand-in: the
+   * CPU world's coarse mip, the content of the procedural and archive sources).
+   */
+  plainContent: 'same-content' | 'procedural-world';
+  /** The virtual texture's bytes in the budget when the plain side was built (what it was given). */
+  tesseraTerrainBytes: number;
 }
 
 /** The close-up pair and its two labelled canvases (`data-compare="tessera"` / `"plain-three"`). */
@@ -72,11 +89,15 @@ export class SharpnessInset {
     insetBytes: 0,
     standInBytes: 0,
     standInEdge: 0,
+    plainContent: 'procedural-world',
+    tesseraTerrainBytes: 0,
   };
   private readonly camera = new PerspectiveCamera();
   private readonly panes: Pane[];
   private targets: [RenderTarget, RenderTarget] | null = null;
-  private standIn: StandInTerrainSurface | null = null;
+  private standIn: { material: Material; dispose(): void } | null = null;
+  private plainThree: PlainThreeTerrain | null = null;
+  private wasOn = false;
   private reservation = -1;
   private framesToCapture = 0;
   private inFlight = false;
@@ -93,6 +114,10 @@ export class SharpnessInset {
     private readonly terrain: Object3D,
     private readonly flipRows: boolean,
     private readonly onError: (error: unknown) => void,
+    /** The rendered terrain's source (the default), or null for the procedural and archive sources. */
+    private readonly rendered: RenderedTileSource | null = null,
+    /** The device's largest 2D texture, texels. */
+    private readonly maxTextureDimension = 8192,
   ) {
     this.element.dataset.compare = 'inset';
     this.element.style.cssText =
@@ -114,10 +139,14 @@ export class SharpnessInset {
    */
   update(on: boolean, camera: Camera, scene: Scene): void {
     this.element.style.display = on ? 'flex' : 'none';
+    const turnedOn = on && !this.wasOn;
+    this.wasOn = on;
     if (!on) {
       this.releaseTargets();
       return;
     }
+    // Capture at once when the mode turns on (the plain side is rebaked then).
+    if (turnedOn) this.framesToCapture = 0;
     if (this.inFlight || --this.framesToCapture > 0) return;
     this.framesToCapture = CAPTURE_FRAMES;
     if (!this.allocate()) return;
@@ -128,6 +157,7 @@ export class SharpnessInset {
   dispose(): void {
     this.releaseTargets();
     this.standIn?.dispose();
+    this.plainThree?.dispose();
     this.element.remove();
   }
 
@@ -149,16 +179,40 @@ export class SharpnessInset {
     ];
     this.targets[0].texture.name = 'demo:compare-inset-tessera';
     this.targets[1].texture.name = 'demo:compare-inset-plain';
-    if (!this.standIn) {
-      this.standIn = new StandInTerrainSurface(this.world);
-      this.figures.standInBytes = this.standIn.stats().bytesByCategory.other ?? 0;
-      this.figures.standInEdge = this.standIn.edgeTexels;
+    const c = this.budget.stats().byCategory;
+    const vtBytes = c['vt-pool'] + c['page-table'] + c.feedback + c.readback + c.staging;
+    this.figures.tesseraTerrainBytes = vtBytes;
+    if (this.rendered) {
+      // Rebaked each time the mode turns on: the decals of that moment, and the memory the virtual
+      // texture holds then.
+      this.plainThree?.dispose();
+      const plain = new PlainThreeTerrain(this.renderer, this.rendered, vtBytes, this.maxTextureDimension);
+      plain.bake();
+      this.plainThree = plain;
+      this.standIn = plain;
+      this.figures.plainContent = 'same-content';
+      this.figures.standInBytes = plain.bytes;
+      this.figures.standInEdge = plain.edgeTexels;
+      this.panes[1].title = `plain three.js (one ${plain.edgeTexels}² texture per layer)`;
+    } else if (!this.standIn) {
+      const standIn = new StandInTerrainSurface(this.world);
+      this.standIn = standIn;
+      this.figures.plainContent = 'procedural-world';
+      this.figures.standInBytes = standIn.stats().bytesByCategory.other ?? 0;
+      this.figures.standInEdge = standIn.edgeTexels;
+      this.panes[1].title = `plain three.js (one ${standIn.edgeTexels}² texture)`;
     }
     return true;
   }
 
   private releaseTargets(): void {
     if (!this.targets || this.inFlight) return;
+    // The rendered side's plain textures go too (they are rebaked when the mode turns on again).
+    if (this.plainThree) {
+      this.plainThree.dispose();
+      this.plainThree = null;
+      this.standIn = null;
+    }
     for (const target of this.targets) target.dispose();
     this.targets = null;
     this.budget.release(this.reservation);
@@ -215,7 +269,8 @@ export class SharpnessInset {
     const sharpness = meanLuminanceGradient(bytes, INSET_WIDTH, INSET_HEIGHT);
     const pane = this.panes[index];
     pane.draw(bytes);
-    pane.setLabel(`sharpness ${sharpness.toFixed(1)}`);
+    const memory = index === 0 ? this.figures.tesseraTerrainBytes : this.figures.standInBytes;
+    pane.setLabel(`sharpness ${sharpness.toFixed(1)}, ${(memory / 2 ** 20).toFixed(1)} MiB`);
     return sharpness;
   }
 
@@ -247,7 +302,7 @@ class Pane {
 
   constructor(
     key: string,
-    private readonly title: string,
+    public title: string,
   ) {
     this.element.dataset.compare = key;
     this.element.style.cssText = `margin:0;padding:2px;width:min(${INSET_WIDTH}px,16vw);background:#000a;border:1px solid #fff4`;

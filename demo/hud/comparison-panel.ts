@@ -67,5 +67,9 @@ function sharpnessText(s: SharpnessFigures | null): string {
   if (!s) return 'close-up: n/a (the terrain is the stand-in texture)';
   if (s.tessera === null || s.plainThree === null) return 'close-up sharpness: capturing…';
   const ratio = s.tessera / Math.max(1e-6, s.plainThree);
-  return `close-up sharpness (x${s.zoom}, mean luminance step): Tessera ${s.tessera.toFixed(1)} vs plain ${s.plainThree.toFixed(1)} (${ratio.toFixed(1)}x); stand-in ${s.standInEdge}² = ${(s.standInBytes / MIB).toFixed(1)} MiB outside the budget, inset ${(s.insetBytes / 1024).toFixed(0)} KiB in it`;
+  const plainSide =
+    s.plainContent === 'same-content'
+      ? `the same terrain in one ${s.standInEdge}² texture per layer, ${(s.standInBytes / MIB).toFixed(1)} MiB (Tessera's terrain: ${(s.tesseraTerrainBytes / MIB).toFixed(1)} MiB)`
+      : `the procedural world's stand-in, one ${s.standInEdge}² texture, ${(s.standInBytes / MIB).toFixed(1)} MiB`;
+  return `close-up sharpness (x${s.zoom}, mean luminance step, same frame and camera): Tessera ${s.tessera.toFixed(1)} vs plain ${s.plainThree.toFixed(1)} (${ratio.toFixed(1)}x); plain three.js draws ${plainSide}, outside the budget; inset ${(s.insetBytes / 1024).toFixed(0)} KiB in it`;
 }

@@ -8,13 +8,16 @@
  * The full suite is ./budget-full.spec.ts (TESSERA_FULL_BUDGET=1).
  */
 
+import sharp from 'sharp';
 import type { TransitionResult } from '../../../demo/automation';
 import { poseNear, type RegionName } from '../../../demo/regions';
 import { expect, test } from '../fixtures';
 import { boundTextures, recordBoundTextures } from '../support/bound-textures';
 import {
+  blockStructureCorrelation,
   type CheckpointRecord,
   checkpointRecorder,
+  comparisonPanes,
   DEMO_PAGE,
   demoReady,
   demoStats,
@@ -160,6 +163,30 @@ test('demo: automation API drives load, teleport, settle and region transitions 
   expect(limit!.limitFrames).toBeLessThanOrEqual(settledValley.frames + 1);
 
   await checkGround('valley', 'grass');
+
+  // Comparison mode: the two close-ups show the same scene, captured in the same frame from the same
+  // camera; the plain three.js side is the same content in ordinary textures given the virtual
+  // texture's bytes.
+  await page.evaluate(() => window.demo.setCompare(true));
+  await teleport(page, poseNear('valley', 0, 120, 50, 0, -0.6));
+  await settle(page, 60);
+  for (let i = 0; i < 20 && ((await demoStats(page)).comparison.sharpness?.captures ?? 0) === 0; i++)
+    await renderFrames(page, 1);
+  const compared = (await demoStats(page)).comparison.sharpness!;
+  expect(compared.captures).toBeGreaterThan(0);
+  expect(compared.plainContent).toBe('same-content');
+  expect(compared.standInBytes).toBeLessThanOrEqual(compared.tesseraTerrainBytes);
+  expect(compared.standInBytes).toBeGreaterThan(0.8 * compared.tesseraTerrainBytes);
+  const panes = await comparisonPanes(page);
+  for (const side of ['tessera', 'plainThree'] as const)
+    await sharp(Buffer.from(panes[side]), { raw: { width: panes.width, height: panes.height, channels: 4 } })
+      .png()
+      .toFile(`test-results/demo/${backend}-compare-${side}.png`);
+  const structure = blockStructureCorrelation(panes.tessera, panes.plainThree, panes.width, panes.height);
+  console.log(`[${backend}] comparison: structure ${structure.toFixed(3)}, ${JSON.stringify(compared)}`);
+  expect(structure, 'the two close-ups show the same scene').toBeGreaterThan(0.8);
+  await page.evaluate(() => window.demo.setCompare(false));
+  await renderFrames(page, 2);
 
   const before = await demoStats(page);
   const toDesert = await checkedTransition('desert');

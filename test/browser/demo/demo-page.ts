@@ -120,6 +120,66 @@ export function groundShares(pixels: {
   return counts;
 }
 
+/** The comparison's two close-ups as drawn on their canvases: RGBA rows, top first. */
+export function comparisonPanes(
+  page: Page,
+): Promise<{ width: number; height: number; tessera: number[]; plainThree: number[] }> {
+  return page.evaluate(() => {
+    const read = (key: string) => {
+      const canvas = document.querySelector(`[data-compare="${key}"] canvas`) as HTMLCanvasElement;
+      return canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    };
+    const tessera = read('tessera');
+    const plainThree = read('plain-three');
+    return {
+      width: tessera.width,
+      height: tessera.height,
+      tessera: Array.from(tessera.data),
+      plainThree: Array.from(plainThree.data),
+    };
+  });
+}
+
+/**
+ * How alike two images' layouts are, whatever their sharpness: the Pearson correlation of their
+ * mean luminances over a `columns` x `rows` grid of blocks (1: the same bright and dark areas in the
+ * same places; near 0: unrelated pictures).
+ */
+export function blockStructureCorrelation(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  width: number,
+  height: number,
+  columns = 12,
+  rows = 8,
+): number {
+  const means = (pixels: ArrayLike<number>) => {
+    const sums = new Float64Array(columns * rows);
+    const counts = new Float64Array(columns * rows);
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++) {
+        const o = (y * width + x) * 4;
+        const block = Math.floor((y * rows) / height) * columns + Math.floor((x * columns) / width);
+        sums[block] += 0.2126 * pixels[o] + 0.7152 * pixels[o + 1] + 0.0722 * pixels[o + 2];
+        counts[block]++;
+      }
+    return sums.map((s, i) => s / counts[i]);
+  };
+  const ma = means(a);
+  const mb = means(b);
+  const avg = (v: Float64Array) => v.reduce((s, x) => s + x, 0) / v.length;
+  const [ca, cb] = [avg(ma), avg(mb)];
+  let cov = 0;
+  let va = 0;
+  let vb = 0;
+  for (let i = 0; i < ma.length; i++) {
+    cov += (ma[i] - ca) * (mb[i] - cb);
+    va += (ma[i] - ca) ** 2;
+    vb += (mb[i] - cb) ** 2;
+  }
+  return va > 0 && vb > 0 ? cov / Math.sqrt(va * vb) : 0;
+}
+
 /** Writes `value` as pretty JSON to `path` (relative to the repository), creating folders. */
 export function writeJson(path: string, value: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
