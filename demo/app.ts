@@ -3,7 +3,7 @@
  * API. main.ts only wires it to the page.
  */
 
-import { TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
+import { HttpClient, TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
 import { Color, DirectionalLight, Fog, HemisphereLight, PerspectiveCamera, Scene, Vector3 } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import type { DemoInFlight, DemoStats, SettleResult } from './automation';
@@ -127,7 +127,8 @@ export class DemoApp {
       this.props.set(region.name, props);
       this.scene.add(props.group);
     }
-    this.streaming = new TextureStreamingSystem(renderer, { budget });
+    const http = new HttpClient({ rangeCacheBytes: params.rangeCacheBytes });
+    this.streaming = new TextureStreamingSystem(renderer, { budget, http });
     this.streaming.events.on('error', (event) =>
       this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
     );

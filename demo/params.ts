@@ -52,6 +52,12 @@ export interface DemoParams {
    * null (absent) = the demo's own `assets/` folder.
    */
   assets: string | null;
+  /**
+   * `?rangeCache=<MiB>`: the HTTP client's own cache of Range answers (default: the client's,
+   * 32 MiB); `0` turns it off, so every read reaches the network (tests that corrupt a file the
+   * demo read before).
+   */
+  rangeCacheBytes: number | undefined;
 }
 
 /** Default budget when `?budget=` is absent, MiB. */
@@ -80,7 +86,14 @@ export function parseDemoParams(search: string): DemoParams {
     compare: query.get('compare') === '1',
     compressedPool: query.get('compressed') !== '0',
     assets: query.get('assets') || null,
+    rangeCacheBytes: rangeCacheBytes(query.get('rangeCache')),
   };
+}
+
+function rangeCacheBytes(text: string | null): number | undefined {
+  if (text === null) return undefined;
+  const mib = Number(text);
+  return Number.isFinite(mib) && mib >= 0 ? Math.round(mib * 1024 * 1024) : undefined;
 }
 
 function sourceKind(text: string | null): TerrainSourceKind {

@@ -56,12 +56,13 @@ export interface VirtualTextureSystemOptions {
    */
   feedbackScale?: number;
   /**
-   * Where page requests are written. `'separate-pass'` (the default): a low-resolution second
-   * render of the scene. `'main-pass'` (WebGPU; WebGL2, with no storage buffers in fragment shaders,
-   * keeps the separate pass): by the sampling nodes during your own render, one pixel per screen
-   * tile, compacted on the GPU, so the scene is drawn once; its limits (a fragment a material
-   * discards after sampling still requests; a surface hidden only by meshes without a virtual
-   * texture requests when drawn after them) keep it opt-in for now. See ARCHITECTURE.md, "Feedback".
+   * Where page requests are written. `'main-pass'` (the default on WebGPU): by the sampling nodes
+   * during your own render, one pixel per screen tile, compacted on the GPU, so the scene is drawn
+   * once. `'separate-pass'`: a low-resolution second render of the scene (always on WebGL2, which
+   * has no storage buffers in fragment shaders). In the main pass a surface hidden only by meshes
+   * without a virtual texture still requests when it is drawn after them (WebGPU cannot force
+   * early depth tests on a shader writing storage); the separate pass draws every mesh as an
+   * occluder. See ARCHITECTURE.md, "Feedback".
    */
   feedbackMode?: FeedbackMode;
   /**

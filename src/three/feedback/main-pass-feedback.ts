@@ -146,7 +146,6 @@ export class MainPassFeedback {
     this.attribute = this.makeTiles(width * height);
     this.tilesNode = storage(this.attribute, 'uint', width * height * 2).toAtomic();
     this.compaction = new RequestCompaction(this.device, width * height);
-    this.allocateLists();
     for (let i = 0; i < MAX_READBACKS_IN_FLIGHT; i++) {
       const entry: RingEntry = {
         list: null,
@@ -163,6 +162,7 @@ export class MainPassFeedback {
       };
       this.ring.push(entry);
     }
+    this.allocateLists();
     this.setSize(width, height, tileSize);
   }
 
@@ -245,6 +245,7 @@ export class MainPassFeedback {
     this.camera = camera;
     this.frame = frame;
     this.withImage = withImage;
+    this.sizeImage(withImage);
     const size = this.tileSize;
     this.jitterX.value = Math.min(size - 1, Math.floor(feedbackJitterX(frame) * size));
     this.jitterY.value = Math.min(size - 1, Math.floor(feedbackJitterY(frame) * size));
@@ -263,9 +264,13 @@ export class MainPassFeedback {
     }
   }
 
-  /** GPU bytes of the tile buffer, table, list and readback ring. */
+  /**
+   * GPU bytes of the tile buffer (once three created it, at the first draw of a material writing
+   * into it), table, list and readback ring.
+   */
   get bytes(): number {
-    return this.attribute.array.byteLength + this.compaction.bytes + this.readbackBytes;
+    const tiles = this.bridge.gpuBuffer(this.attribute)?.size ?? 0;
+    return tiles + this.compaction.bytes + this.readbackBytes;
   }
 
   /** GPU bytes of the readback ring (lists, and the tile image while a debug view asks for it). */
@@ -295,15 +300,46 @@ export class MainPassFeedback {
     return attribute;
   }
 
-  /** Sizes the CPU copies for the compaction's capacity; ring buffers are replaced once idle. */
+  /**
+   * Sizes the CPU copies and the ring's list buffers for the compaction's capacity (up front, so
+   * the GPU bytes are what `stats()` says at any time); a list still in flight is replaced once idle.
+   */
   private allocateLists(): void {
     const capacity = this.compaction.capacity;
     this.pages = new Uint32Array(capacity);
     this.counts = new Uint32Array(capacity);
-    for (const entry of this.ring) {
-      if (entry.busy) continue;
-      entry.list?.destroy();
+    for (const entry of this.ring) if (!entry.busy) this.ensureList(entry);
+  }
+
+  /** Gives `entry` a list buffer of the compaction's size. */
+  private ensureList(entry: RingEntry): GPUBuffer {
+    const size = COMPACT_LIST_HEADER_BYTES + this.compaction.capacity * COMPACT_LIST_ENTRY_BYTES;
+    if (entry.list !== null && entry.list.size !== size) {
+      entry.list.destroy();
       entry.list = null;
+    }
+    if (entry.list === null) {
+      bufferDescriptor.label = `tessera:feedback-list-readback:${this.ring.indexOf(entry)}`;
+      bufferDescriptor.size = size;
+      bufferDescriptor.usage = GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ;
+      entry.list = this.device.createBuffer(bufferDescriptor);
+    }
+    return entry.list;
+  }
+
+  /** Creates or frees the tile image's buffer as debug views start or stop asking for it. */
+  private sizeImage(withImage: boolean): void {
+    if (this.imageBusy) return;
+    const size = this.width * this.height * TILE_BYTES;
+    if (this.imageBuffer !== null && (!withImage || this.imageBuffer.size !== size)) {
+      this.imageBuffer.destroy();
+      this.imageBuffer = null;
+    }
+    if (withImage && this.imageBuffer === null) {
+      bufferDescriptor.label = 'tessera:feedback-image-readback';
+      bufferDescriptor.size = size;
+      bufferDescriptor.usage = GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ;
+      this.imageBuffer = this.device.createBuffer(bufferDescriptor);
     }
   }
 
@@ -317,44 +353,21 @@ export class MainPassFeedback {
     }
     if (entry === null) return;
     const device = this.device;
-    const listSize = COMPACT_LIST_HEADER_BYTES + this.compaction.capacity * COMPACT_LIST_ENTRY_BYTES;
-    if (entry.list !== null && entry.list.size !== listSize) {
-      entry.list.destroy();
-      entry.list = null;
-    }
-    if (entry.list === null) {
-      bufferDescriptor.label = `tessera:feedback-list-readback:${this.ring.indexOf(entry)}`;
-      bufferDescriptor.size = listSize;
-      bufferDescriptor.usage = GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ;
-      entry.list = device.createBuffer(bufferDescriptor);
-    }
+    const list = this.ensureList(entry);
     const entries = Math.min(this.compaction.capacity, this.expectedEntries);
     entry.listBytes = COMPACT_LIST_HEADER_BYTES + entries * COMPACT_LIST_ENTRY_BYTES;
     const encoder = device.createCommandEncoder(encoderDescriptor);
-    entry.withImage = withImage && !this.imageBusy;
+    const image = this.imageBuffer;
+    entry.withImage = withImage && !this.imageBusy && image !== null;
     if (entry.withImage) {
       // Before the compaction, which clears the tiles.
-      const imageSize = this.width * this.height * TILE_BYTES;
-      if (this.imageBuffer !== null && this.imageBuffer.size !== imageSize) {
-        this.imageBuffer.destroy();
-        this.imageBuffer = null;
-      }
-      if (this.imageBuffer === null) {
-        bufferDescriptor.label = 'tessera:feedback-image-readback';
-        bufferDescriptor.size = imageSize;
-        bufferDescriptor.usage = GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ;
-        this.imageBuffer = device.createBuffer(bufferDescriptor);
-      }
-      encoder.copyBufferToBuffer(tiles, 0, this.imageBuffer, 0, imageSize);
+      encoder.copyBufferToBuffer(tiles, 0, image!, 0, image!.size);
       this.imageBusy = true;
       this.imageWidth = this.width;
       this.imageHeight = this.height;
-    } else if (!withImage && !this.imageBusy && this.imageBuffer !== null) {
-      this.imageBuffer.destroy();
-      this.imageBuffer = null;
     }
     this.compaction.encode(encoder, tiles);
-    encoder.copyBufferToBuffer(this.compaction.list, 0, entry.list, 0, entry.listBytes);
+    encoder.copyBufferToBuffer(this.compaction.list, 0, list, 0, entry.listBytes);
     this.commandBuffers[0] = encoder.finish();
     device.queue.submit(this.commandBuffers);
     this.commandBuffers.length = 0;
@@ -363,7 +376,7 @@ export class MainPassFeedback {
     entry.sequence = ++this.sequence;
     this.inFlight++;
     this.counters.started++;
-    entry.list.mapAsync(GPUMapMode.READ, 0, entry.listBytes).then(entry.onMapped, entry.onFailed);
+    list.mapAsync(GPUMapMode.READ, 0, entry.listBytes).then(entry.onMapped, entry.onFailed);
   }
 
   private mapped(entry: RingEntry): void {
@@ -427,6 +440,9 @@ export class MainPassFeedback {
     if (this.disposed) {
       entry.list?.destroy();
       entry.list = null;
+    } else {
+      // A list of an older size (the grid grew while it was in flight) is replaced now.
+      this.ensureList(entry);
     }
   }
 }

@@ -5,100 +5,122 @@ declare const vtScene: VtSceneApi;
 
 /**
  * Reused descriptors: across 100 or more steady frames that stream tiles every frame, every WebGPU call
- * Tessera makes (tile and page-table `writeTexture`, feedback `copyTextureToBuffer`, its command
- * encoder, readback buffers) receives the same descriptor objects, mutated in place — no new
- * descriptor object per call. The page wraps the WebGPU prototypes and records object identities.
+ * Tessera makes (tile and page-table `writeTexture`, the separate pass's feedback
+ * `copyTextureToBuffer`, the main pass's compaction `beginComputePass`, its command encoders,
+ * readback buffers) receives the same descriptor objects, mutated in place — no new descriptor
+ * object per call. The page wraps the WebGPU prototypes and records object identities.
  */
-test('steady frames reuse every WebGPU descriptor object', async ({ page, openPage, backend }) => {
-  test.skip(backend === 'webgl', 'descriptors are a WebGPU concept; WebGL2 uploads take plain arguments');
-  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024 });
-  await waitForScene(page);
-  await settleStartView(page);
-  const result = await page.evaluate(async () => {
-    const isTessera = (label: string | undefined) =>
-      typeof label === 'string' && label.startsWith('tessera:');
-    const sets: Record<string, Set<object>> = {};
-    const calls: Record<string, number> = {};
-    const note = (key: string, value: unknown) => {
-      if (!sets[key]) sets[key] = new Set();
-      sets[key].add(value as object);
-      calls[key] = (calls[key] ?? 0) + 1;
-    };
-    const queue = GPUQueue.prototype;
-    const encoder = GPUCommandEncoder.prototype;
-    const device = GPUDevice.prototype;
-    const originals = {
-      writeTexture: queue.writeTexture,
-      copyTextureToBuffer: encoder.copyTextureToBuffer,
-      createCommandEncoder: device.createCommandEncoder,
-      createBuffer: device.createBuffer,
-    };
-    queue.writeTexture = function (this: GPUQueue, destination, data, layout, size) {
-      if (isTessera(destination.texture.label)) {
-        note('writeTexture.destination', destination);
-        note('writeTexture.origin', destination.origin);
-        note('writeTexture.layout', layout);
-        note('writeTexture.size', size);
+for (const mode of ['main-pass', 'separate-pass'] as const)
+  test(`steady frames reuse every WebGPU descriptor object (${mode})`, async ({
+    page,
+    openPage,
+    backend,
+  }) => {
+    test.skip(backend === 'webgl', 'descriptors are a WebGPU concept; WebGL2 uploads take plain arguments');
+    await openPage(VT_SCENE, { budget: 16 * 1024 * 1024, feedback: mode });
+    await waitForScene(page);
+    await settleStartView(page);
+    const result = await page.evaluate(async () => {
+      const isTessera = (label: string | undefined) =>
+        typeof label === 'string' && label.startsWith('tessera:');
+      const sets: Record<string, Set<object>> = {};
+      const calls: Record<string, number> = {};
+      const note = (key: string, value: unknown) => {
+        if (!sets[key]) sets[key] = new Set();
+        sets[key].add(value as object);
+        calls[key] = (calls[key] ?? 0) + 1;
+      };
+      const queue = GPUQueue.prototype;
+      const encoder = GPUCommandEncoder.prototype;
+      const device = GPUDevice.prototype;
+      const originals = {
+        writeTexture: queue.writeTexture,
+        copyTextureToBuffer: encoder.copyTextureToBuffer,
+        beginComputePass: encoder.beginComputePass,
+        createCommandEncoder: device.createCommandEncoder,
+        createBuffer: device.createBuffer,
+      };
+      queue.writeTexture = function (this: GPUQueue, destination, data, layout, size) {
+        if (isTessera(destination.texture.label)) {
+          note('writeTexture.destination', destination);
+          note('writeTexture.origin', destination.origin);
+          note('writeTexture.layout', layout);
+          note('writeTexture.size', size);
+        }
+        return originals.writeTexture.call(this, destination, data, layout, size);
+      };
+      encoder.copyTextureToBuffer = function (this: GPUCommandEncoder, source, destination, size) {
+        if (isTessera(source.texture.label)) {
+          note('copyTextureToBuffer.source', source);
+          note('copyTextureToBuffer.destination', destination);
+          note('copyTextureToBuffer.size', size);
+        }
+        return originals.copyTextureToBuffer.call(this, source, destination, size);
+      };
+      encoder.beginComputePass = function (this: GPUCommandEncoder, descriptor?: GPUComputePassDescriptor) {
+        if (isTessera(descriptor?.label)) note('beginComputePass.descriptor', descriptor);
+        return originals.beginComputePass.call(this, descriptor);
+      };
+      device.createCommandEncoder = function (this: GPUDevice, descriptor?: GPUCommandEncoderDescriptor) {
+        if (isTessera(descriptor?.label)) note('createCommandEncoder.descriptor', descriptor);
+        return originals.createCommandEncoder.call(this, descriptor);
+      };
+      device.createBuffer = function (this: GPUDevice, descriptor: GPUBufferDescriptor) {
+        if (isTessera(descriptor.label)) note('createBuffer.descriptor', descriptor);
+        return originals.createBuffer.call(this, descriptor);
+      };
+      const before = vtScene.stats().uploadsTotal;
+      try {
+        // At least 100 frames, and on until every path ran often enough: on a loaded machine
+        // readbacks and tile loads complete fewer times per frame.
+        const readbacks = () =>
+          (calls['copyTextureToBuffer.source'] ?? 0) + (calls['beginComputePass.descriptor'] ?? 0) / 2;
+        const enough = () =>
+          vtScene.stats().uploadsTotal - before > 20 &&
+          (calls['writeTexture.destination'] ?? 0) > 40 &&
+          readbacks() > 20;
+        for (let i = 0; i < 100 || (i < 800 && !enough()); i++) {
+          // Keep panning across mip-0 pages so tiles and page-table rectangles upload every few frames.
+          vtScene.setOrthoView(0.1 + (i % 200) * 0.004, 0.1 + (i % 200) * 0.002, 0.5);
+          vtScene.step();
+          // Paced by the GPU, not by timers: on a loaded 2-core machine timer-paced frames pile up
+          // ahead of SwiftShader and readbacks stall (15 copies in 800 frames once).
+          await vtScene.gpuIdle();
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+      } finally {
+        Object.assign(queue, { writeTexture: originals.writeTexture });
+        Object.assign(encoder, {
+          copyTextureToBuffer: originals.copyTextureToBuffer,
+          beginComputePass: originals.beginComputePass,
+        });
+        Object.assign(device, {
+          createCommandEncoder: originals.createCommandEncoder,
+          createBuffer: originals.createBuffer,
+        });
       }
-      return originals.writeTexture.call(this, destination, data, layout, size);
-    };
-    encoder.copyTextureToBuffer = function (this: GPUCommandEncoder, source, destination, size) {
-      if (isTessera(source.texture.label)) {
-        note('copyTextureToBuffer.source', source);
-        note('copyTextureToBuffer.destination', destination);
-        note('copyTextureToBuffer.size', size);
-      }
-      return originals.copyTextureToBuffer.call(this, source, destination, size);
-    };
-    device.createCommandEncoder = function (this: GPUDevice, descriptor?: GPUCommandEncoderDescriptor) {
-      if (isTessera(descriptor?.label)) note('createCommandEncoder.descriptor', descriptor);
-      return originals.createCommandEncoder.call(this, descriptor);
-    };
-    device.createBuffer = function (this: GPUDevice, descriptor: GPUBufferDescriptor) {
-      if (isTessera(descriptor.label)) note('createBuffer.descriptor', descriptor);
-      return originals.createBuffer.call(this, descriptor);
-    };
-    const before = vtScene.stats().uploadsTotal;
-    try {
-      // At least 100 frames, and on until every path ran often enough: on a loaded machine
-      // readbacks and tile loads complete fewer times per frame.
-      const enough = () =>
-        vtScene.stats().uploadsTotal - before > 20 &&
-        (calls['writeTexture.destination'] ?? 0) > 40 &&
-        (calls['copyTextureToBuffer.source'] ?? 0) > 20;
-      for (let i = 0; i < 100 || (i < 800 && !enough()); i++) {
-        // Keep panning across mip-0 pages so tiles and page-table rectangles upload every few frames.
-        vtScene.setOrthoView(0.1 + (i % 200) * 0.004, 0.1 + (i % 200) * 0.002, 0.5);
-        vtScene.step();
-        // Paced by the GPU, not by timers: on a loaded 2-core machine timer-paced frames pile up
-        // ahead of SwiftShader and readbacks stall (15 copies in 800 frames once).
-        await vtScene.gpuIdle();
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-    } finally {
-      Object.assign(queue, { writeTexture: originals.writeTexture });
-      Object.assign(encoder, { copyTextureToBuffer: originals.copyTextureToBuffer });
-      Object.assign(device, {
-        createCommandEncoder: originals.createCommandEncoder,
-        createBuffer: originals.createBuffer,
-      });
+      const distinct: Record<string, number> = {};
+      for (const [key, set] of Object.entries(sets)) distinct[key] = set.size;
+      return { distinct, calls, uploads: vtScene.stats().uploadsTotal - before };
+    });
+    const detail = JSON.stringify(result);
+    // The run really exercised the paths being checked.
+    expect(result.uploads, detail).toBeGreaterThan(20);
+    expect(result.calls['writeTexture.destination'], detail).toBeGreaterThan(40);
+    // Each readback: a copy of the feedback target (separate pass), or two compaction passes (main).
+    const copies =
+      result.calls[mode === 'main-pass' ? 'beginComputePass.descriptor' : 'copyTextureToBuffer.source'];
+    expect(copies, detail).toBeGreaterThan(20);
+    for (const [key, count] of Object.entries(result.distinct)) {
+      if (key === 'createBuffer.descriptor') continue;
+      expect(count, `${key}: ${detail}`).toBe(1);
     }
-    const distinct: Record<string, number> = {};
-    for (const [key, set] of Object.entries(sets)) distinct[key] = set.size;
-    return { distinct, calls, uploads: vtScene.stats().uploadsTotal - before };
+    // Readback buffers are created once (a ring of at most 3, and the main pass's tile image for the
+    // page's feedback listener), never per frame.
+    expect(result.calls['createBuffer.descriptor'] ?? 0, detail).toBeLessThanOrEqual(
+      mode === 'main-pass' ? 4 : 3,
+    );
   });
-  const detail = JSON.stringify(result);
-  // The run really exercised the paths being checked.
-  expect(result.uploads, detail).toBeGreaterThan(20);
-  expect(result.calls['writeTexture.destination'], detail).toBeGreaterThan(40);
-  expect(result.calls['copyTextureToBuffer.source'], detail).toBeGreaterThan(20);
-  for (const [key, count] of Object.entries(result.distinct)) {
-    if (key === 'createBuffer.descriptor') continue;
-    expect(count, `${key}: ${detail}`).toBe(1);
-  }
-  // Readback buffers are created once (a ring of at most 3), never per frame.
-  expect(result.calls['createBuffer.descriptor'] ?? 0, detail).toBeLessThanOrEqual(3);
-});
 
 /**
  * The WebGL2 counterpart: across 100 or more steady streaming frames Tessera creates no GL object

@@ -26,7 +26,7 @@ test('frames with every readback in flight render no feedback pass', async ({ pa
     };
     Object.assign(globalThis, { tesseraViewLabels: labels });
   });
-  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024 });
+  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024, feedback: 'separate-pass' });
   await waitForScene(page);
   await settleStartView(page);
   const result = await page.evaluate(async () => {
@@ -70,4 +70,52 @@ test('frames with every readback in flight render no feedback pass', async ({ pa
   expect(result.feedbackPasses, detail).toBe(result.started);
   // The main render still ran every frame.
   expect(result.passes - result.feedbackPasses, detail).toBeGreaterThanOrEqual(result.frames);
+});
+
+/**
+ * Main-pass feedback (WebGPU): the scene is drawn once per frame, with no feedback render pass at
+ * all; the requests come from the main render, compacted by two compute passes per readback.
+ */
+test('main-pass feedback draws each frame once: no feedback render pass', async ({
+  page,
+  openPage,
+  backend,
+}) => {
+  test.skip(backend === 'webgl', 'WebGL2 keeps the separate pass');
+  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024, feedback: 'main-pass' });
+  await waitForScene(page);
+  await settleStartView(page);
+  const result = await page.evaluate(async () => {
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const encoder = GPUCommandEncoder.prototype;
+    const beginRenderPass = encoder.beginRenderPass;
+    const beginComputePass = encoder.beginComputePass;
+    let passes = 0;
+    let computePasses = 0;
+    encoder.beginRenderPass = function (this: GPUCommandEncoder, descriptor: GPURenderPassDescriptor) {
+      passes++;
+      return beginRenderPass.call(this, descriptor);
+    };
+    encoder.beginComputePass = function (this: GPUCommandEncoder, descriptor?: GPUComputePassDescriptor) {
+      if (descriptor?.label === 'tessera:feedback-compaction') computePasses++;
+      return beginComputePass.call(this, descriptor);
+    };
+    const frames = 12;
+    try {
+      const before = vtScene.stats().readbacks;
+      for (let i = 0; i < frames; i++) {
+        vtScene.step();
+        await vtScene.gpuIdle();
+      }
+      const after = vtScene.stats().readbacks;
+      return { frames, passes, computePasses, started: after.started - before.started };
+    } finally {
+      encoder.beginRenderPass = beginRenderPass;
+      encoder.beginComputePass = beginComputePass;
+    }
+  });
+  const detail = JSON.stringify(result);
+  expect(result.passes, detail).toBe(result.frames);
+  expect(result.started, detail).toBeGreaterThanOrEqual(1);
+  expect(result.computePasses, detail).toBe(2 * result.started);
 });
