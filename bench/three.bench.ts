@@ -36,34 +36,55 @@ export default {
   async run(): Promise<Record<string, number>> {
     return withBenchBrowser(BENCH_PORT, async (browser) => {
       const out: Record<string, number> = {};
-      // Each configuration with requests written by the main pass (the WebGPU default) and by the
-      // separate pass (`_separate_pass` keys), in the same run.
+      // On WebGPU each configuration with requests written by the main pass (the default) and by
+      // the separate pass (`_separate_pass` keys), in the same run; on WebGL2 (`_webgl` keys,
+      // always the separate pass) the main configurations.
       const configurations = [
-        { filtering: 'bilinear', storage: 'auto', meshes: 1, suffix: '', size: '' },
-        { filtering: 'trilinear', storage: 'auto', meshes: 1, suffix: '', size: '' },
-        { filtering: 'bilinear', storage: 'sparse', meshes: 1, suffix: '_sparse', size: '' },
-        { filtering: 'trilinear', storage: 'sparse', meshes: 1, suffix: '_sparse', size: '' },
-        { filtering: 'bilinear', storage: 'auto', meshes: 400, suffix: '_400_meshes', size: '' },
-        { filtering: 'bilinear', storage: 'auto', meshes: 4000, suffix: '_4000_meshes', size: '' },
+        { filtering: 'bilinear', storage: 'auto', meshes: 1, suffix: '', query: '' },
+        { filtering: 'trilinear', storage: 'auto', meshes: 1, suffix: '', query: '' },
+        { filtering: 'bilinear', storage: 'sparse', meshes: 1, suffix: '_sparse', query: '' },
+        { filtering: 'trilinear', storage: 'sparse', meshes: 1, suffix: '_sparse', query: '' },
+        { filtering: 'bilinear', storage: 'auto', meshes: 400, suffix: '_400_meshes', query: '' },
+        {
+          filtering: 'bilinear',
+          storage: 'auto',
+          meshes: 400,
+          suffix: '_400_meshes_half_plain',
+          query: '&plainShare=0.5',
+        },
+        { filtering: 'bilinear', storage: 'auto', meshes: 4000, suffix: '_4000_meshes', query: '' },
         {
           filtering: 'bilinear',
           storage: 'auto',
           meshes: 1,
           suffix: '_1280x720',
-          size: '&width=1280&height=720',
+          query: '&width=1280&height=720',
         },
       ] as const;
+      const onWebGL = new Set(['', '_400_meshes_half_plain']);
       const runs = configurations.flatMap((c) => [
-        { ...c, feedback: 'main-pass', modeSuffix: '' },
-        { ...c, feedback: 'separate-pass', modeSuffix: '_separate_pass' },
+        { ...c, feedback: 'main-pass', modeSuffix: '', backend: 'webgpu' },
+        { ...c, feedback: 'separate-pass', modeSuffix: '_separate_pass', backend: 'webgpu' },
+        ...(onWebGL.has(c.suffix)
+          ? [{ ...c, feedback: 'separate-pass', modeSuffix: '_webgl', backend: 'webgl' }]
+          : []),
       ]);
-      for (const { filtering, storage, meshes, size, feedback, modeSuffix, suffix: configSuffix } of runs) {
+      for (const {
+        filtering,
+        storage,
+        meshes,
+        query,
+        feedback,
+        modeSuffix,
+        suffix: configSuffix,
+        backend,
+      } of runs) {
         const suffix = configSuffix + modeSuffix;
         const page = await browser.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
         await page.goto(
-          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&meshes=${meshes}&batches=${meshes > 1000 ? 8 : 20}&feedback=${feedback}${size}`,
+          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&meshes=${meshes}&batches=${meshes > 1000 ? 8 : 20}&feedback=${feedback}&backend=${backend}${query}`,
         );
         await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
           timeout: 300_000,
@@ -85,7 +106,7 @@ export default {
           filtering === 'bilinear' &&
           storage === 'auto' &&
           meshes === 1 &&
-          size === '' &&
+          query === '' &&
           modeSuffix === ''
         ) {
           out['three.upload_ratio'] = result.uploadRatio;

@@ -51,9 +51,15 @@ await renderer.init();
 const device = (renderer.backend as unknown as { device?: GPUDevice }).device;
 const gl = (renderer.backend as unknown as { gl?: WebGL2RenderingContext }).gl;
 
+const onePixel = new Uint8Array(4);
+/**
+ * Waits for the GPU to finish the frames submitted: WebGPU's queue; on WebGL2 a one-pixel
+ * `readPixels`, which returns only once the frame is drawn (`gl.finish()` returns at submission
+ * in Chromium, so WebGL2 batches timed with it measured only the CPU's encoding).
+ */
 async function gpuIdle(): Promise<void> {
   if (device) await device.queue.onSubmittedWorkDone();
-  else gl?.finish();
+  else gl?.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, onePixel);
 }
 
 function median(values: number[]): number {
@@ -96,6 +102,9 @@ const scene = new Scene();
 // `?meshes=N`: the plane cut into a k x k grid of meshes (k = ceil(sqrt(N))), same pixels and uvs,
 // k² draw calls: what a second scene render costs the CPU in a scene of many objects.
 const grid = Math.ceil(Math.sqrt(Number(params.get('meshes') ?? 1)));
+// `?plainShare=f`: that share of the meshes (every k-th) keeps the ordinary texture in the virtual
+// texture variants too, as props beside a terrain do.
+const plainShare = Number(params.get('plainShare') ?? 0);
 const meshes: Mesh[] = [];
 for (let j = 0; j < grid; j++) {
   for (let i = 0; i < grid; i++) {
@@ -109,8 +118,12 @@ for (let j = 0; j < grid; j++) {
     scene.add(mesh);
   }
 }
+const keepsPlain = (i: number) =>
+  plainShare > 0 && Math.floor((i + 1) * plainShare) > Math.floor(i * plainShare);
 function useMaterial(material: MeshBasicNodeMaterial): void {
-  for (const mesh of meshes) mesh.material = material;
+  meshes.forEach((mesh, i) => {
+    mesh.material = keepsPlain(i) ? plainMaterial : material;
+  });
 }
 const camera = new PerspectiveCamera(60, width / height, 0.001, 10);
 camera.position.set(0.4, 0.06, 0.3);

@@ -92,8 +92,8 @@ export function feedbackTargetBytes(
 
 /**
  * Bytes of a ring of `count` readback buffers of a `width x height` RGBA8 target, rows aligned, or
- * in main-pass mode of `count` compacted lists with room for every tile of the grid and one tile
- * image (8 bytes a tile) for debug views.
+ * in main-pass mode of `count` compacted lists with room for every tile of the grid (8 bytes a
+ * tile), each with a tile image (8 bytes a tile) for debug views.
  */
 export function readbackRingBytes(
   width: number,
@@ -102,7 +102,7 @@ export function readbackRingBytes(
   count: number,
   mode: FeedbackMode = 'separate-pass',
 ): number {
-  if (mode === 'main-pass') return (8 + width * height * 8) * count + width * height * 8;
+  if (mode === 'main-pass') return (8 + width * height * 16) * count;
   return Math.ceil((width * 4) / rowAlignment) * rowAlignment * height * count;
 }
 

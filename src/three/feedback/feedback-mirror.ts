@@ -64,12 +64,6 @@ export function discardsPixels(material: Material): boolean {
   return material.alphaTest > 0 || m.alphaTestNode != null || m.maskNode != null || m.alphaHash === true;
 }
 
-/** True when `material` moves vertices away from where three's default vertex stage puts them. */
-export function movesVertices(material: Material): boolean {
-  const m = material as unknown as Loose;
-  return m.positionNode != null || m.vertexNode != null || m.displacementMap != null;
-}
-
 /**
  * Copies the vertex stage and discard inputs of `user` onto `mirror`, which writes `output` per
  * pixel, and marks it for rebuild. Call when `user.version` changed (allocates: node graphs).

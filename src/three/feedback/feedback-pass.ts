@@ -22,23 +22,25 @@ import {
   type RenderObjectHook,
   renderObjectHookOf,
 } from '../three-internals';
-import { discardsPixels, movesVertices, syncMirror, syncMirrorState } from './feedback-mirror';
+import { syncMirror, syncMirrorState } from './feedback-mirror';
 
 /** Pass id that keeps three's cached render objects of this pass apart from the main pass. */
 const FEEDBACK_PASS_ID = 'tessera-feedback';
 
 /**
  * The feedback pass: renders the scene at 1/`scale` of the canvas into an RGBA8 target where each
- * pixel holds the packed page id its virtual-texture material needs (white = NO_REQUEST). Meshes
- * with a virtual texture draw through a mirrored request material; other meshes draw white so they
- * still occlude; lines, points and sprites are skipped.
+ * pixel holds the packed page id its virtual-texture material needs (white = NO_REQUEST). Only
+ * meshes with a virtual texture are drawn, through a mirrored request material: a mesh without one
+ * would cost a draw call for nothing but occlusion, which the main-pass feedback (WebGPU) cannot
+ * have either, so both ways of writing requests see the same surfaces. Lines, points and sprites
+ * are skipped.
  *
  * Mirrors follow the user's material (see feedback-mirror.ts): vertex displacement, instancing,
  * skinning and morphs move the surface as in the main pass, and pixels the material discards
- * (alpha test) neither request nor occlude. Transparent materials write no depth here: a plain one
- * is skipped (it hides nothing), one with a virtual texture requests on half its pixels, in a
- * checkerboard that flips every frame, so the surface behind requests on the other half. Objects'
- * and the scene's `onBeforeRender`/`onAfterRender` are not called again by this pass.
+ * (alpha test) neither request nor occlude. Transparent materials write no depth here and request
+ * on half their pixels, in a checkerboard that flips every frame, so the surface behind requests
+ * on the other half. Objects' and the scene's `onBeforeRender`/`onAfterRender` are not called
+ * again by this pass.
  *
  * RGBA8 rather than r32uint because it renders and reads back identically on WebGPU and WebGL2
  * (k/255 round-trips exactly through unorm8).
@@ -53,18 +55,13 @@ export class FeedbackPass {
   private readonly renderer: WebGPURenderer;
   /** The mirror drawing each user material that samples a virtual texture. */
   private readonly requests = new WeakMap<Material, Mirror>();
-  /** Occluders of their own, for user materials that move vertices or discard pixels. */
-  private readonly occluders = new WeakMap<Material, Mirror>();
   /** Materials this pass created: their compilation must not register them as user materials. */
   private readonly own = new WeakSet<Material>();
   /** Frame number, so a material sampling several virtual textures requests each in turn. */
   private readonly frameUniform = uniform(0);
-  private readonly occluder: NodeMaterial;
-  /** {@link occluder} as a mirror: drawn for every material that moves and discards nothing. */
-  private readonly sharedOccluder: Mirror;
   /**
    * The user materials mirrored now, held weakly: a mirror is reachable only through
-   * {@link requests} or {@link occluders}, so it goes with the user's material; this set finds the live ones
+   * {@link requests}, so it goes with the user's material; this set finds the live ones
    * at {@link dispose}.
    */
   private readonly mirrored = new Set<WeakRef<Material>>();
@@ -99,24 +96,15 @@ export class FeedbackPass {
     });
     this.target.texture.name = 'tessera:feedback';
     this.target.texture.colorSpace = NoColorSpace;
-    this.occluder = new NodeMaterial();
-    this.occluder.name = 'tessera:feedback-occluder';
-    this.occluder.fragmentNode = vec4(1);
-    this.sharedOccluder = { material: this.occluder, version: 0, transparent: false, sources: [] };
-    this.own.add(this.occluder);
     const hook = renderObjectHookOf(renderer);
     this.hook = hook;
     this.draw = hook.draw;
     this.renderObjectFunction = (object, scene, camera, _geometry, material, group, lights, clipping) => {
       if (!(object as { isMesh?: boolean }).isMesh) return;
-      let mirror = this.requests.get(material);
-      if (mirror === undefined) {
-        // A plain transparent surface hides nothing behind it from the feedback.
-        if (material.transparent) return;
-        mirror = this.occluderOf(material);
-      }
+      const mirror = this.requests.get(material);
+      if (mirror === undefined) return;
       if (mirror.version !== material.version || mirror.transparent !== material.transparent) {
-        mirror = this.sync(material, mirror);
+        if (!this.sync(material, mirror)) return;
       }
       syncMirrorState(material, mirror.material);
       // Not hook.renderObject: that would call the object's onBeforeRender/onAfterRender again.
@@ -145,38 +133,23 @@ export class FeedbackPass {
     mirror.version = -1;
   }
 
-  /** The occluder drawing `material`: the shared one, or a mirror of its own when it needs one. */
-  private occluderOf(material: Material): Mirror {
-    let mirror = this.occluders.get(material);
-    if (mirror !== undefined) return mirror;
-    if (!movesVertices(material) && !discardsPixels(material)) return this.sharedOccluder;
-    const occluder = new NodeMaterial();
-    occluder.name = 'tessera:feedback-occluder';
-    mirror = { material: occluder, version: -1, transparent: false, sources: [] };
-    this.occluders.set(material, mirror);
-    this.watch(material, occluder);
-    return mirror;
-  }
-
   /**
-   * Rebuilds `mirror` from `user` (after the user's material changed; allocates node graphs) and
-   * returns the mirror to draw with.
+   * Rebuilds `mirror` from `user` (after the user's material changed; allocates node graphs);
+   * false when the user's material no longer samples a virtual texture (nothing to draw).
    */
-  private sync(user: Material, mirror: Mirror): Mirror {
-    if (mirror === this.sharedOccluder) return mirror;
+  private sync(user: Material, mirror: Mirror): boolean {
     mirror.version = user.version;
     mirror.transparent = user.transparent;
     // A removed texture requests nothing: drop it, so the others are requested every frame.
     if (mirror.sources.some((source) => source.vt.removed)) {
       mirror.sources = mirror.sources.filter((source) => !source.vt.removed);
     }
-    // An occluder mirror whose user no longer needs it goes back to the shared occluder.
-    if (mirror.sources.length === 0 && !movesVertices(user) && !discardsPixels(user)) {
+    if (mirror.sources.length === 0) {
       this.unmirror(user);
-      return this.sharedOccluder;
+      return false;
     }
-    let output = mirror.sources.length === 0 ? vec4(1) : this.requestGraph(mirror.sources);
-    if (mirror.sources.length > 0 && user.transparent) {
+    let output = this.requestGraph(mirror.sources);
+    if (user.transparent) {
       // Checkerboard flipping each frame: the other half of the pixels shows what lies behind.
       const graph = output;
       const odd = mod(floor(screenCoordinate.x).add(floor(screenCoordinate.y)).add(this.frameUniform), 2);
@@ -186,7 +159,7 @@ export class FeedbackPass {
       })();
     }
     syncMirror(user, mirror.material, output);
-    return mirror;
+    return true;
   }
 
   /** The request colour for `sources`, one per frame in turn when there are several. */
@@ -214,7 +187,7 @@ export class FeedbackPass {
     material.addEventListener('dispose', this.onUserMaterialDispose);
   }
 
-  /** True when `material` is a material this pass created (a mirror or occluder). */
+  /** True when `material` is a material this pass created (a mirror). */
   owns(material: Material): boolean {
     return this.own.has(material);
   }
@@ -303,15 +276,12 @@ export class FeedbackPass {
   dispose(): void {
     this.target.dispose();
     this.target.depthTexture?.dispose();
-    this.occluder.dispose();
     for (const ref of this.mirrored) {
       const material = ref.deref();
       if (material === undefined) continue;
       material.removeEventListener('dispose', this.onUserMaterialDispose);
       this.requests.get(material)?.material.dispose();
       this.requests.delete(material);
-      this.occluders.get(material)?.material.dispose();
-      this.occluders.delete(material);
       this.forgetMirrored.unregister(ref);
     }
     this.mirrored.clear();
@@ -321,12 +291,9 @@ export class FeedbackPass {
   private unmirror(material: Material): void {
     material.removeEventListener('dispose', this.onUserMaterialDispose);
     const request = this.requests.get(material);
-    const occluder = this.occluders.get(material);
-    if (request === undefined && occluder === undefined) return;
+    if (request === undefined) return;
     this.requests.delete(material);
-    this.occluders.delete(material);
-    request?.material.dispose();
-    occluder?.material.dispose();
+    request.material.dispose();
     for (const ref of this.mirrored) {
       if (ref.deref() !== material) continue;
       this.mirrored.delete(ref);
@@ -364,6 +331,6 @@ interface Mirror {
   /** The user material's `version` (and `transparent`) it was last built from; -1 = rebuild. */
   version: number;
   transparent: boolean;
-  /** Virtual textures requested (index = rotation slot); empty for an occluder. */
+  /** Virtual textures requested (index = rotation slot). */
   sources: Source[];
 }

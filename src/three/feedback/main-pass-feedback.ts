@@ -45,8 +45,13 @@ interface RingEntry {
   sequence: number;
   /** Bytes of the list copied (and mapped), header included. */
   listBytes: number;
+  /** The tile image's buffer while debug views ask for it (a `feedback` listener), else null. */
+  image: GPUBuffer | null;
   /** True when the tile image was copied with this list. */
   withImage: boolean;
+  /** Tile grid of the image copied. */
+  imageWidth: number;
+  imageHeight: number;
   onMapped: () => void;
   onFailed: () => void;
 }
@@ -105,11 +110,6 @@ export class MainPassFeedback {
   private pages = new Uint32Array(0);
   private counts = new Uint32Array(0);
   private image = new Uint32Array(0);
-  /** One tile image read back at a time, for debug views (`feedback` listeners). */
-  private imageBuffer: GPUBuffer | null = null;
-  private imageBusy = false;
-  private imageWidth = 0;
-  private imageHeight = 0;
   /** List entries mapped per readback: grows with the distinct pages found. */
   private expectedEntries = 256;
   private sequence = 0;
@@ -153,12 +153,12 @@ export class MainPassFeedback {
         frame: 0,
         sequence: 0,
         listBytes: 0,
+        image: null,
         withImage: false,
+        imageWidth: 0,
+        imageHeight: 0,
         onMapped: () => this.mapped(entry),
-        onFailed: () => {
-          if (entry.withImage) this.imageBusy = false;
-          this.release(entry);
-        },
+        onFailed: () => this.release(entry),
       };
       this.ring.push(entry);
     }
@@ -239,13 +239,14 @@ export class MainPassFeedback {
    * Points the renders of frame `frame` with `camera` at that frame's jitter. Once the first of them
    * ran (at the end of the task that rendered, a microtask), the GPU compacts what they wrote and
    * the list is read back as frame `frame`'s feedback (with the tile image when `withImage`). When
-   * every readback slot is busy then, the tiles keep their requests for the next frame's compaction.
+   * every readback slot is busy then, the frame's pages stay in the GPU's table, read back (counts
+   * added up) with the next list.
    */
   beginFrame(camera: Camera, frame: number, withImage: boolean): void {
     this.camera = camera;
     this.frame = frame;
     this.withImage = withImage;
-    this.sizeImage(withImage);
+    for (const entry of this.ring) if (!entry.busy) this.sizeImage(entry, withImage);
     const size = this.tileSize;
     this.jitterX.value = Math.min(size - 1, Math.floor(feedbackJitterX(frame) * size));
     this.jitterY.value = Math.min(size - 1, Math.floor(feedbackJitterY(frame) * size));
@@ -260,7 +261,11 @@ export class MainPassFeedback {
     if (tiles === undefined) return;
     if (this.hasFreeSlot()) this.start(tiles, this.frame, this.withImage);
     else {
+      // No readback this frame: its tiles still go into the table, read with the next list.
       this.counters.skipped++;
+      const encoder = this.device.createCommandEncoder(encoderDescriptor);
+      this.compaction.encode(encoder, tiles, false);
+      this.submit(encoder);
     }
   }
 
@@ -273,10 +278,10 @@ export class MainPassFeedback {
     return tiles + this.compaction.bytes + this.readbackBytes;
   }
 
-  /** GPU bytes of the readback ring (lists, and the tile image while a debug view asks for it). */
+  /** GPU bytes of the readback ring (lists, and tile images while a debug view asks for them). */
   get readbackBytes(): number {
-    let total = this.imageBuffer?.size ?? 0;
-    for (const entry of this.ring) total += entry.list?.size ?? 0;
+    let total = 0;
+    for (const entry of this.ring) total += (entry.list?.size ?? 0) + (entry.image?.size ?? 0);
     return total;
   }
 
@@ -285,12 +290,14 @@ export class MainPassFeedback {
     this.disposed = true;
     this.compaction.dispose();
     this.attribute.dispose?.();
-    for (const entry of this.ring) {
-      entry.list?.destroy();
-      entry.list = null;
-    }
-    this.imageBuffer?.destroy();
-    this.imageBuffer = null;
+    for (const entry of this.ring) this.freeBuffers(entry);
+  }
+
+  private freeBuffers(entry: RingEntry): void {
+    entry.list?.destroy();
+    entry.image?.destroy();
+    entry.list = null;
+    entry.image = null;
   }
 
   private makeTiles(tiles: number): StorageBufferAttribute {
@@ -327,19 +334,18 @@ export class MainPassFeedback {
     return entry.list;
   }
 
-  /** Creates or frees the tile image's buffer as debug views start or stop asking for it. */
-  private sizeImage(withImage: boolean): void {
-    if (this.imageBusy) return;
+  /** Creates or frees `entry`'s tile image buffer as debug views start or stop asking for it. */
+  private sizeImage(entry: RingEntry, withImage: boolean): void {
     const size = this.width * this.height * TILE_BYTES;
-    if (this.imageBuffer !== null && (!withImage || this.imageBuffer.size !== size)) {
-      this.imageBuffer.destroy();
-      this.imageBuffer = null;
+    if (entry.image !== null && (!withImage || entry.image.size !== size)) {
+      entry.image.destroy();
+      entry.image = null;
     }
-    if (withImage && this.imageBuffer === null) {
-      bufferDescriptor.label = 'tessera:feedback-image-readback';
+    if (withImage && entry.image === null) {
+      bufferDescriptor.label = `tessera:feedback-image-readback:${this.ring.indexOf(entry)}`;
       bufferDescriptor.size = size;
       bufferDescriptor.usage = GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ;
-      this.imageBuffer = this.device.createBuffer(bufferDescriptor);
+      entry.image = this.device.createBuffer(bufferDescriptor);
     }
   }
 
@@ -357,26 +363,29 @@ export class MainPassFeedback {
     const entries = Math.min(this.compaction.capacity, this.expectedEntries);
     entry.listBytes = COMPACT_LIST_HEADER_BYTES + entries * COMPACT_LIST_ENTRY_BYTES;
     const encoder = device.createCommandEncoder(encoderDescriptor);
-    const image = this.imageBuffer;
-    entry.withImage = withImage && !this.imageBusy && image !== null;
+    const image = entry.image;
+    entry.withImage = withImage && image !== null && image.size === this.width * this.height * TILE_BYTES;
     if (entry.withImage) {
       // Before the compaction, which clears the tiles.
       encoder.copyBufferToBuffer(tiles, 0, image!, 0, image!.size);
-      this.imageBusy = true;
-      this.imageWidth = this.width;
-      this.imageHeight = this.height;
+      entry.imageWidth = this.width;
+      entry.imageHeight = this.height;
     }
-    this.compaction.encode(encoder, tiles);
+    this.compaction.encode(encoder, tiles, true);
     encoder.copyBufferToBuffer(this.compaction.list, 0, list, 0, entry.listBytes);
-    this.commandBuffers[0] = encoder.finish();
-    device.queue.submit(this.commandBuffers);
-    this.commandBuffers.length = 0;
+    this.submit(encoder);
     entry.busy = true;
     entry.frame = frame;
     entry.sequence = ++this.sequence;
     this.inFlight++;
     this.counters.started++;
     list.mapAsync(GPUMapMode.READ, 0, entry.listBytes).then(entry.onMapped, entry.onFailed);
+  }
+
+  private submit(encoder: GPUCommandEncoder): void {
+    this.commandBuffers[0] = encoder.finish();
+    this.device.queue.submit(this.commandBuffers);
+    this.commandBuffers.length = 0;
   }
 
   private mapped(entry: RingEntry): void {
@@ -386,7 +395,6 @@ export class MainPassFeedback {
       return;
     }
     if (entry.sequence <= this.delivered) {
-      if (entry.withImage) this.imageBusy = false;
       list.unmap();
       this.counters.dropped++;
       this.release(entry);
@@ -410,17 +418,16 @@ export class MainPassFeedback {
     this.counters.delivered++;
     this.counters.bytesRead += entry.listBytes;
     const frame = entry.frame;
-    this.release(entry);
-    if (entry.withImage && this.imageBuffer !== null) {
-      const image = this.imageBuffer;
+    const image = entry.withImage ? entry.image : null;
+    if (image === null) this.release(entry);
+    else {
+      // The entry stays busy until its image is read too.
       image.mapAsync(GPUMapMode.READ).then(
         () => {
-          this.imageBusy = false;
-          if (!this.disposed) this.deliverImage(image, frame, this.imageWidth, this.imageHeight);
+          if (!this.disposed) this.deliverImage(image, frame, entry.imageWidth, entry.imageHeight);
+          this.release(entry);
         },
-        () => {
-          this.imageBusy = false;
-        },
+        () => this.release(entry),
       );
     }
     this.consumer(pages, counts, n, frame);
@@ -437,10 +444,8 @@ export class MainPassFeedback {
   private release(entry: RingEntry): void {
     entry.busy = false;
     this.inFlight--;
-    if (this.disposed) {
-      entry.list?.destroy();
-      entry.list = null;
-    } else {
+    if (this.disposed) this.freeBuffers(entry);
+    else {
       // A list of an older size (the grid grew while it was in flight) is replaced now.
       this.ensureList(entry);
     }

@@ -137,10 +137,13 @@ export class RequestCompaction {
   }
 
   /**
-   * Records into `encoder`: the list cleared, the tiles of `tiles` hashed (and cleared for the next
-   * frame), the table gathered into the list (and cleared).
+   * Records into `encoder`: the tiles of `tiles` hashed into the table (and cleared for the next
+   * frame), then, when `gather`, the list cleared and the table gathered into it (and cleared).
+   * Without `gather` the table keeps the pages with their counts for the next gather, so a frame
+   * whose list is not read back still counts, and each frame's tiles keep only that frame's
+   * nearest surfaces.
    */
-  encode(encoder: GPUCommandEncoder, tiles: GPUBuffer): void {
+  encode(encoder: GPUCommandEncoder, tiles: GPUBuffer, gather: boolean): void {
     if (tiles !== this.boundTiles) {
       this.boundTiles = tiles;
       (this.bindEntries[0].resource as GPUBufferBinding).buffer = tiles;
@@ -150,12 +153,13 @@ export class RequestCompaction {
         entries: this.bindEntries,
       });
     }
-    encoder.clearBuffer(this.list, 0, COMPACT_LIST_HEADER_BYTES);
     const pass = encoder.beginComputePass(passDescriptor);
     pass.setBindGroup(0, this.bindGroup);
     pass.setPipeline(this.insert);
     pass.dispatchWorkgroups(Math.ceil(this.tileCount / WORKGROUP));
     pass.end();
+    if (!gather) return;
+    encoder.clearBuffer(this.list, 0, COMPACT_LIST_HEADER_BYTES);
     const second = encoder.beginComputePass(passDescriptor);
     second.setBindGroup(0, this.bindGroup);
     second.setPipeline(this.gather);

@@ -58,14 +58,6 @@ test('a plane displaced by its positionNode requests where the displaced surface
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([NONE]);
 });
 
-test('a plain occluder displaced by its positionNode occludes where the displaced surface is', {
-  tag: EXTENDED,
-}, async ({ page, openPage }) => {
-  const grid = await feedback(page, openPage, 'displaced', 6, { occluder: 1 });
-  expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([A]);
-  expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([NONE]);
-});
-
 for (const [which, kind] of [
   ['instanced', 'an InstancedMesh'],
   ['batched', 'a BatchedMesh'],
@@ -97,12 +89,16 @@ test('where an alpha-tested quad discards, the plane behind it requests', async 
   expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([B]);
 });
 
-test('where an alpha-tested plain quad discards, the plane behind it requests; elsewhere it occludes', {
+/**
+ * A mesh without a virtual texture is not drawn by the feedback (either way of writing it): the
+ * plane behind a plain quad requests where the quad discards and where it does not.
+ */
+test('a plain quad in front of the plane hides nothing from the feedback', {
   tag: EXTENDED,
 }, async ({ page, openPage }) => {
   const grid = await feedback(page, openPage, 'alpha-test', 6, { occluder: 1 });
   expect(idsIn(grid, 0, 15, 0, 6), show(grid)).toEqual([A]);
-  expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([NONE]);
+  expect(idsIn(grid, 0, 15, 9, 15), show(grid)).toEqual([A]);
 });
 
 test('transparent quads do not occlude the plane behind them', { tag: EXTENDED }, async ({

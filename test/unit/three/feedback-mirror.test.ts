@@ -2,22 +2,12 @@ import { DataTexture, DoubleSide } from 'three';
 import { positionLocal, vec4 } from 'three/tsl';
 import { MeshBasicNodeMaterial, MeshStandardMaterial, NodeMaterial } from 'three/webgpu';
 import { describe, expect, it } from 'vitest';
-import {
-  discardsPixels,
-  movesVertices,
-  syncMirror,
-  syncMirrorState,
-} from '../../../src/three/feedback/feedback-mirror';
+import { discardsPixels, syncMirror, syncMirrorState } from '../../../src/three/feedback/feedback-mirror';
 
 describe('feedback mirrors', () => {
-  it('see which materials move vertices or discard pixels', () => {
+  it('see which materials discard pixels', () => {
     const plain = new MeshBasicNodeMaterial();
-    expect(movesVertices(plain)).toBe(false);
     expect(discardsPixels(plain)).toBe(false);
-    const moved = new MeshBasicNodeMaterial();
-    moved.positionNode = positionLocal.add(1);
-    expect(movesVertices(moved)).toBe(true);
-    expect(movesVertices(new MeshStandardMaterial({ displacementMap: new DataTexture() }))).toBe(true);
     expect(discardsPixels(new MeshStandardMaterial({ alphaTest: 0.5 }))).toBe(true);
     const masked = new MeshBasicNodeMaterial();
     masked.maskNode = positionLocal.x.greaterThan(0);

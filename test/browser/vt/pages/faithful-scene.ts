@@ -63,13 +63,10 @@ const addGround = () => scene.add(new Mesh(flat(1, 1, 0.5, 0, 0.5), vtMaterial(a
 const calls = { before: 0, after: 0, sceneBefore: 0, sceneAfter: 0 };
 
 if (which === 'displaced') {
-  // A plane over x in [0, 0.5] that its positionNode moves to x in [0.5, 1]. ?occluder=1: a plain
-  // (non-virtual-texture) one over the ground instead, which must occlude where it moved to.
-  const occluder = params.get('occluder') === '1';
-  if (occluder) addGround();
-  const material = occluder ? new MeshBasicNodeMaterial({ side: DoubleSide }) : vtMaterial(a);
+  // A plane over x in [0, 0.5] that its positionNode moves to x in [0.5, 1].
+  const material = vtMaterial(a);
   material.positionNode = positionLocal.add(vec3(0.5, 0, 0));
-  scene.add(new Mesh(flat(0.5, 1, 0.25, occluder ? 0.1 : 0, 0.5), material));
+  scene.add(new Mesh(flat(0.5, 1, 0.25, 0, 0.5), material));
 } else if (which === 'instanced') {
   // Three 0.125-wide strips at x = 0.2, 0.5, 0.8 from one instanced mesh (geometry at x = 0).
   const mesh = new InstancedMesh(flat(0.125, 1, 0, 0, 0.5), vtMaterial(a), 3);
@@ -117,7 +114,7 @@ if (which === 'displaced') {
   addGround();
   const alpha = new DataTexture(new Uint8Array([0, 0, 0, 255, 255, 255, 255, 255]), 2, 1);
   alpha.needsUpdate = true;
-  // ?occluder=1: a plain (non-virtual-texture) quad instead, which occludes where it is opaque.
+  // ?occluder=1: a plain (non-virtual-texture) quad instead, which the feedback does not draw.
   const material =
     params.get('occluder') === '1' ? new MeshBasicNodeMaterial({ side: DoubleSide }) : vtMaterial(b);
   material.alphaMap = alpha;
