@@ -24,8 +24,10 @@ const CYCLE_FRAMES = 16;
  * Each view is a fresh page (nothing resident but the pinned mips), teleported to, settled, and
  * read after each of two more jitter cycles (the lower figure kept):
  * `demo.pool_efficiency.<view>` (`stats().vt.poolEfficiency`), `demo.mip_bias.<view>` (0 means
- * the pool held the view at full resolution) and `demo.resident_pages.<view>`; the worst view's
- * efficiency is `demo.pool_efficiency.worst`.
+ * the pool held the view at full resolution), `demo.resident_pages.<view>` and
+ * `demo.settle_frames.<view>` (frames from the teleport until `settle()` says settled); the worst
+ * view's efficiency is `demo.pool_efficiency.worst`. Each view with the main-pass feedback (WebGPU's
+ * default) and, `_separate_pass` keys, the separate feedback pass, in the same run.
  */
 export default {
   name: 'demo-efficiency',
@@ -33,11 +35,21 @@ export default {
     return withBenchBrowser(BENCH_PORT, async (browser) => {
       const out: Record<string, number> = {};
       let worst = 1;
-      for (const [name, view] of Object.entries(VIEWS)) {
+      const runs = Object.entries(VIEWS).flatMap(([name, view]) => [
+        { name, view, feedback: 'main-pass', suffix: '' },
+        { name, view, feedback: 'separate-pass', suffix: '_separate_pass' },
+      ]);
+      for (const { name, view, feedback, suffix } of runs) {
         const page = await browser.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
-        const query = new URLSearchParams({ auto: '0', hud: '0', backend: 'webgpu', size: '1280x720' });
+        const query = new URLSearchParams({
+          auto: '0',
+          hud: '0',
+          backend: 'webgpu',
+          size: '1280x720',
+          feedback,
+        });
         await page.goto(`http://localhost:${BENCH_PORT}/demo/index.html?${query}`);
         await page.evaluate(() => window.demo.ready);
         await page.evaluate((pose) => window.demo.teleport(pose), view);
@@ -54,12 +66,13 @@ export default {
           throw new Error(`demo failed (${name}): ${[...errors, ...stats.errors].join('; ')}`);
         if (stats.usedBytes > stats.budgetBytes) throw new Error(`demo over budget (${name})`);
         console.log(
-          `demo-efficiency ${name}: settled ${settle.settled} in ${settle.frames} frames, efficiency ${efficiency}, bias ${stats.vt.mipBias}, resident ${stats.vt.resident} of ${stats.vt.poolSlots}`,
+          `demo-efficiency ${name}${suffix}: settled ${settle.settled} in ${settle.frames} frames, efficiency ${efficiency}, bias ${stats.vt.mipBias}, resident ${stats.vt.resident} of ${stats.vt.poolSlots}`,
         );
-        out[`demo.pool_efficiency.${name}`] = efficiency;
-        out[`demo.mip_bias.${name}`] = stats.vt.mipBias;
-        out[`demo.resident_pages.${name}`] = stats.vt.resident;
-        worst = Math.min(worst, efficiency);
+        out[`demo.pool_efficiency.${name}${suffix}`] = efficiency;
+        out[`demo.mip_bias.${name}${suffix}`] = stats.vt.mipBias;
+        out[`demo.resident_pages.${name}${suffix}`] = stats.vt.resident;
+        out[`demo.settle_frames.${name}${suffix}`] = settle.settled ? settle.frames : -1;
+        if (suffix === '') worst = Math.min(worst, efficiency);
         await page.close();
       }
       out['demo.pool_efficiency.worst'] = worst;

@@ -62,13 +62,17 @@ export default {
         },
       ] as const;
       const onWebGL = new Set(['', '_400_meshes_half_plain']);
-      const runs = configurations.flatMap((c) => [
-        { ...c, feedback: 'main-pass', modeSuffix: '', backend: 'webgpu' },
-        { ...c, feedback: 'separate-pass', modeSuffix: '_separate_pass', backend: 'webgpu' },
-        ...(onWebGL.has(c.suffix)
-          ? [{ ...c, feedback: 'separate-pass', modeSuffix: '_webgl', backend: 'webgl' }]
-          : []),
-      ]);
+      // TESSERA_THREE_BACKENDS=webgl (or webgpu): only that backend's runs.
+      const backends = (process.env.TESSERA_THREE_BACKENDS ?? 'webgpu,webgl').split(',');
+      const runs = configurations
+        .flatMap((c) => [
+          { ...c, feedback: 'main-pass', modeSuffix: '', backend: 'webgpu' },
+          { ...c, feedback: 'separate-pass', modeSuffix: '_separate_pass', backend: 'webgpu' },
+          ...(onWebGL.has(c.suffix)
+            ? [{ ...c, feedback: 'separate-pass', modeSuffix: '_webgl', backend: 'webgl' }]
+            : []),
+        ])
+        .filter((run) => backends.includes(run.backend));
       for (const {
         filtering,
         storage,

@@ -185,6 +185,7 @@ export class DemoApp {
       filtering: 'trilinear',
       freezeFeedback: false,
       compressedPool: params.compressedPool,
+      feedbackMode: params.feedbackMode,
     };
     const budget = new TextureBudget({ budgetBytes: params.budgetBytes });
     const surface = createTerrainSurface(

@@ -58,6 +58,11 @@ export interface DemoParams {
    * demo read before).
    */
   rangeCacheBytes: number | undefined;
+  /**
+   * `?feedback=main-pass|separate-pass`: where the terrain's page requests are written (absent:
+   * the library's default, the main pass on WebGPU).
+   */
+  feedbackMode: 'main-pass' | 'separate-pass' | undefined;
 }
 
 /** Default budget when `?budget=` is absent, MiB. */
@@ -87,7 +92,12 @@ export function parseDemoParams(search: string): DemoParams {
     compressedPool: query.get('compressed') !== '0',
     assets: query.get('assets') || null,
     rangeCacheBytes: rangeCacheBytes(query.get('rangeCache')),
+    feedbackMode: feedbackMode(query.get('feedback')),
   };
+}
+
+function feedbackMode(text: string | null): DemoParams['feedbackMode'] {
+  return text === 'main-pass' || text === 'separate-pass' ? text : undefined;
 }
 
 function rangeCacheBytes(text: string | null): number | undefined {

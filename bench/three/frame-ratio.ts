@@ -156,19 +156,24 @@ for (let i = 0; i < 60; i++) {
 }
 
 /**
- * Milliseconds per frame over a batch. Each frame waits for the GPU to finish the previous one, as
- * an app paced by the display does: back to back, 8 frames outran the feedback readbacks (the
- * ring of 3 was full on 45% of frames, whose feedback pass was then skipped), which an app at the
- * display's rate rarely sees; `feedbackSkipped` counts how many VT frames still found it full.
+ * Milliseconds per frame over a batch: each frame from its render to the GPU's completion, as an
+ * app paced by the display does (back to back, 8 frames outran the feedback readbacks: the ring of
+ * 3 was full on 45% of frames, whose feedback was then skipped; `feedbackSkipped` counts how many
+ * VT frames still found it full). On WebGL2 each frame then waits for an animation frame, untimed:
+ * Chromium signals WebGL2 fences (the feedback readbacks) only across animation frames, so a
+ * batch that never yields to one would skip its feedback, and measure frames without it.
  */
 async function timeBatch(render: () => void): Promise<number> {
   await gpuIdle();
-  const start = performance.now();
+  let total = 0;
   for (let i = 0; i < framesPerBatch; i++) {
+    const start = performance.now();
     render();
     await gpuIdle();
+    total += performance.now() - start;
+    if (gl) await new Promise((resolve) => requestAnimationFrame(resolve));
   }
-  return (performance.now() - start) / framesPerBatch;
+  return total / framesPerBatch;
 }
 
 const readbacksBefore = { ...system.stats().readbacks };

@@ -34,6 +34,8 @@ export interface TerrainSurfaceSettings {
   freezeFeedback: boolean;
   /** UASTC tiles into block-compressed pools; false decodes them to rgba8 (`?compressed=0`). */
   compressedPool: boolean;
+  /** Where page requests are written (`?feedback=main-pass|separate-pass`); undefined: the library's default. */
+  feedbackMode: 'main-pass' | 'separate-pass' | undefined;
 }
 
 /** What the terrain's texturing reports each frame (zeros where the stand-in has no such thing). */

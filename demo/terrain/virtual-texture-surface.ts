@@ -183,6 +183,7 @@ export class VirtualTextureSurface implements TerrainSurface {
       tileSize: this.source.info.tileSize,
       border: this.source.info.border,
       feedbackScale: s.feedbackScale,
+      feedbackMode: s.feedbackMode,
       maxUploadsPerFrame: s.maxUploadsPerFrame,
       filtering: s.filtering,
       layers: terrainPoolLayers(this.source, s.compressedPool),

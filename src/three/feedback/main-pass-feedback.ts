@@ -63,23 +63,27 @@ const bufferDescriptor = { label: '', size: 0, usage: 0 };
  * Feedback written by the user's own render (WebGPU): every sampling node of a virtual texture also
  * records, for one pixel per screen tile of `tileSize x tileSize` pixels, the page it samples into a
  * storage buffer (two u32 per tile: a depth key and the page id; the nearest fragment wins through
- * an atomic minimum on the depth key). The pixel rotates through the same 16-frame sub-pixel
- * sequence as the separate pass's jitter, so over a cycle the requests cover the screen as before.
- * No second draw of the scene, no feedback target.
+ * an atomic minimum on the depth key). The statement sits at the end of the fragment shader, after
+ * three's discards, so a fragment the material discards (alpha test) requests nothing. The pixel
+ * rotates through the same 16-frame sub-pixel sequence as the separate pass's jitter, so over a
+ * cycle the requests cover the screen as before. No second draw of the scene, no feedback target.
  *
- * Once per frame ({@link collect}) the GPU compacts the tiles written since the last collect into
- * distinct pages with counts ({@link RequestCompaction}) and only that list is read back,
- * asynchronously, in a ring of {@link MAX_READBACKS_IN_FLIGHT}; the bytes mapped follow the pages
- * found in the previous frames, not the screen.
+ * After the task that rendered a frame ({@link beginFrame}, then a microtask) the GPU compacts the
+ * tiles into distinct pages with counts ({@link RequestCompaction}) and only that list is read
+ * back, asynchronously, in a ring of {@link MAX_READBACKS_IN_FLIGHT}; the bytes mapped follow the
+ * pages found in the previous frames, not the screen.
  *
- * Only renders with the camera given to {@link collect} write (shadow maps and other cameras do
+ * Only renders with the camera given to {@link beginFrame} write (shadow maps and other cameras do
  * not). Fragments run for surfaces a nearer one hides when the hidden one is drawn later (WebGPU
  * cannot force early depth tests on a shader that writes storage): a virtual-texture surface hidden
  * by another virtual-texture surface loses to it through the depth key, one hidden only by other
- * meshes still requests. Fragments a material discards after sampling (alpha test) request too.
+ * meshes still requests.
  */
 export class MainPassFeedback {
-  /** Readbacks started, delivered, dropped as stale, skipped as busy; lists cut short (more pages than mapped). */
+  /**
+   * Readbacks started, delivered, dropped as stale, skipped as busy; lists cut short (more pages
+   * than mapped); bytes mapped by the lists delivered.
+   */
   readonly counters = { started: 0, delivered: 0, dropped: 0, skipped: 0, truncated: 0, bytesRead: 0 };
   /** Tile grid now, in tiles. */
   width = 0;

@@ -55,8 +55,8 @@ test('a removed mesh leaves nothing once disposed; only its geometry disposed, i
     description: `${FRAMES} meshes: ${disposedGrowth} with mesh.dispose(), ${keptGrowth} with geometry.dispose() only`,
   });
   expect(disposedGrowth, 'mesh.dispose() frees every render object of the mesh, in every pass').toBe(0);
-  // three's behaviour (r186, r187): two render objects a mesh (its own pass and Tessera's feedback
-  // pass) stay. Should a three release free them on geometry dispose, this fails: update
+  // three's behaviour (r186, r187): the mesh's render objects (its own pass's, and on WebGL2 or with
+  // the separate feedback pass, that pass's too) stay. Should a three release free them on geometry dispose, this fails: update
   // docs/long-sessions.md (the demo's dispose calls stay right either way).
   expect(keptGrowth, 'geometry.dispose() alone leaves the render objects').toBeGreaterThanOrEqual(FRAMES);
 });
