@@ -135,7 +135,7 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
   },
   'demo-efficiency': {
     title: "Pool efficiency on the demo's views",
-    keys: ['demo.pool_efficiency.*', 'demo.mip_bias.*', 'demo.resident_pages.*'],
+    keys: ['demo.pool_efficiency.*', 'demo.mip_bias.*', 'demo.resident_pages.*', 'demo.settle_frames.*'],
     browser: true,
   },
   gltf: {
