@@ -121,7 +121,7 @@ export class VirtualTextureNode extends Node {
    * for feedback and returns the sampled colour, or the debug overlays (transparent black once the
    * texture is removed).
    */
-  override setup(builder: NodeBuilder): Expr {
+  override setup(builder: NodeBuilder): Node {
     const material = materialOfBuilder(builder);
     if (material) this.vt.context.registerMaterial(material, this.vt.id, this.virtualUv);
     // A removed texture has no page table any more: transparent black, like an empty entry.

@@ -1,4 +1,5 @@
 import { clamp, log, tan, uv, vec2 } from 'three/tsl';
+import type { Node } from 'three/webgpu';
 
 // biome-ignore lint/suspicious/noExplicitAny: TSL node graph values.
 type Expr = any;
@@ -35,12 +36,13 @@ export const WEB_MERCATOR_MAX_LATITUDE = 2 * Math.atan(Math.exp(Math.PI)) - Math
  * @returns a vec2 node: u unchanged, v = 0.5 + ln(tan(pi/4 + lat/2)) / (2 pi) with lat the clamped
  *   latitude in radians.
  */
-export function webMercatorUv(uvNode: Expr = uv()): Expr {
+export function webMercatorUv(uvNode: Node<'vec2'> = uv()): Node<'vec2'> {
+  const equirectangular: Expr = uvNode;
   const latitude: Expr = clamp(
-    uvNode.y.sub(0.5).mul(Math.PI),
+    equirectangular.y.sub(0.5).mul(Math.PI),
     -WEB_MERCATOR_MAX_LATITUDE,
     WEB_MERCATOR_MAX_LATITUDE,
   );
   const mercatorY: Expr = log(tan(latitude.mul(0.5).add(Math.PI / 4)));
-  return vec2(uvNode.x, mercatorY.div(2 * Math.PI).add(0.5));
+  return vec2(equirectangular.x, mercatorY.div(2 * Math.PI).add(0.5)) as Node<'vec2'>;
 }
