@@ -3,6 +3,12 @@
  * overviews are read by HTTP Range as the view needs them (one request per tile), decoded in
  * workers, and composed into pages whose borders come from the neighbouring tiles. Pan and zoom
  * as in the deep-zoom example. `window.example` is for the smoke test.
+ *
+ * At full zoom the image shows a grid of 128-pixel squares: the source's JPEG blocks. The COG
+ * (`bake-cog.ts`) is Debian's 2048 x 1024 Earth map magnified 4x, so each 8 x 8 block of that JPEG
+ * covers 32 x 32 texels, 128 screen pixels at the viewer's 4 pixels a texel. The steps across
+ * those block edges are 1.6x the steps elsewhere in the magnified map before it is written, so
+ * they come from the source, not from the COG's tiles (256 texels) or Tessera's pages (248).
  */
 import { VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
 import { ImageryTileSource, openCogPyramid } from '@tessera-vt/tessera/imagery';
