@@ -1,11 +1,11 @@
 /**
- * The README's glTF block ("glTF scenes", under "Add a virtual texture to your scene"), copied
- * literally as a page's module: it makes its renderer, scene and camera, streams `castle.glb`,
+ * The glTF block of the guide the README links to (`docs/streamed-textures.md`, "glTF scenes"),
+ * copied literally as a page's module: it makes its renderer, scene and camera, streams `castle.glb`,
  * then moves to `harbour.glb` with a load-while-release transition. Served beside it, two glTF
- * files made here (one unlit quad filling the README's view, a PNG checker each: red and white for
+ * files made here (one unlit quad filling the guide's view, a PNG checker each: red and white for
  * the castle, blue and yellow for the harbour). Once it has run, the page shows the harbour,
  * textured (its colours on 90% of the canvas, the rest their blends at the squares' edges; no
- * grey, no castle), with no page, console or GPU error. `TESSERA_README=<path>` reads another file. On the webgl project
+ * grey, no castle), with no page, console or GPU error. `TESSERA_GLTF_GUIDE=<path>` reads another file. On the webgl project
  * WebGPU is hidden, so three's renderer falls back to WebGL2 by itself, as in a browser without it.
  */
 
@@ -37,7 +37,7 @@ async function checker(a: readonly number[], b: readonly number[]): Promise<Uint
   return new Uint8Array(png);
 }
 
-/** A .glb of one unlit quad, x -4..4, y -1.5..5 at z 0 (the README's camera, at (0, 1.6, 5), sees only it). */
+/** A .glb of one unlit quad, x -4..4, y -1.5..5 at z 0 (the guide's camera, at (0, 1.6, 5), sees only it). */
 async function quadGlb(name: string, png: Uint8Array): Promise<Uint8Array> {
   const doc = new Document();
   const unlit = doc.createExtension(KHRMaterialsUnlit);
@@ -76,18 +76,16 @@ function shares(pixels: { data: Buffer; width: number; height: number; channels:
   return { castle: counts.castle / n, harbour: counts.harbour / n, grey: counts.grey / n };
 }
 
-test('the README glTF snippet, literally: castle, then a transition to the harbour, shown textured', async ({
+test('the glTF guide snippet, literally: castle, then a transition to the harbour, shown textured', async ({
   page,
   backend,
 }) => {
-  // TESSERA_README=<path> reads another Markdown file (a draft, or an older README to see it fail).
-  const readme = readFileSync(resolve(ROOT, process.env.TESSERA_README ?? 'README.md'), 'utf8');
-  const code = extractCodeBlock(
-    readme,
-    '## Add a virtual texture to your scene',
-    'ts',
-    'registerGltfTextureStreaming(',
+  // TESSERA_GLTF_GUIDE=<path> reads another Markdown file (a draft, or an older guide to see it fail).
+  const guide = readFileSync(
+    resolve(ROOT, process.env.TESSERA_GLTF_GUIDE ?? 'docs/streamed-textures.md'),
+    'utf8',
   );
+  const code = extractCodeBlock(guide, '## glTF scenes', 'ts', 'registerGltfTextureStreaming(');
   const dir = join(ROOT, PAGE_DIR);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'main.ts'), code);
@@ -129,7 +127,7 @@ test('the README glTF snippet, literally: castle, then a transition to the harbo
       { timeout: 60_000, intervals: [500] },
     )
     .toBeGreaterThan(0.9);
-  console.log(`[${backend}] README glTF snippet, shown at the end: ${JSON.stringify(seen)}`);
+  console.log(`[${backend}] glTF guide snippet, shown at the end: ${JSON.stringify(seen)}`);
   expect(seen.castle).toBeLessThan(0.01);
   expect(seen.grey).toBeLessThan(0.01);
   const backendUsed = await page.evaluate(() => (navigator as { gpu?: unknown }).gpu !== undefined);
