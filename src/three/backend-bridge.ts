@@ -3,6 +3,7 @@ import type { WebGPURenderer } from 'three/webgpu';
 import { TesseraConfigError } from '../core/errors';
 import { glBlockFormatOf, type PoolBlockFormat } from './residency/compressed-pool-texture';
 import {
+  disposeStorageAttribute,
   glTextureOf,
   gpuBufferOf,
   gpuTextureOf,
@@ -87,6 +88,12 @@ export class BackendBridge {
   /** The GPUBuffer three made for storage `attribute`, WebGPU only; undefined before its first use. */
   gpuBuffer(attribute: object): GPUBuffer | undefined {
     return this.gpuBackend === null ? undefined : gpuBufferOf(this.gpuBackend, attribute);
+  }
+
+  /** Frees storage `attribute` and the GPUBuffer three made for it (WebGPU; on WebGL2 only the attribute). */
+  disposeStorageAttribute(attribute: { dispose(): void }): void {
+    if (this.gpuBackend === null) attribute.dispose();
+    else disposeStorageAttribute(this.gpuBackend, attribute);
   }
 
   /** The WebGL texture three created for `texture`, WebGL2 only. */

@@ -40,6 +40,8 @@ export interface WebGPUBackendInternals {
   /** The device three renders with. */
   readonly device: GPUDevice;
   get(object: object): WebGPUTextureData & WebGPUAttributeData;
+  /** Destroys the GPUBuffer three made for `attribute` and forgets it. */
+  destroyAttribute(attribute: object): void;
 }
 
 /**
@@ -86,6 +88,18 @@ export function gpuTextureOf(backend: WebGPUBackendInternals, texture: Texture):
 /** The GPUBuffer three's WebGPU backend made for a storage `attribute`; undefined before its first use. */
 export function gpuBufferOf(backend: WebGPUBackendInternals, attribute: object): GPUBuffer | undefined {
   return backend.get(attribute).buffer;
+}
+
+/**
+ * Frees the GPUBuffer three made for `attribute`: `attribute.dispose()` does on r187 (its attribute
+ * manager listens for the event); r186 keeps the buffer, so the backend destroys it here.
+ */
+export function disposeStorageAttribute(
+  backend: WebGPUBackendInternals,
+  attribute: { dispose(): void },
+): void {
+  attribute.dispose();
+  if (backend.get(attribute).buffer !== undefined) backend.destroyAttribute(attribute);
 }
 
 /** The WebGL texture three created for `texture` (after `renderer.initTexture`), else undefined. */

@@ -222,7 +222,7 @@ export class MainPassFeedback {
     const tiles = width * height;
     if (tiles > this.compaction.tileCount) {
       this.compaction.dispose();
-      this.attribute.dispose?.();
+      this.bridge.disposeStorageAttribute(this.attribute);
       this.attribute = this.makeTiles(tiles);
       this.tilesNode = storage(this.attribute, 'uint', tiles * 2).toAtomic();
       this.compaction = new RequestCompaction(this.device, tiles);
@@ -293,7 +293,7 @@ export class MainPassFeedback {
   dispose(): void {
     this.disposed = true;
     this.compaction.dispose();
-    this.attribute.dispose?.();
+    this.bridge.disposeStorageAttribute(this.attribute);
     for (const entry of this.ring) this.freeBuffers(entry);
   }
 
