@@ -82,3 +82,22 @@ test('materialOfBuilder: a node setup() sees the material being compiled', async
   expect(facts.setups, 'setup ran').toBeGreaterThan(0);
   expect(facts.allCompiledMaterial, 'builder.material is the compiled material').toBe(true);
 });
+
+test("buildsFragmentStage / moveIfToStackEnd: a node adds an If in the fragment stage, moved after three's discard", async ({
+  page,
+}) => {
+  const facts = await probe(page, 'stackFacts');
+  expect(facts.fragmentSetups, 'setup ran in the fragment stage').toBeGreaterThan(0);
+  expect(facts.discardAt, 'three emitted the alpha test discard').toBeGreaterThanOrEqual(0);
+  expect(facts.markerAt, 'the moved statement is in the shader').toBeGreaterThan(0);
+  expect(facts.markerAt, 'after the discard').toBeGreaterThan(facts.discardAt);
+});
+
+test('gpuBufferOf / disposeStorageAttribute: three makes a storage buffer at first use; the release destroys it', async ({
+  page,
+  backend,
+}) => {
+  test.skip(backend === 'webgl', 'storage buffers are WebGPU only');
+  const facts = await probe(page, 'storageAttributeFacts');
+  expect(facts).toEqual({ beforeFirstUse: true, isGPUBuffer: true, size: 16, afterDispose: true });
+});

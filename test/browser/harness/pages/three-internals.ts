@@ -1,10 +1,20 @@
 import { DataTexture, Mesh, OrthographicCamera, PlaneGeometry, RGBAFormat, Scene } from 'three';
-import { nodeObject, vec4 } from 'three/tsl';
-import { MeshBasicNodeMaterial, Node, type NodeBuilder, RenderTarget } from 'three/webgpu';
+import { atomicAdd, float, If, nodeObject, storage, uniform, vec4 } from 'three/tsl';
 import {
+  MeshBasicNodeMaterial,
+  Node,
+  type NodeBuilder,
+  RenderTarget,
+  StorageBufferAttribute,
+} from 'three/webgpu';
+import {
+  buildsFragmentStage,
+  disposeStorageAttribute,
   glTextureOf,
+  gpuBufferOf,
   gpuTextureOf,
   materialOfBuilder,
+  moveIfToStackEnd,
   type RenderObjectFunction,
   renderObjectHookOf,
   webglBackendOf,
@@ -174,8 +184,99 @@ async function builderMaterialFacts() {
   return facts;
 }
 
+/** Marks the statement a {@link StackProbeNode} moves, in the generated shader's text. */
+const MARKER = 0.1234567;
+
+/**
+ * A node whose setup() adds an `If` statement in the fragment stage and moves it to the end of its
+ * stack, as the main-pass feedback's write does.
+ */
+class StackProbeNode extends Node<'vec4'> {
+  readonly stages: boolean[] = [];
+  constructor(private readonly marker: Node) {
+    super('vec4');
+  }
+  override setup(builder: NodeBuilder) {
+    const fragment = buildsFragmentStage(builder);
+    this.stages.push(fragment);
+    // biome-ignore lint/suspicious/noExplicitAny: TSL node values.
+    if (fragment) moveIfToStackEnd(If((this.marker as any).greaterThan(float(MARKER)), () => {}));
+    return vec4(1, 0, 0, 0);
+  }
+}
+
+/** The moved statement lands after the discard three emits for an alpha-tested material. */
+async function stackFacts() {
+  const probe = new StackProbeNode(uniform(1));
+  const material = new MeshBasicNodeMaterial({ alphaTest: 0.5 });
+  material.colorNode = nodeObject(probe);
+  const mesh = new Mesh(new PlaneGeometry(2, 2), material);
+  const scene = new Scene();
+  scene.add(mesh);
+  renderer.render(scene, camera);
+  const debug = (
+    renderer as unknown as {
+      debug: { getShaderAsync(s: Scene, c: unknown, m: Mesh): Promise<{ fragmentShader: string }> };
+    }
+  ).debug;
+  const code = (await debug.getShaderAsync(scene, camera, mesh)).fragmentShader;
+  const facts = {
+    fragmentSetups: probe.stages.filter(Boolean).length,
+    otherSetups: probe.stages.filter((s) => !s).length,
+    discardAt: code.indexOf('discard'),
+    markerAt: code.indexOf(String(MARKER)),
+  };
+  material.dispose();
+  mesh.geometry.dispose();
+  return facts;
+}
+
+/** The GPUBuffer three makes for a storage attribute, and its release (WebGPU). */
+async function storageAttributeFacts() {
+  const backend = webgpuBackendOf(renderer);
+  if (backend === null) return null;
+  const attribute = new StorageBufferAttribute(new Uint32Array(4), 1);
+  const material = new MeshBasicNodeMaterial();
+  const counter = storage(attribute, 'uint', 4).toAtomic();
+  material.colorNode = nodeObject(
+    new (class extends Node<'vec4'> {
+      constructor() {
+        super('vec4');
+      }
+      override setup() {
+        atomicAdd(counter.element(0), 1);
+        return vec4(0, 0, 1, 1);
+      }
+    })(),
+  );
+  const mesh = new Mesh(new PlaneGeometry(2, 2), material);
+  const scene = new Scene();
+  scene.add(mesh);
+  const before = gpuBufferOf(backend, attribute);
+  renderer.render(scene, camera);
+  const made = gpuBufferOf(backend, attribute);
+  const size = made?.size ?? 0;
+  material.dispose();
+  mesh.geometry.dispose();
+  disposeStorageAttribute(backend, attribute);
+  return {
+    beforeFirstUse: before === undefined,
+    isGPUBuffer: typeof GPUBuffer !== 'undefined' && made instanceof GPUBuffer,
+    size,
+    afterDispose: gpuBufferOf(backend, attribute) === undefined,
+  };
+}
+
 Object.assign(globalThis, {
-  internals: { backendFacts, textureFacts, glStateFacts, renderObjectFacts, builderMaterialFacts },
+  internals: {
+    backendFacts,
+    textureFacts,
+    glStateFacts,
+    renderObjectFacts,
+    builderMaterialFacts,
+    stackFacts,
+    storageAttributeFacts,
+  },
 });
 document.title = 'ready';
 
@@ -186,4 +287,6 @@ export interface InternalsProbe {
   glStateFacts: typeof glStateFacts;
   renderObjectFacts: typeof renderObjectFacts;
   builderMaterialFacts: typeof builderMaterialFacts;
+  stackFacts: typeof stackFacts;
+  storageAttributeFacts: typeof storageAttributeFacts;
 }
