@@ -10,7 +10,7 @@ import {
   readbackRingBytes,
 } from '../../core/vt/vt-budget-plan';
 import type { BackendBridge } from '../backend-bridge';
-import type { VirtualUv } from '../sampling/sampling-context';
+import type { SamplingContext, VirtualUv } from '../sampling/sampling-context';
 import type { SampledVirtualTexture } from '../sampling/virtual-texture-graph';
 import { FeedbackPass } from './feedback-pass';
 import { type FeedbackConsumer, FeedbackReadback, MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
@@ -101,7 +101,6 @@ export class FeedbackLoop {
     if (this.mode === 'main-pass') {
       this.pass = null;
       this.readback = null;
-      const replaced = () => consumers.buffersReplaced();
       this.main = new MainPassFeedback(
         bridge,
         size.width,
@@ -109,7 +108,7 @@ export class FeedbackLoop {
         scale,
         consumers.counted,
         consumers.image,
-        replaced,
+        consumers.buffersReplaced,
       );
     } else {
       this.main = null;
@@ -120,11 +119,8 @@ export class FeedbackLoop {
   }
 
   /** The main pass's request writer for sampling nodes, or null with a separate pass. */
-  get requestWriter(): ((pageId: () => unknown, vtId: number, transparent: boolean) => unknown) | null {
-    const main = this.main;
-    return main === null
-      ? null
-      : (pageId, vtId, transparent) => main.requestWrite(pageId as () => unknown, vtId, transparent);
+  get requestWriter(): SamplingContext['requestWriter'] {
+    return this.main === null ? null : this.main.requestWrite;
   }
 
   /**
@@ -154,7 +150,7 @@ export class FeedbackLoop {
 
   /** GPU bytes of the target (colour + depth), or of the main pass's tile buffer, table and list. */
   get targetBytes(): number {
-    return this.pass?.bytes ?? this.main!.bytes - this.main!.readbackBytes;
+    return this.pass?.bytes ?? this.main!.bufferBytes;
   }
 
   /** GPU bytes of the readback ring. */

@@ -178,7 +178,7 @@ export class MainPassFeedback {
    * surface that lets what lies behind show writes on half of the frames (alternating per tile), so
    * the surface behind requests on the others. Call while a node graph builds (a node's `setup`).
    */
-  requestWrite(pageId: () => Expr, vtId: number, transparent: boolean): unknown {
+  readonly requestWrite = (pageId: () => Expr, vtId: number, transparent: boolean): unknown => {
     const tiles = this.tilesNode;
     const size = this.tileSizeUniform;
     const perRow = this.tilesPerRowUniform;
@@ -208,7 +208,7 @@ export class MainPassFeedback {
         });
       });
     });
-  }
+  };
 
   /**
    * Sets the tile grid (tiles) and tile side (screen pixels). A grid with more tiles than the
@@ -275,11 +275,11 @@ export class MainPassFeedback {
 
   /**
    * GPU bytes of the tile buffer (once three created it, at the first draw of a material writing
-   * into it), table, list and readback ring.
+   * into it), table and list; the readback ring apart ({@link readbackBytes}).
    */
-  get bytes(): number {
+  get bufferBytes(): number {
     const tiles = this.bridge.gpuBuffer(this.attribute)?.size ?? 0;
-    return tiles + this.compaction.bytes + this.readbackBytes;
+    return tiles + this.compaction.bytes;
   }
 
   /** GPU bytes of the readback ring (lists, and tile images while a debug view asks for them). */

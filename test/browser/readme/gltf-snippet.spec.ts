@@ -9,7 +9,7 @@
  * WebGPU is hidden, so three's renderer falls back to WebGL2 by itself, as in a browser without it.
  */
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { KHRMaterialsUnlit } from '@gltf-transform/extensions';
@@ -17,6 +17,7 @@ import sharp from 'sharp';
 import { extractCodeBlock } from '../../package/support/readme-snippet';
 import { screenshotPixels } from '../demo/demo-page';
 import { expect, test } from '../fixtures';
+import { fallBackWithoutWebGPU, writeSnippetPage } from './snippet-page';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 /** Served by the test server (the repository root); ignored by git. */
@@ -86,15 +87,7 @@ test('the glTF guide snippet, literally: castle, then a transition to the harbou
     'utf8',
   );
   const code = extractCodeBlock(guide, '## glTF scenes', 'ts', 'registerGltfTextureStreaming(');
-  const dir = join(ROOT, PAGE_DIR);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'main.ts'), code);
-  writeFileSync(
-    join(dir, 'index.html'),
-    '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">' +
-      '<style>html,body{margin:0;overflow:hidden}</style></head>' +
-      '<body><script type="module" src="./main.ts"></script></body></html>\n',
-  );
+  const dir = writeSnippetPage(PAGE_DIR, code);
   writeFileSync(
     join(dir, 'castle.glb'),
     await quadGlb('castle', await checker([220, 30, 30], [245, 245, 245])),
@@ -104,16 +97,7 @@ test('the glTF guide snippet, literally: castle, then a transition to the harbou
     await quadGlb('harbour', await checker([30, 70, 230], [235, 205, 30])),
   );
 
-  if (backend === 'webgl') {
-    await page.addInitScript(() => {
-      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true });
-      // The fallback's one notice is what this project provokes; any other warning still counts.
-      const warn = console.warn;
-      console.warn = (...args: unknown[]) => {
-        if (!String(args[0]).includes('WebGPU is not available, running under WebGL2 backend')) warn(...args);
-      };
-    });
-  }
+  await fallBackWithoutWebGPU(page, backend);
   await page.goto(`/${PAGE_DIR}/index.html`, { waitUntil: 'load' });
   const canvas = 'canvas';
   await expect(page.locator(canvas)).toBeAttached();

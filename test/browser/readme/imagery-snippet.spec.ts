@@ -8,13 +8,14 @@
  * three's renderer falls back to WebGL2 by itself, as in a browser without it.
  */
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import sharp from 'sharp';
 import { extractCodeBlock } from '../../package/support/readme-snippet';
 import { writeSharpCog } from '../../support/imagery/cog-fixtures';
 import { screenshotPixels } from '../demo/demo-page';
 import { expect, test } from '../fixtures';
+import { fallBackWithoutWebGPU, writeSnippetPage } from './snippet-page';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 /** Served by the test server (the repository root); ignored by git. */
@@ -62,15 +63,7 @@ test('the imagery guide snippet, literally: a COG on a plane and a web map on a 
     'ts',
     'openCogPyramid(',
   );
-  const dir = join(ROOT, PAGE_DIR);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'main.ts'), code);
-  writeFileSync(
-    join(dir, 'index.html'),
-    '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">' +
-      '<style>html,body{margin:0;overflow:hidden}</style></head>' +
-      '<body><script type="module" src="./main.ts"></script></body></html>\n',
-  );
+  writeSnippetPage(PAGE_DIR, code);
   const cog = Buffer.from(await writeSharpCog(checker(), { compression: 'deflate', tileSize: 256 }));
   await page.route('**/ortho.tif', async (route) => {
     const range = /^bytes=(\d+)-(\d*)$/.exec(route.request().headers().range ?? '');
@@ -95,16 +88,7 @@ test('the imagery guide snippet, literally: a COG on a plane and a web map on a 
       headers: { 'content-type': 'image/jpeg', 'access-control-allow-origin': '*' },
     }),
   );
-  if (backend === 'webgl') {
-    await page.addInitScript(() => {
-      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true });
-      // The fallback's one notice is what this project provokes; any other warning still counts.
-      const warn = console.warn;
-      console.warn = (...args: unknown[]) => {
-        if (!String(args[0]).includes('WebGPU is not available, running under WebGL2 backend')) warn(...args);
-      };
-    });
-  }
+  await fallBackWithoutWebGPU(page, backend);
   await page.goto(`/${PAGE_DIR}/index.html`, { waitUntil: 'load' });
   await expect(page.locator('canvas')).toBeAttached();
   let seen = { red: 0, blue: 0 };
