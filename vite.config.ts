@@ -12,7 +12,7 @@ const ROOT = import.meta.dirname;
  * a module worker, which the Vite dev server, the tests and the demo run from the sources.
  */
 const WORKER_STARTERS = [
-  'src/sources/archive/default-tile-decoder.ts',
+  'src/sources/io/default-tile-decoder.ts',
   'src/three/transcode/basis-transcoder-pool.ts',
   'src/sources/mips/image-pyramid-generator.ts',
   'src/sources/procedural/worker-procedural-tile-source.ts',
@@ -169,7 +169,7 @@ export default defineConfig({
         // Worker entries, for an application starting the workers itself (`workers/*` exports);
         // the library starts its own from Blob URLs (portableLibrary).
         'procedural-worker': resolve(ROOT, 'src/sources/procedural/procedural-worker.ts'),
-        'decode-worker': resolve(ROOT, 'src/sources/archive/worker/decode-worker.ts'),
+        'decode-worker': resolve(ROOT, 'src/sources/io/worker/decode-worker.ts'),
         'transcode-worker': resolve(ROOT, 'src/three/transcode/transcode-worker.ts'),
         'image-pyramid-worker': resolve(ROOT, 'src/sources/mips/image-pyramid-worker.ts'),
       },

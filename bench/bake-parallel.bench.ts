@@ -11,11 +11,11 @@
  */
 
 import { loadavg } from 'node:os';
-import type { PayloadEncodingName } from '../src/sources/archive/archive-format';
 import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
 import { bakeImages } from '../src/sources/bake/bake-archive';
 import { extractTile } from '../src/sources/bake/mip-chain';
 import { TileEncodePool } from '../src/sources/bake/tile-encode-pool';
+import type { PayloadEncodingName } from '../src/sources/io/payload-encoding';
 
 function photoLike(size: number, seed: number) {
   const data = new Uint8Array(size * size * 4);

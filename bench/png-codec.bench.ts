@@ -1,12 +1,12 @@
 /**
- * Does the hand-written PNG codec (decoder `src/sources/archive/png-codec.ts`, encoder
+ * Does the hand-written PNG codec (decoder `src/sources/io/png-codec.ts`, encoder
  * `test/support/png-encoder.ts`) earn its place in Node? The same 128² photograph-like tiles
  * encoded and decoded by it and by sharp (libpng/spng through libvips), one tile at a time on this thread's view (sharp runs on its own thread pool): median
  * microseconds per tile and bytes per tile. (The browser side, createImageBitmap against the JS
  * decoder in the decode workers, needs a browser benchmark and is not measured here.)
  */
 
-import { decodePng } from '../src/sources/archive/png-codec';
+import { decodePng } from '../src/sources/io/png-codec';
 import { encodePng } from '../test/support/png-encoder';
 import { median } from './median';
 

@@ -8,11 +8,11 @@
 
 import { ArchiveTileSource } from '../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
-import { createNodeImageCodecs } from '../src/sources/archive/node-image-codecs';
-import { MemoryRangeReader } from '../src/sources/archive/range-reader';
-import { InlineTileDecoder } from '../src/sources/archive/tile-decoder';
-import { decodeUastcPayload } from '../src/sources/archive/uastc-payload';
 import { type BakeOptions, bakeProcedural } from '../src/sources/bake/bake-archive';
+import { createNodeImageCodecs } from '../src/sources/io/node-image-codecs';
+import { MemoryRangeReader } from '../src/sources/io/range-reader';
+import { InlineTileDecoder } from '../src/sources/io/tile-decoder';
+import { decodeUastcPayload } from '../src/sources/io/uastc-payload';
 import { ProceduralWorld } from '../src/sources/procedural/procedural-world';
 import { decodeUastcToRgba, normalAngleError, rgbPsnr } from '../test/support/basis-transcoder';
 import { runChildModule, srcModule, withNoisyPng } from './bake-child';

@@ -6,13 +6,13 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PayloadEncodingName } from '../src/sources/archive/archive-format';
 import { ArchiveTileSource } from '../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../src/sources/archive/archive-writer';
-import { HttpRangeReader } from '../src/sources/archive/http-range-reader';
-import { createNodeImageCodecs } from '../src/sources/archive/node-image-codecs';
-import { InlineTileDecoder } from '../src/sources/archive/tile-decoder';
 import { bakeImages, bakeProcedural } from '../src/sources/bake/bake-archive';
+import { HttpRangeReader } from '../src/sources/io/http-range-reader';
+import { createNodeImageCodecs } from '../src/sources/io/node-image-codecs';
+import type { PayloadEncodingName } from '../src/sources/io/payload-encoding';
+import { InlineTileDecoder } from '../src/sources/io/tile-decoder';
 import { ProceduralWorld } from '../src/sources/procedural/procedural-world';
 import { runChildModule, srcModule, withNoisyPng } from './bake-child';
 import { median } from './median';

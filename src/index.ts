@@ -33,7 +33,7 @@ export type {
   TileSourceRequestCounters,
 } from './core/vt/tile-source';
 export { ArchiveTileSource, type ArchiveTileSourceOptions } from './sources/archive/archive-tile-source';
-export { HttpClient, type HttpClientCounters, type HttpClientOptions } from './sources/http/http-client';
+export { HttpClient, type HttpClientCounters, type HttpClientOptions } from './sources/io/http/http-client';
 export { Ktx2Source } from './sources/mips/ktx2-source';
 export { LevelListSource, type MipLevelInput } from './sources/mips/level-list-source';
 export { ProceduralWorld, type ProceduralWorldOptions } from './sources/procedural/procedural-world';

@@ -12,10 +12,10 @@
  */
 
 import type { TileData } from '../../src/core/vt/tile-source';
-import type { PayloadEncodingName } from '../../src/sources/archive/archive-format';
 import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
-import { InlineTileDecoder, type TileDecoder } from '../../src/sources/archive/tile-decoder';
-import { WorkerDecoderPool, type WorkerLike } from '../../src/sources/archive/worker/worker-decoder-pool';
+import type { PayloadEncodingName } from '../../src/sources/io/payload-encoding';
+import { InlineTileDecoder, type TileDecoder } from '../../src/sources/io/tile-decoder';
+import { WorkerDecoderPool, type WorkerLike } from '../../src/sources/io/worker/worker-decoder-pool';
 import {
   allPages,
   benchParams,
@@ -49,7 +49,7 @@ const decodeWorkers = Number(
 const INLINE_ENCODINGS: readonly PayloadEncodingName[] = ['raw', 'deflate', 'png', 'uastc-zstd'];
 
 function createDecodeWorker(): WorkerLike {
-  return new Worker(new URL('../../src/sources/archive/worker/decode-worker.ts', import.meta.url), {
+  return new Worker(new URL('../../src/sources/io/worker/decode-worker.ts', import.meta.url), {
     type: 'module',
   }) as unknown as WorkerLike;
 }

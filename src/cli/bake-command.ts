@@ -2,10 +2,10 @@
 
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type PayloadEncodingName, SUPPORTED_ENCODINGS } from '../sources/archive/archive-format';
 import { parseShardSpec, type ShardSpec } from '../sources/archive/archive-shard';
 import { type BakeOptions, bakeLayers, bakeProcedural, nextPowerOfTwo } from '../sources/bake/bake-archive';
 import { type BakeFileLayer, bakeImageFiles } from '../sources/bake/bake-out-of-core';
+import { type PayloadEncodingName, SUPPORTED_ENCODINGS } from '../sources/io/payload-encoding';
 import { FileArchiveSink } from './file-archive-sink';
 import { ProgressBar } from './progress-bar';
 

@@ -4,12 +4,8 @@ export {
   type ArchiveHeader,
   type ArchiveLayer,
   type ArchiveLayerUsage,
-  isUastcEncoding,
   type LayerColorSpace,
   type MipLayout,
-  PayloadEncoding,
-  type PayloadEncodingName,
-  uastcTileBytes,
 } from './archive/archive-format';
 export type { MipOrder, ShardRows, ShardSpec } from './archive/archive-shard';
 export { ArchiveTileSource, type ArchiveTileSourceOptions } from './archive/archive-tile-source';
@@ -24,35 +20,41 @@ export {
   createDefaultImageDecoder,
   createDefaultTileDecoder,
   defaultDecodeWorkerCount,
-} from './archive/default-tile-decoder';
-export { HttpRangeReader, type HttpRangeReaderOptions } from './archive/http-range-reader';
-export { MemoryRangeReader, type RangeReader } from './archive/range-reader';
-export {
-  type ImageDecoder,
-  InlineImageDecoder,
-  InlineTileDecoder,
-  type TileDecoder,
-} from './archive/tile-decoder';
-export type { ImageCodecs } from './archive/tile-payload-decoder';
-export { createBrowserImageCodecs } from './archive/worker/browser-image-codecs';
-export type {
-  CancelRequest,
-  DecodeImageRequest,
-  DecodeReply,
-  DecodeRequest,
-} from './archive/worker/decode-protocol';
-export {
-  WorkerDecoderPool,
-  type WorkerDecoderPoolOptions,
-  type WorkerLike,
-} from './archive/worker/worker-decoder-pool';
+} from './io/default-tile-decoder';
 export {
   DEFAULT_RANGE_CACHE_BYTES,
   HttpClient,
   type HttpClientCounters,
   type HttpClientOptions,
-} from './http/http-client';
-export { type RangeAnswer, RangeCache } from './http/range-cache';
+} from './io/http/http-client';
+export { type RangeAnswer, RangeCache } from './io/http/range-cache';
+export { HttpRangeReader, type HttpRangeReaderOptions } from './io/http-range-reader';
+export {
+  isUastcEncoding,
+  PayloadEncoding,
+  type PayloadEncodingName,
+  uastcTileBytes,
+} from './io/payload-encoding';
+export { MemoryRangeReader, type RangeReader } from './io/range-reader';
+export {
+  type ImageDecoder,
+  InlineImageDecoder,
+  InlineTileDecoder,
+  type TileDecoder,
+} from './io/tile-decoder';
+export type { ImageCodecs } from './io/tile-payload-decoder';
+export { createBrowserImageCodecs } from './io/worker/browser-image-codecs';
+export type {
+  CancelRequest,
+  DecodeImageRequest,
+  DecodeReply,
+  DecodeRequest,
+} from './io/worker/decode-protocol';
+export {
+  WorkerDecoderPool,
+  type WorkerDecoderPoolOptions,
+  type WorkerLike,
+} from './io/worker/worker-decoder-pool';
 export {
   type GeneratedPyramid,
   ImagePyramidGenerator,

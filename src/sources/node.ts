@@ -1,7 +1,6 @@
 /** Node-only tile tooling: baking archives and decoding images with native codecs (sharp, jpeg-js). */
 
 export { parseShardSpec, type ShardSpec, shardRows } from './archive/archive-shard';
-export { createNodeImageCodecs } from './archive/node-image-codecs';
 export { type BakeLayer, type BakeOptions, bakeImages, bakeProcedural } from './bake/bake-archive';
 export { type BakeFileLayer, bakeImageFiles } from './bake/bake-out-of-core';
 export { mergeShards } from './bake/merge-shards';
@@ -9,3 +8,4 @@ export { checkWorkerCount, TileEncodePool, type TileEncodePoolOptions } from './
 export { encodeTile, type TileEncoderOptions } from './bake/tile-encoder';
 export { encodeUastcTile, type UastcEncodeOptions } from './bake/uastc-encoder';
 export { zstdCompress } from './bake/zstd-compressor';
+export { createNodeImageCodecs } from './io/node-image-codecs';

@@ -4,11 +4,11 @@
  * should hold, and an archive whose every payload is a truncated image.
  */
 
-import type { PayloadEncodingName } from '../../src/sources/archive/archive-format';
 import { ArchiveWriter, MemoryArchiveSink } from '../../src/sources/archive/archive-writer';
 import { bakeImages } from '../../src/sources/bake/bake-archive';
 import { extractTile, type MipImage, padToSize } from '../../src/sources/bake/mip-chain';
 import { encodeTile } from '../../src/sources/bake/tile-encoder';
+import type { PayloadEncodingName } from '../../src/sources/io/payload-encoding';
 
 /** Tile side of the test archives, texels (border included). */
 export const TEST_TILE_SIZE = 64;

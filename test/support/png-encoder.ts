@@ -5,7 +5,7 @@
 
 import { zlibSync } from 'fflate';
 import { crc32 } from '../../src/sources/archive/crc32';
-import { PNG_SIGNATURE, paeth } from '../../src/sources/archive/png-codec';
+import { PNG_SIGNATURE, paeth } from '../../src/sources/io/png-codec';
 
 /** Encodes `width x height` rgba8 texels as a PNG. Deterministic (same texels, same bytes). */
 export function encodePng(rgba: Uint8Array, width: number, height: number): Uint8Array {

@@ -6,6 +6,12 @@
 
 import { TileSourceError } from '../../core/errors';
 import {
+  isUastcEncoding,
+  PayloadEncoding,
+  type PayloadEncodingName,
+  SUPPORTED_ENCODINGS,
+} from '../io/payload-encoding';
+import {
   ARCHIVE_MAGIC,
   ARCHIVE_VERSION,
   type ArchiveHeader,
@@ -14,15 +20,11 @@ import {
   dataStartOffset,
   FIXED_HEADER_BYTES,
   INDEX_ENTRY_BYTES,
-  isUastcEncoding,
   LAYER_NAME_BYTES,
   LAYER_RECORD_BYTES,
   MAX_FILE_BYTES,
   MAX_LAYERS,
   mipLayout,
-  PayloadEncoding,
-  type PayloadEncodingName,
-  SUPPORTED_ENCODINGS,
 } from './archive-format';
 import { crc32 } from './crc32';
 

@@ -12,21 +12,21 @@ import type {
   TileSourceInfo,
   TileSourceRequestCounters,
 } from '../../core/vt/tile-source';
+import { createDefaultTileDecoder } from '../io/default-tile-decoder';
+import { HttpRangeReader, type HttpRangeReaderOptions } from '../io/http-range-reader';
+import { isUastcEncoding } from '../io/payload-encoding';
+import type { RangeReader } from '../io/range-reader';
+import type { TileDecoder } from '../io/tile-decoder';
 import {
   type ArchiveHeader,
   type ArchiveLayer,
   FIXED_HEADER_BYTES,
-  isUastcEncoding,
   layoutHasPage,
   type MipLayout,
   mipLayout,
 } from './archive-format';
 import { type ArchiveIndex, parseArchiveIndex, parseArchivePrefix } from './archive-header-codec';
 import { CompressedTileCache } from './compressed-tile-cache';
-import { createDefaultTileDecoder } from './default-tile-decoder';
-import { HttpRangeReader, type HttpRangeReaderOptions } from './http-range-reader';
-import type { RangeReader } from './range-reader';
-import type { TileDecoder } from './tile-decoder';
 
 /** Options of {@link ArchiveTileSource.open}. */
 export interface ArchiveTileSourceOptions {

@@ -6,15 +6,10 @@
  */
 
 import { TesseraConfigError } from '../../core/errors';
-import {
-  type ArchiveHeader,
-  type ArchiveLayer,
-  type ArchiveLayerUsage,
-  isUastcEncoding,
-  type PayloadEncodingName,
-} from '../archive/archive-format';
+import type { ArchiveHeader, ArchiveLayer, ArchiveLayerUsage } from '../archive/archive-format';
 import { checkShardSpec, type ShardSpec, shardPageCount } from '../archive/archive-shard';
 import { type ArchiveSink, ArchiveWriter } from '../archive/archive-writer';
+import { isUastcEncoding, type PayloadEncodingName } from '../io/payload-encoding';
 import { ProceduralWorld } from '../procedural/procedural-world';
 import { downsampleRows, extractTile, type MipImage, padToSize } from './mip-chain';
 import { OrderedTileWriter } from './ordered-tile-writer';

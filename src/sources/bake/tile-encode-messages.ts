@@ -1,6 +1,6 @@
 /** Messages between the {@link TileEncodePool} and its worker threads (structured-cloned). */
 
-import type { PayloadEncodingName } from '../archive/archive-format';
+import type { PayloadEncodingName } from '../io/payload-encoding';
 import type { TileEncoderOptions } from './tile-encoder';
 
 /** One tile to encode; `rgba` is transferred to the worker. */

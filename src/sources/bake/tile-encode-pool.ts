@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
-import type { PayloadEncodingName } from '../archive/archive-format';
+import type { PayloadEncodingName } from '../io/payload-encoding';
 import type { TileEncodeReply, TileEncodeRequest } from './tile-encode-messages';
 import type { TileEncoderOptions } from './tile-encoder';
 

@@ -6,9 +6,9 @@
  */
 
 import type { NormalChannels } from '../../core/vt/tile-source';
-import type { PayloadEncodingName } from '../archive/archive-format';
-import { deflateRaw } from '../archive/png-codec';
 import { normalToRedAlpha } from '../color/normal-channels';
+import type { PayloadEncodingName } from '../io/payload-encoding';
+import { deflateRaw } from '../io/png-codec';
 import { encodeUastcTile } from './uastc-encoder';
 import { zstdCompress } from './zstd-compressor';
 

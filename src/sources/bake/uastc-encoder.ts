@@ -9,7 +9,7 @@
 import { read } from 'ktx-parse';
 import type { IBasisEncoder } from 'ktx2-encoder';
 import { TesseraConfigError } from '../../core/errors';
-import { uastcTileBytes } from '../archive/archive-format';
+import { uastcTileBytes } from '../io/payload-encoding';
 
 /** How to encode one layer's tiles. */
 export interface UastcEncodeOptions {

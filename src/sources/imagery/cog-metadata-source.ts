@@ -7,7 +7,7 @@
  * the pyramid reads them directly, one request per tile.
  */
 
-import type { RangeReader } from '../archive/range-reader';
+import type { RangeReader } from '../io/range-reader';
 
 /** A byte range geotiff asks for (its `Slice`). */
 interface Slice {

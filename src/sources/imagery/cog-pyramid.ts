@@ -10,11 +10,12 @@
 
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder, defaultDecodeWorkerCount } from '../archive/default-tile-decoder';
-import { HttpRangeReader } from '../archive/http-range-reader';
-import { MemoryRangeReader, type RangeReader } from '../archive/range-reader';
-import type { ImageDecoder } from '../archive/tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
+import { createDefaultImageDecoder, defaultDecodeWorkerCount } from '../io/default-tile-decoder';
+import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import { HttpRangeReader } from '../io/http-range-reader';
+import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
+import { MemoryRangeReader, type RangeReader } from '../io/range-reader';
+import type { ImageDecoder } from '../io/tile-decoder';
 import { CogMetadataSource } from './cog-metadata-source';
 import {
   type CogRampStop,
@@ -23,7 +24,6 @@ import {
   cogSampleType,
   rampProblem,
 } from './cog-texels';
-import { MAX_IMAGE_TEXELS } from './image-decoding';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { raceAbort } from './race-abort';
 

@@ -7,10 +7,10 @@
  */
 
 import { TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder } from '../archive/default-tile-decoder';
-import type { ImageDecoder } from '../archive/tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
-import { MAX_IMAGE_TEXELS } from './image-decoding';
+import { createDefaultImageDecoder } from '../io/default-tile-decoder';
+import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
+import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { halvingLevels, levelCountToOneTexel } from './pyramid-levels';
 

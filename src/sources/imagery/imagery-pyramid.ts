@@ -7,6 +7,7 @@
  */
 
 import type { TileSourceRequestCounters } from '../../core/vt/tile-source';
+import type { ImageryTile } from '../io/tile-decoder';
 
 /** One level of a tiled image pyramid. */
 export interface ImageryLevel {
@@ -42,16 +43,8 @@ export interface ImageryPyramidInfo {
   readonly attribution?: string;
 }
 
-/**
- * One decoded tile: rgba8 texels, rows top to bottom, `width x height x 4` bytes, not
- * premultiplied. It may be larger than the part of its cell inside the level (a GeoTIFF's edge
- * tiles are padded to whole tiles); only that part is read.
- */
-export interface ImageryTile {
-  readonly width: number;
-  readonly height: number;
-  readonly data: Uint8Array;
-}
+// The decoders (shared with the archive, in io/) produce it; it is part of the pyramid contract.
+export type { ImageryTile } from '../io/tile-decoder';
 
 /**
  * A tiled image pyramid, read tile by tile. Implementations must reject with an `AbortError`

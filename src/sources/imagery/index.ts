@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 
-export { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
+export { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
 export {
   type CogDecoderPool,
   CogPyramid,

@@ -21,11 +21,11 @@ import {
   tileIdToZxy,
 } from 'pmtiles';
 import { isAbortError, TesseraError, TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder } from '../archive/default-tile-decoder';
-import { HttpRangeReader } from '../archive/http-range-reader';
-import type { ImageDecoder } from '../archive/tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../http/http-client';
-import { MAX_IMAGE_TEXELS } from './image-decoding';
+import { createDefaultImageDecoder } from '../io/default-tile-decoder';
+import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import { HttpRangeReader } from '../io/http-range-reader';
+import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
+import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { raceAbort } from './race-abort';
 import { isTileOfZoom, webMapLevels, zoomOfLevel } from './web-map-levels';

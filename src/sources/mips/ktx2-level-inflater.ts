@@ -7,7 +7,7 @@
 
 import { unzlibSync } from 'fflate';
 import { TileSourceError } from '../../core/errors';
-import { loadZstd, zstdFrameContentSize } from '../archive/uastc-payload';
+import { loadZstd, zstdFrameContentSize } from '../io/uastc-payload';
 import type { Ktx2Supercompression } from './ktx2-layout';
 
 /**

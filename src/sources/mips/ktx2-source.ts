@@ -6,8 +6,8 @@ import type {
   StreamedTextureFormat,
   UastcPyramidFormat,
 } from '../../core/streaming/mip-pyramid-source';
-import { HttpRangeReader, type HttpRangeReaderOptions } from '../archive/http-range-reader';
-import { MemoryRangeReader, type RangeReader } from '../archive/range-reader';
+import { HttpRangeReader, type HttpRangeReaderOptions } from '../io/http-range-reader';
+import { MemoryRangeReader, type RangeReader } from '../io/range-reader';
 import { KTX2_HEADER_BYTES, type Ktx2Layout, ktx2PrefixBytes, parseKtx2Layout } from './ktx2-layout';
 import { inflateKtx2Level } from './ktx2-level-inflater';
 import { LevelRangeBatcher } from './level-range-batcher';

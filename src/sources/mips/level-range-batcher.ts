@@ -5,7 +5,7 @@
  * once, and KTX2 stores them next to each other, so a chain is one request, not one per level.
  */
 
-import type { RangeReader } from '../archive/range-reader';
+import type { RangeReader } from '../io/range-reader';
 
 /** Largest gap between two ranges still read as one, bytes (covers KTX2's mipPadding). */
 export const MAX_GAP_BYTES = 64;

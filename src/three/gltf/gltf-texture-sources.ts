@@ -16,7 +16,7 @@ import {
 import type { GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { TileSourceError } from '../../core/errors';
 import type { EncodedPyramidSource } from '../../core/streaming/mip-pyramid-source';
-import type { HttpClient } from '../../sources/http/http-client';
+import type { HttpClient } from '../../sources/io/http/http-client';
 import type { ImagePyramidGenerator } from '../../sources/mips/image-pyramid-generator';
 import { Ktx2Source } from '../../sources/mips/ktx2-source';
 

@@ -21,7 +21,7 @@ import { ManagedTextureRegistry } from '../../core/streaming/texture-registry';
 import { SceneTransition } from '../../core/streaming/transitions/scene-transition';
 import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
-import { HttpClient } from '../../sources/http/http-client';
+import { HttpClient } from '../../sources/io/http/http-client';
 import { BackendBridge } from '../backend-bridge';
 import { TextureNeedEstimator } from './need/texture-need-estimator';
 import { MeshAttachments } from './sampling/mesh-attachments';

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
 import {
   bakeTestArchive,
   expectedMip0Tile,

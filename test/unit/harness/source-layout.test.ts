@@ -64,6 +64,28 @@ describe('source layout', () => {
     expect(reaching.map((f) => relative(root, f))).toEqual([]);
   });
 
+  // What the archive and the imagery sources both need (range readers, decoders, the decode worker,
+  // the HTTP client) lives in src/sources/io/, so neither folder reaches into the other, and io/
+  // reaches into neither.
+  const forbiddenFolderImports: ReadonlyArray<readonly [string, string]> = [
+    ['src/sources/archive/', 'src/sources/imagery/'],
+    ['src/sources/imagery/', 'src/sources/archive/'],
+    ['src/sources/io/', 'src/sources/archive/'],
+    ['src/sources/io/', 'src/sources/imagery/'],
+  ];
+  for (const [from, to] of forbiddenFolderImports) {
+    it(`never imports ${to} from ${from} (type imports included)`, () => {
+      const reaching = files
+        .filter((f) => relative(root, f).startsWith(from))
+        .flatMap((f) =>
+          importsOf(f)
+            .filter((target) => relative(root, target).startsWith(to))
+            .map((target) => `${relative(root, f)} -> ${relative(root, target)}`),
+        );
+      expect(reaching).toEqual([]);
+    });
+  }
+
   // demo/ and examples/ are applications: they import `@tessera-vt/tessera` by name (a Vite alias and tsconfig
   // paths resolve it to source), so they only use what the package exports.
   for (const app of ['demo', 'examples']) {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAbortError, TesseraConfigError, TileSourceError } from '../../../src/core/errors';
-import { MemoryRangeReader, type RangeReader } from '../../../src/sources/archive/range-reader';
-import { HttpClient } from '../../../src/sources/http/http-client';
 import { type CogDecoderPool, openCogPyramid } from '../../../src/sources/imagery/cog-pyramid';
 import type { ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
 import { ImageryTileSource } from '../../../src/sources/imagery/imagery-tile-source';
+import { HttpClient } from '../../../src/sources/io/http/http-client';
+import { MemoryRangeReader, type RangeReader } from '../../../src/sources/io/range-reader';
 import {
   type RangeServer,
   serveRanges,

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
-import type { HttpClientOptions } from '../../../src/sources/http/http-client';
 import { openDeepZoomPyramid, parseDeepZoomDescriptor } from '../../../src/sources/imagery/deep-zoom-pyramid';
 import type { ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
+import type { HttpClientOptions } from '../../../src/sources/io/http/http-client';
 import {
   readLibvipsLevels,
   type StaticServer,

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
-import type { ImageDecoder } from '../../../src/sources/archive/tile-decoder';
-import type { HttpClientOptions } from '../../../src/sources/http/http-client';
 import {
   type IiifPyramid,
   iiifTilePath,
@@ -12,6 +10,8 @@ import {
   parseIiifInfo,
 } from '../../../src/sources/imagery/iiif-pyramid';
 import type { ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
+import type { HttpClientOptions } from '../../../src/sources/io/http/http-client';
+import type { ImageDecoder } from '../../../src/sources/io/tile-decoder';
 import {
   readLibvipsLevels,
   type StaticServer,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { PMTiles, type RangeResponse, type Source } from 'pmtiles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
-import { HttpClient, type HttpClientOptions } from '../../../src/sources/http/http-client';
 import { openPmtilesPyramid } from '../../../src/sources/imagery/pmtiles-pyramid';
+import { HttpClient, type HttpClientOptions } from '../../../src/sources/io/http/http-client';
 import {
   loadMercatorWorld,
   makeWebMapTiles,

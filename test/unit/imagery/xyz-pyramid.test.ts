@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAbortError, TesseraConfigError, TileSourceError } from '../../../src/core/errors';
-import { HttpClient, type HttpClientOptions } from '../../../src/sources/http/http-client';
 import { XyzPyramid, xyzPyramid } from '../../../src/sources/imagery/xyz-pyramid';
+import { HttpClient, type HttpClientOptions } from '../../../src/sources/io/http/http-client';
 import {
   loadMercatorWorld,
   makeWebMapTiles,

@@ -1,6 +1,6 @@
-import type { PayloadEncodingName } from '../../../src/sources/archive/archive-format';
 import { ArchiveWriter, MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
-import { deflateRaw } from '../../../src/sources/archive/png-codec';
+import type { PayloadEncodingName } from '../../../src/sources/io/payload-encoding';
+import { deflateRaw } from '../../../src/sources/io/png-codec';
 import { ProceduralWorld } from '../../../src/sources/procedural/procedural-world';
 import { encodePng } from '../../support/png-encoder';
 

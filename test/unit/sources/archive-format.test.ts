@@ -5,11 +5,11 @@ import { FIXED_HEADER_BYTES, LAYER_RECORD_BYTES } from '../../../src/sources/arc
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
 import { ArchiveWriter, MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
 import { crc32 } from '../../../src/sources/archive/crc32';
-import { createNodeImageCodecs } from '../../../src/sources/archive/node-image-codecs';
-import { decodePng } from '../../../src/sources/archive/png-codec';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
-import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
-import { decodeTilePayload } from '../../../src/sources/archive/tile-payload-decoder';
+import { createNodeImageCodecs } from '../../../src/sources/io/node-image-codecs';
+import { decodePng } from '../../../src/sources/io/png-codec';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
+import { InlineTileDecoder } from '../../../src/sources/io/tile-decoder';
+import { decodeTilePayload } from '../../../src/sources/io/tile-payload-decoder';
 import { encodePng } from '../../support/png-encoder';
 import { buildTestArchive } from './archive-fixtures';
 

@@ -5,10 +5,10 @@ import { parseArchivePrefix } from '../../../src/sources/archive/archive-header-
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
 import { crc32 } from '../../../src/sources/archive/crc32';
-import { createNodeImageCodecs } from '../../../src/sources/archive/node-image-codecs';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
-import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
 import { bakeProcedural } from '../../../src/sources/bake/bake-archive';
+import { createNodeImageCodecs } from '../../../src/sources/io/node-image-codecs';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
+import { InlineTileDecoder } from '../../../src/sources/io/tile-decoder';
 import { buildTestArchive } from './archive-fixtures';
 
 const { bytes: base } = buildTestArchive(['png', 'deflate']);

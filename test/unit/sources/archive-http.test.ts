@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
-import { HttpRangeReader, type HttpRangeReaderOptions } from '../../../src/sources/archive/http-range-reader';
+import { HttpRangeReader, type HttpRangeReaderOptions } from '../../../src/sources/io/http-range-reader';
 import { buildTestArchive } from './archive-fixtures';
 import { serveRange, startServer } from './misbehaving-server';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { bakeImages, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { downsample } from '../../../src/sources/bake/mip-chain';
 import { SRGB_BYTE_TO_LINEAR } from '../../../src/sources/color/srgb';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
 
 const T = 16;
 const B = 2;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
-import { createNodeImageCodecs } from '../../../src/sources/archive/node-image-codecs';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
-import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
+import { createNodeImageCodecs } from '../../../src/sources/io/node-image-codecs';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
+import { InlineTileDecoder } from '../../../src/sources/io/tile-decoder';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,10 +4,10 @@ import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-sou
 import {
   createDefaultTileDecoder,
   defaultDecodeWorkerCount,
-} from '../../../src/sources/archive/default-tile-decoder';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
-import { InlineTileDecoder } from '../../../src/sources/archive/tile-decoder';
-import { WorkerDecoderPool } from '../../../src/sources/archive/worker/worker-decoder-pool';
+} from '../../../src/sources/io/default-tile-decoder';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
+import { InlineTileDecoder } from '../../../src/sources/io/tile-decoder';
+import { WorkerDecoderPool } from '../../../src/sources/io/worker/worker-decoder-pool';
 import {
   bakeTestArchive,
   expectedMip0Tile,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
 import { levelByteLength } from '../../../src/core/streaming/mip-pyramid-source';
-import { HttpClient } from '../../../src/sources/http/http-client';
+import { HttpClient } from '../../../src/sources/io/http/http-client';
 import { KTX2_OPEN_BYTES, Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import {
   asStored,

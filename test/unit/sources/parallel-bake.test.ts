@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../src/core/errors';
-import type { PayloadEncodingName } from '../../../src/sources/archive/archive-format';
 import { MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
 import { type BakeOptions, bakeImages, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { TileEncodePool } from '../../../src/sources/bake/tile-encode-pool';
+import type { PayloadEncodingName } from '../../../src/sources/io/payload-encoding';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-parallel-'));
 /** One pool per worker count, shared by every case: starting worker processes is most of a bake's time here. */

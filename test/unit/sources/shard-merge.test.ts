@@ -14,12 +14,12 @@ import { mipLayout } from '../../../src/sources/archive/archive-format';
 import { parseShardSpec, shardRows } from '../../../src/sources/archive/archive-shard';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
 import { MemoryArchiveSink } from '../../../src/sources/archive/archive-writer';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
 import { type BakeOptions, bakeProcedural } from '../../../src/sources/bake/bake-archive';
 import { bakeImageFiles } from '../../../src/sources/bake/bake-out-of-core';
 import { mergeShards } from '../../../src/sources/bake/merge-shards';
 import { shardTexelRows } from '../../../src/sources/bake/shard-texel-rows';
 import { TileEncodePool } from '../../../src/sources/bake/tile-encode-pool';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-shards-'));
 /** Two workers shared by every in-process bake: starting worker processes is most of a bake's time. */

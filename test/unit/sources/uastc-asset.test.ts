@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
 import { ProceduralWorld } from '../../../src/sources/procedural/procedural-world';
 import { decodeUastcToRgba, normalAngleError, rgbPsnr } from '../../support/basis-transcoder';
 

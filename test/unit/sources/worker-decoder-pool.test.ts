@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
+import { decodeImageInNode } from '../../../src/sources/io/image-decoding';
 import {
   type CancelRequest,
   type DecodeReply,
   type DecodeRequest,
   handleDecodeRequest,
-} from '../../../src/sources/archive/worker/decode-protocol';
-import { WorkerDecoderPool, type WorkerLike } from '../../../src/sources/archive/worker/worker-decoder-pool';
-import { decodeImageInNode } from '../../../src/sources/imagery/image-decoding';
+} from '../../../src/sources/io/worker/decode-protocol';
+import { WorkerDecoderPool, type WorkerLike } from '../../../src/sources/io/worker/worker-decoder-pool';
 import { encodePng } from '../../support/png-encoder';
 
 /** A Web-Worker-shaped fake: messages cross by structuredClone with transfer, as postMessage does. */

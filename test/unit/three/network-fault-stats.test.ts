@@ -11,7 +11,7 @@ import { Mesh, MeshBasicMaterial, PerspectiveCamera, PlaneGeometry, Scene } from
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
-import { HttpClient } from '../../../src/sources/http/http-client';
+import { HttpClient } from '../../../src/sources/io/http/http-client';
 import { registerGltfTextureStreaming } from '../../../src/three/gltf/gltf-texture-streaming';
 import { TextureStreamingSystem } from '../../../src/three/streamed/texture-streaming-system';
 import { CountingSource, fakeWebGl2Renderer as fakeRenderer } from '../support/fake-webgl2-renderer';

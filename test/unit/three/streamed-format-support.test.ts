@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError } from '../../../src/core/errors';
-import { MemoryRangeReader } from '../../../src/sources/archive/range-reader';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
 import { Ktx2Source } from '../../../src/sources/mips/ktx2-source';
 import {
   checkStreamableSource,

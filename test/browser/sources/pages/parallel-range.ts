@@ -6,9 +6,9 @@
  */
 
 import { ArchiveTileSource } from '../../../../src/sources/archive/archive-tile-source';
-import { HttpClient } from '../../../../src/sources/http/http-client';
 import { openCogPyramid } from '../../../../src/sources/imagery/cog-pyramid';
 import { openPmtilesPyramid } from '../../../../src/sources/imagery/pmtiles-pyramid';
+import { HttpClient } from '../../../../src/sources/io/http/http-client';
 import { Ktx2Source } from '../../../../src/sources/mips/ktx2-source';
 
 /** The single-file sources the page opens. */

@@ -1,8 +1,22 @@
 /** Where payload decoding runs: in the calling thread, or in a pool of workers. */
 
-import type { ImageryTile } from '../imagery/imagery-pyramid';
-import type { PayloadEncodingName } from './archive-format';
+import type { PayloadEncodingName } from './payload-encoding';
 import { decodeTilePayload, type ImageCodecs } from './tile-payload-decoder';
+
+/**
+ * One decoded image: rgba8 texels, rows top to bottom, `width x height x 4` bytes, not
+ * premultiplied. It is what an {@link ImageDecoder} returns and what an imagery pyramid's
+ * `loadTile` resolves (a tile may be larger than the part of its cell inside the level, as a
+ * GeoTIFF's padded edge tiles are; only that part is read).
+ */
+export interface ImageryTile {
+  /** Width, in texels. */
+  readonly width: number;
+  /** Height, in texels. */
+  readonly height: number;
+  /** `width x height x 4` bytes of rgba8. */
+  readonly data: Uint8Array;
+}
 
 /**
  * Decodes payloads to `tileSize² x 4` rgba8 (UASTC encodings: to the tile's UASTC blocks);

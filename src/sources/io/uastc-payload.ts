@@ -11,7 +11,7 @@
 
 import type { ZSTDDecoder } from 'zstddec';
 import { TileSourceError } from '../../core/errors';
-import { uastcTileBytes } from './archive-format';
+import { uastcTileBytes } from './payload-encoding';
 
 /** First four bytes of a Zstandard frame (0xFD2FB528, little-endian). */
 const ZSTD_MAGIC = 0xfd2fb528;

@@ -13,7 +13,7 @@
  * browser's cache.
  */
 
-import { TileSourceError } from '../../core/errors';
+import { TileSourceError } from '../../../core/errors';
 import { type RangeAnswer, RangeCache } from './range-cache';
 
 /** Options of {@link HttpClient}. */

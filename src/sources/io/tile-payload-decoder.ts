@@ -8,8 +8,8 @@
 
 import { inflateSync } from 'fflate';
 import { TileSourceError } from '../../core/errors';
-import type { PayloadEncodingName } from './archive-format';
 import { jpegSize, webpSize } from './image-dimensions';
+import type { PayloadEncodingName } from './payload-encoding';
 import { checkDimensions, decodePng } from './png-codec';
 import { decodeUastcPayload } from './uastc-payload';
 

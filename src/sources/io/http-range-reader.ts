@@ -10,7 +10,7 @@
  */
 
 import { TileSourceError } from '../../core/errors';
-import { HttpClient, type HttpClientOptions, httpStatusError, readBody } from '../http/http-client';
+import { HttpClient, type HttpClientOptions, httpStatusError, readBody } from './http/http-client';
 import type { RangeReader } from './range-reader';
 
 /**

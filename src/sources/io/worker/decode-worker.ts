@@ -5,7 +5,7 @@
  * `workers/decode` entry.
  */
 
-import { decodeImageInBrowser } from '../../imagery/image-decoding';
+import { decodeImageInBrowser } from '../image-decoding';
 import { createBrowserImageCodecs } from './browser-image-codecs';
 import {
   type CancelRequest,

@@ -5,10 +5,9 @@
  */
 
 import { TileSourceError } from '../../../core/errors';
-import type { ImageryTile } from '../../imagery/imagery-pyramid';
 import { WorkerJobPool } from '../../worker-job-pool';
-import type { PayloadEncodingName } from '../archive-format';
-import type { ImageDecoder, TileDecoder } from '../tile-decoder';
+import type { PayloadEncodingName } from '../payload-encoding';
+import type { ImageDecoder, ImageryTile, TileDecoder } from '../tile-decoder';
 import type { CancelRequest, DecodeImageRequest, DecodeReply, DecodeRequest } from './decode-protocol';
 
 /** The part of the Web Worker API the pool uses (a `Worker` satisfies it). */

@@ -8,7 +8,7 @@
  * - otherwise (Node): inline, with the Node codecs (jpeg-js, sharp).
  */
 
-import { decodeImageInBrowser, decodeImageInNode } from '../imagery/image-decoding';
+import { decodeImageInBrowser, decodeImageInNode } from './image-decoding';
 import { createNodeImageCodecs } from './node-image-codecs';
 import { type ImageDecoder, InlineImageDecoder, InlineTileDecoder, type TileDecoder } from './tile-decoder';
 import { createBrowserImageCodecs } from './worker/browser-image-codecs';

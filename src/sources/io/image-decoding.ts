@@ -6,9 +6,9 @@
  */
 
 import { TileSourceError } from '../../core/errors';
-import { jpegSize, webpSize } from '../archive/image-dimensions';
-import { decodePng, PNG_SIGNATURE } from '../archive/png-codec';
-import type { ImageryTile } from './imagery-pyramid';
+import { jpegSize, webpSize } from './image-dimensions';
+import { decodePng, PNG_SIGNATURE } from './png-codec';
+import type { ImageryTile } from './tile-decoder';
 
 /** Largest image a tile decode accepts, in texels (4096 x 4096). */
 export const MAX_IMAGE_TEXELS = 4096 * 4096;

@@ -1,8 +1,8 @@
 /** Messages between {@link WorkerDecoderPool} and a decode worker. */
 
 import type { TileSourceErrorCode } from '../../../core/errors';
-import type { ImageryTile } from '../../imagery/imagery-pyramid';
-import type { PayloadEncodingName } from '../archive-format';
+import type { PayloadEncodingName } from '../payload-encoding';
+import type { ImageryTile } from '../tile-decoder';
 import { decodeTilePayload, type ImageCodecs } from '../tile-payload-decoder';
 
 /** Pool -> worker: decode `bytes` (transferred). */
