@@ -12,7 +12,7 @@ import {
   type VirtualTextureBudgetPlan,
 } from '../core/vt/vt-budget-plan';
 import type { BackendBridge } from './backend-bridge';
-import { feedbackSizeFor } from './feedback/feedback-loop';
+import { feedbackSizeFor } from './feedback/feedback-collector';
 import { MAX_READBACKS_IN_FLIGHT } from './feedback/feedback-readback';
 import type { ResolvedSystemOptions } from './virtual-texture-system-options';
 

@@ -10,8 +10,8 @@ import { SettleTracker } from '../core/vt/settle-tracker';
 import type { TileSource } from '../core/vt/tile-source';
 import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { BackendBridge } from './backend-bridge';
-import { FeedbackChannel } from './feedback/feedback-channel';
-import type { FeedbackLoop } from './feedback/feedback-loop';
+import type { FeedbackCollector } from './feedback/feedback-collector';
+import { SystemFeedback } from './feedback/system-feedback';
 import { TileRenderStage } from './rendered/tile-render-stage';
 import { EvictableTextures } from './residency/evictable-textures';
 import { LivePool } from './residency/live-pool';
@@ -69,7 +69,7 @@ export class VirtualTextureSystem {
   private readonly pool: LivePool;
   private readonly materials = new MaterialRegistry();
   /** The feedback loop, its readbacks' consumer and the device-loss watch. */
-  private readonly channel: FeedbackChannel;
+  private readonly feedback: SystemFeedback;
   private readonly context: SamplingContext;
   private readonly set: VirtualTextureSet;
   private readonly textures: (VirtualTexture | null)[];
@@ -132,7 +132,7 @@ export class VirtualTextureSystem {
       events: this.events,
       buffersReplaced: () => this.graphsChanged(),
     };
-    this.channel = new FeedbackChannel(
+    this.feedback = new SystemFeedback(
       bridge,
       budget,
       o.feedbackScale,
@@ -146,12 +146,12 @@ export class VirtualTextureSystem {
       filtering: o.filtering,
       maxAnisotropy: o.maxAnisotropy,
       version: 0,
-      feedbackLodOffset: this.channel.loop.lodOffset,
-      requestWriter: this.channel.loop.requestWriter,
+      feedbackLodOffset: this.feedback.collector.lodOffset,
+      requestWriter: this.feedback.collector.requestWriter,
       mipBias: uniform(0),
       registerMaterial: (material, vtId, uv) => {
         const vt = this.textures[vtId];
-        if (vt && this.channel.register(material, vt, uv)) this.materials.add(material);
+        if (vt && this.feedback.register(material, vt, uv)) this.materials.add(material);
         // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
         this.settle.noteRegistration(this.frame);
       },
@@ -168,7 +168,7 @@ export class VirtualTextureSystem {
         // The page tables' whole share: their reservation grows into it, never the pool.
         this.budget.bytesOf(reserved.staging) +
         this.set.reserveBytes +
-        this.channel.loop.reservedBytes +
+        this.feedback.collector.reservedBytes +
         rendering.budgetedBytes,
       minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
       resized: (pool, outcome) => this.poolResized(pool, outcome),
@@ -269,12 +269,12 @@ export class VirtualTextureSystem {
    */
   setFeedbackScale(scale: number): void {
     this.assertLive();
-    this.channel.loop.setScale(positiveInteger('feedbackScale', scale));
+    this.feedback.collector.setScale(positiveInteger('feedbackScale', scale));
   }
 
   /** Screen pixels per feedback pixel now. */
   get feedbackScale(): number {
-    return this.channel.loop.feedbackScale;
+    return this.feedback.collector.feedbackScale;
   }
 
   /**
@@ -306,7 +306,7 @@ export class VirtualTextureSystem {
    */
   update(camera: Camera, scene: Scene): void {
     this.assertLive();
-    if (this.channel.checkLost()) return;
+    if (this.feedback.checkLost()) return;
     this.frame++;
     const frame = this.frame;
     this.pool.update(frame);
@@ -318,12 +318,12 @@ export class VirtualTextureSystem {
     this.uploads.run(this.uploadsPerFrame);
     this.set.flush();
     if (this.settle.waiting > 0 && this.isSettled) this.settle.resolve();
-    this.channel.render(scene, camera, frame);
+    this.feedback.render(scene, camera, frame);
   }
 
   /** True once the GPU device (or WebGL2 context) was lost and {@link recover} was not called since. */
   get deviceLost(): boolean {
-    return this.channel.lost;
+    return this.feedback.lost;
   }
 
   /**
@@ -335,9 +335,9 @@ export class VirtualTextureSystem {
   recover(renderer: WebGPURenderer): void {
     this.assertLive();
     const bridge = new BackendBridge(renderer);
-    this.channel.recover(bridge);
-    this.context.feedbackLodOffset = this.channel.loop.lodOffset;
-    this.context.requestWriter = this.channel.loop.requestWriter;
+    this.feedback.recover(bridge);
+    this.context.feedbackLodOffset = this.feedback.collector.lodOffset;
+    this.context.requestWriter = this.feedback.collector.requestWriter;
     this.set.recover(bridge);
     this.pool.recover(bridge);
   }
@@ -387,8 +387,8 @@ export class VirtualTextureSystem {
       frame: this.frame,
       pool: this.pool,
       set: this.set,
-      feedback: this.channel.loop,
-      analysisMs: this.channel.analysisMs,
+      feedback: this.feedback.collector,
+      analysisMs: this.feedback.analysisMs,
       streamer: this.streamer,
       uploads: this.uploads,
       lastFeedbackFrame: this.settle.lastFeedbackFrame,
@@ -401,7 +401,7 @@ export class VirtualTextureSystem {
     if (this.disposed) return;
     this.disposed = true;
     this.streamer.dispose();
-    this.channel.dispose();
+    this.feedback.dispose();
     this.pool.dispose();
     this.set.dispose();
     for (const handle of this.ownReservations) this.budget.release(handle);
@@ -458,7 +458,7 @@ export interface SystemStatsInput {
   frame: number;
   pool: LivePool;
   set: VirtualTextureSet;
-  feedback: FeedbackLoop;
+  feedback: FeedbackCollector;
   /** CPU time analysing feedback so far, in milliseconds. */
   analysisMs: number;
   streamer: VirtualTextureStreamer;

@@ -9,7 +9,7 @@ import { DeviceLossWatch } from '../device-loss-watch';
 import type { VirtualUv } from '../sampling/sampling-context';
 import type { SampledVirtualTexture } from '../sampling/virtual-texture-graph';
 import type { VirtualTextureSystemEvents } from '../virtual-texture-system-types';
-import { type FeedbackConsumers, FeedbackLoop, type FeedbackReservations } from './feedback-loop';
+import { FeedbackCollector, type FeedbackConsumers, type FeedbackReservations } from './feedback-collector';
 
 const EMPTY_IDS = new Uint32Array(0);
 
@@ -23,17 +23,20 @@ export interface FeedbackSinks {
 }
 
 /**
- * A system's link to its renderer's GPU for feedback: the {@link FeedbackLoop}, what is done with
- * each readback (submitted to the streamer, noted by the settle tracker, emitted as `feedback`),
- * and the device-loss watch. {@link recover} rebuilds the loop on a new renderer, keeping the
- * budget reservations.
+ * The feedback of one virtual-texture system, across device losses: it owns the
+ * {@link FeedbackCollector} (the GPU side on the current renderer, which writes and reads back
+ * the page requests), delivers each readback (submitted to the streamer, noted by the settle
+ * tracker, emitted as `feedback`) and watches for device loss. {@link recover} replaces the
+ * collector by one on the new renderer, keeping the budget reservations; the two stay separate
+ * classes because this one lives as long as the system and the collector only as long as its
+ * renderer's device.
  */
-export class FeedbackChannel {
+export class SystemFeedback {
   private readonly streamer: VirtualTextureStreamer;
   private readonly settle: SettleTracker;
   private readonly events: TypedEmitter<VirtualTextureSystemEvents>;
   private readonly buffersReplaced: () => void;
-  private current: FeedbackLoop;
+  private current: FeedbackCollector;
   private watch: DeviceLossWatch;
   private warnedLost = false;
   private closed = false;
@@ -63,8 +66,8 @@ export class FeedbackChannel {
     this.watch = new DeviceLossWatch(bridge);
   }
 
-  /** The feedback loop now (replaced by {@link recover}). */
-  get loop(): FeedbackLoop {
+  /** The collector on the current renderer (replaced by {@link recover}). */
+  get collector(): FeedbackCollector {
     return this.current;
   }
 
@@ -91,7 +94,7 @@ export class FeedbackChannel {
     this.current.render(scene, camera, frame);
   }
 
-  /** Rebuilds the loop on `bridge`'s renderer with the same reservations and scale. */
+  /** Rebuilds the collector on `bridge`'s renderer with the same reservations and scale. */
   recover(bridge: BackendBridge): void {
     const scale = this.current.feedbackScale;
     const old = this.current.disposeKeepingReservations();
@@ -101,7 +104,7 @@ export class FeedbackChannel {
     this.warnedLost = false;
   }
 
-  /** Frees the loop, its reservations and the watch. */
+  /** Frees the collector, its reservations and the watch. */
   dispose(): void {
     this.closed = true;
     this.current.dispose();
@@ -113,14 +116,14 @@ export class FeedbackChannel {
     scale: number,
     size: { width: number; height: number },
     reservations: FeedbackReservations,
-  ): FeedbackLoop {
+  ): FeedbackCollector {
     const consumers: FeedbackConsumers = {
       image: (ids, frame, width, height) => this.consume(ids, frame, width, height),
       counted: (pages, counts, length, frame) => this.consumeCounted(pages, counts, length, frame),
       wantsImage: () => this.events.has('feedback'),
       buffersReplaced: this.buffersReplaced,
     };
-    return new FeedbackLoop(
+    return new FeedbackCollector(
       bridge.renderer,
       bridge,
       this.budget,

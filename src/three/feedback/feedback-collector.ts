@@ -16,7 +16,7 @@ import { FeedbackPass } from './feedback-pass';
 import { type FeedbackConsumer, FeedbackReadback, MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
 import { type CountedFeedbackConsumer, MainPassFeedback } from './main-pass-feedback';
 
-/** Budget reservations a {@link FeedbackLoop} takes over (already reserved by its owner). */
+/** Budget reservations a {@link FeedbackCollector} takes over (already reserved by its owner). */
 export interface FeedbackReservations {
   /** Handle of the feedback target's reservation (category `feedback`). */
   feedback: number;
@@ -47,7 +47,10 @@ export function feedbackSizeFor(
 }
 
 /**
- * The feedback loop of one virtual-texture system: where page requests are written (mode
+ * The GPU side of one virtual-texture system's feedback on one renderer, which writes the page
+ * requests and reads them back (its owner, {@link SystemFeedback}, decides where they go and
+ * outlives it: after a device loss it builds a new collector on the new renderer). Where page
+ * requests are written (mode
  * `'separate-pass'`: a low-resolution feedback pass and the asynchronous readback of its image;
  * `'main-pass'`, WebGPU: the user's own render, compacted on the GPU, see {@link MainPassFeedback}),
  * and their size, which follows the renderer's drawing buffer
@@ -56,7 +59,7 @@ export function feedbackSizeFor(
  * the largest size that fits (warned once) and requests stay right, only sparser: the pass's
  * lambda uses the exact drawing-buffer pixels per feedback pixel ({@link lodOffset}).
  */
-export class FeedbackLoop {
+export class FeedbackCollector {
   /** log2 of drawing-buffer pixels per feedback pixel, read by every feedback graph. */
   readonly lodOffset = uniform(0);
   private readonly renderer: WebGPURenderer;
@@ -214,8 +217,8 @@ export class FeedbackLoop {
   }
 
   /**
-   * Frees the target and the ring but keeps their reservations, handed to the loop that replaces
-   * this one (device-loss recovery): returns them with the size they hold, in feedback pixels.
+   * Frees the target and the ring but keeps their reservations, handed to the collector that
+   * replaces this one (device-loss recovery): returns them with the size they hold, in feedback pixels.
    */
   disposeKeepingReservations(): {
     reservations: FeedbackReservations;
