@@ -19,6 +19,12 @@ export interface WorkerJobPoolOptions<W extends TerminableWorker> {
   createWorker: (index: number) => W;
   /** Called when job `id` on `worker` is aborted, e.g. to tell the worker to skip it. */
   onAbort?: (worker: W, id: number) => void;
+  /**
+   * The error a job gets when its worker failed before answering anything (its script did not
+   * load or start: a 404, a Content-Security-Policy without `worker-src blob:`), with that
+   * failure's description. Once every worker has failed so, new jobs reject with it at once.
+   */
+  startFailure?: (reason: string) => unknown;
 }
 
 interface PendingJob<T> {
@@ -37,6 +43,14 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
   private readonly busy: Int32Array;
   private readonly jobs = new Map<number, PendingJob<T>>();
   private readonly abortHook: ((worker: W, id: number) => void) | undefined;
+  private readonly startFailure: ((reason: string) => unknown) | undefined;
+  /** 1 once a worker answered a job (so it started), per worker. */
+  private readonly answered: Uint8Array;
+  /** 1 for a worker that failed before answering anything: it never gets a job again. */
+  private readonly dead: Uint8Array;
+  private deadCount = 0;
+  /** Why no worker could start, once every one failed so; null while one may still work. */
+  private unavailableReason: string | null = null;
   private nextId = 1;
   private isDisposed = false;
 
@@ -45,7 +59,10 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
       (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2;
     const size = Math.max(1, Math.min(16, options.size ?? Math.min(4, cores - 1)));
     this.busy = new Int32Array(size);
+    this.answered = new Uint8Array(size);
+    this.dead = new Uint8Array(size);
     this.abortHook = options.onAbort;
+    this.startFailure = options.startFailure;
     for (let i = 0; i < size; i++) this.workers.push(options.createWorker(i));
   }
 
@@ -59,15 +76,27 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
     return this.isDisposed;
   }
 
+  /** Why none of the workers could start (see {@link workerError}), or null while one may work. */
+  get unavailable(): string | null {
+    return this.unavailableReason;
+  }
+
   /**
-   * Sends a job to the least busy worker: `post(worker, id)` posts its message. The promise
-   * settles through {@link resolve} / {@link reject} with that id, or rejects with
-   * `signal.reason` when `signal` aborts first. The caller checks `signal.aborted` beforehand.
+   * Sends a job to the least busy worker that has not failed to start: `post(worker, id)` posts
+   * its message. The promise settles through {@link resolve} / {@link reject} with that id, or
+   * rejects with `signal.reason` when `signal` aborts first, or at once with the start failure
+   * when no worker could start ({@link unavailable}). The caller checks `signal.aborted` beforehand.
    */
   submit(signal: AbortSignal, post: (worker: W, id: number) => void): Promise<T> {
+    if (this.unavailableReason !== null) {
+      return Promise.reject(this.startError(this.unavailableReason, null));
+    }
     const busy = this.busy;
-    let worker = 0;
-    for (let i = 1; i < busy.length; i++) if (busy[i] < busy[worker]) worker = i;
+    const dead = this.dead;
+    let worker = -1;
+    for (let i = 0; i < busy.length; i++) {
+      if (dead[i] === 0 && (worker < 0 || busy[i] < busy[worker])) worker = i;
+    }
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const job: PendingJob<T> = {
@@ -90,12 +119,38 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
 
   /** Fulfils job `id` with `value`; ignored when the job was aborted or already settled. */
   resolve(id: number, value: T): void {
-    this.finish(id)?.resolve(value);
+    const job = this.finish(id);
+    if (job === undefined) return;
+    this.answered[job.worker] = 1;
+    job.resolve(value);
   }
 
   /** Rejects job `id` with `error`; ignored when the job was aborted or already settled. */
   reject(id: number, error: unknown): void {
-    this.finish(id)?.reject(error);
+    const job = this.finish(id);
+    if (job === undefined) return;
+    this.answered[job.worker] = 1;
+    job.reject(error);
+  }
+
+  /**
+   * Worker number `worker` reported an `error` event (`reason`: its message, if any). A worker
+   * that never answered a job failed to start: it gets no job again and its pending jobs reject
+   * with the start failure (see {@link WorkerJobPoolOptions.startFailure}); once every worker has
+   * failed so, every new job rejects at once. A worker that did answer crashed on a job: its
+   * pending jobs reject with a fresh `crash()` and it keeps serving.
+   */
+  workerError(worker: number, reason: string, crash: () => unknown): void {
+    if (this.answered[worker] === 1 || this.startFailure === undefined) {
+      this.failWorker(worker, crash);
+      return;
+    }
+    if (this.dead[worker] === 0) {
+      this.dead[worker] = 1;
+      this.deadCount++;
+      if (this.deadCount === this.dead.length) this.unavailableReason = reason;
+    }
+    this.failWorker(worker, () => this.startError(reason, crash));
   }
 
   /** Rejects every job pending on worker number `worker` (it crashed), each with a fresh `error()`. */
@@ -113,6 +168,10 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
     for (const id of [...this.jobs.keys()]) this.finish(id)!.reject(error());
     for (const worker of this.workers) worker.terminate();
     this.workers.length = 0;
+  }
+
+  private startError(reason: string, crash: (() => unknown) | null): unknown {
+    return this.startFailure !== undefined ? this.startFailure(reason) : crash?.();
   }
 
   private finish(id: number): PendingJob<T> | undefined {

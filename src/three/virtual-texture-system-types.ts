@@ -122,8 +122,15 @@ export interface VirtualTextureStreamingState {
    * `byCategory.staging`).
    */
   stagedBytes: number;
-  /** Pages whose loads failed for good (they keep their coarser fallback; see the `error` event). */
+  /**
+   * Pages failed now: their loads failed for good (after the source's retries) and they keep their
+   * coarser fallback, or the placeholder, until a request after the cool-down
+   * (`failedCooldownFrames`, 300 frames by default) retries them, so this count drops
+   * again. Each failure is reported once by the `error` event. See {@link failedTotal}.
+   */
   failed: number;
+  /** Page failures (as counted by {@link failed}) since the system was made; never decreases. */
+  failedTotal: number;
   /**
    * HTTP retries after transient failures (5xx, resets, timeouts, cut or mismatched bodies) of the
    * sources of the live virtual textures, from their `requestCounters` (0 for sources that do not
@@ -133,8 +140,9 @@ export interface VirtualTextureStreamingState {
   /** Frame the latest analysed feedback was rendered at (0 before the first). */
   lastFeedbackFrame: number;
   /**
-   * True when every texture's coarsest mip is resident and the latest feedback's pages are all
-   * resident or failed: nothing queued, loading or awaiting upload. A moving camera unsettles it.
+   * True when every texture's coarsest mip is resident (or failed) and the latest feedback's pages
+   * are all resident or failed: nothing queued, loading or awaiting upload. A moving camera
+   * unsettles it.
    */
   settled: boolean;
 }

@@ -350,12 +350,24 @@ export class VirtualTextureSystem {
 
   /**
    * True when streaming is done for the current view: every texture ready, nothing queued, loading
-   * or awaiting upload (failed pages count as done), and since the latest feedback that found a
+   * or awaiting upload (failed pages count as done, and so does a texture whose coarsest page
+   * failed), and since the latest feedback that found a
    * missing page, feedback at 4 of the 16 jitter offsets found none (see ARCHITECTURE.md, "Settling").
    */
   get isSettled(): boolean {
     const s = this.streamer.stats();
-    return this.settle.quiet && s.queued === 0 && s.inFlight === 0 && s.pendingUploads === 0 && this.isReady;
+    return (
+      this.settle.quiet && s.queued === 0 && s.inFlight === 0 && s.pendingUploads === 0 && this.fallbacksDone
+    );
+  }
+
+  /**
+   * Every texture ready, or its coarsest page failed for good (e.g. no transcoder: it shows the
+   * placeholder, reported by the `error` event), so a failure settles instead of waiting forever.
+   */
+  private get fallbacksDone(): boolean {
+    for (const vt of this.textures) if (vt && !vt.isReady && !this.streamer.coarsestFailed(vt.id)) return false;
+    return true;
   }
 
   /**
@@ -530,6 +542,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
       awaitingUpload: s.pendingUploads,
       stagedBytes: s.stagedBytes,
       failed: s.failed,
+      failedTotal: s.failedTotal,
       retries: requestRetries(i.set.textures),
       lastFeedbackFrame: i.lastFeedbackFrame,
       settled: i.settled,

@@ -5,7 +5,7 @@ import { FEEDBACK_JITTER_PERIOD } from './feedback/feedback-jitter';
 import type { MipBiasOptions } from './feedback/mip-bias-controller';
 import { MipBiasController } from './feedback/mip-bias-controller';
 import { PageTablePressure, REFUSED_PAGE_HOLD_FRAMES } from './feedback/page-table-pressure';
-import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, pageMip, pageVt, pageX, pageY } from './page-id';
+import { MAX_VIRTUAL_TEXTURES, NO_REQUEST, packPageId, pageMip, pageVt, pageX, pageY } from './page-id';
 import { PageTable } from './page-table/page-table';
 import type { PageTableStorage } from './page-table/page-table-blocks';
 import { EMPTY_ENTRY } from './page-table/page-table-entry';
@@ -367,6 +367,16 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     return tiles;
   }
 
+  /**
+   * True when the coarsest page of texture `vt` failed for good and is cooling down: the texture
+   * has no fallback now (its samples show the placeholder), and nothing will load before a retry.
+   */
+  coarsestFailed(vt: number): boolean {
+    const table = this.tables[vt];
+    if (!table) return false;
+    return this.scheduler.isFailed(packPageId(vt, table.layout.mipCount - 1, 0, 0));
+  }
+
   /** Current counters (one reused object). */
   stats(): StreamerStats {
     const pool = this.pool;
@@ -444,8 +454,10 @@ export interface StreamerStats {
   inFlight: number;
   /** Loaded tiles waiting for upload. */
   pendingUploads: number;
-  /** Pages marked failed. */
+  /** Pages marked failed now (cooling down; retried when requested after it). */
   failed: number;
+  /** Times a page was marked failed since creation (never decreases). */
+  failedTotal: number;
   /** Evictions so far. */
   evictions: number;
   /** Tiles uploaded and mapped so far. */
@@ -485,6 +497,7 @@ export function createStreamerStats(poolSlots: number): StreamerStats {
     inFlight: 0,
     pendingUploads: 0,
     failed: 0,
+    failedTotal: 0,
     evictions: 0,
     loads: 0,
     loadsStarted: 0,
@@ -519,6 +532,7 @@ export function fillStreamerStats(
   c.inFlight = s.inFlight;
   c.pendingUploads = s.ready;
   c.failed = s.failed;
+  c.failedTotal = s.failedTotal;
   c.evictions = evictions;
   c.loads = loads;
   c.loadsStarted = s.loadsStarted;

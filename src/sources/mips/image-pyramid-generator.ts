@@ -93,13 +93,21 @@ export class ImagePyramidGenerator {
         worker.onmessage = (event) => jobs.resolve(event.data.id, event.data);
         worker.onerror = (event) => {
           event.preventDefault?.();
-          jobs.failWorker(
+          const reason = event.message || 'the worker script did not load';
+          jobs.workerError(
             index,
-            () => new TileSourceError('decode-failed', `image worker failed: ${event.message}`, false),
+            reason,
+            () => new TileSourceError('decode-failed', `image worker failed: ${reason}`, false),
           );
         };
         return worker;
       },
+      startFailure: (reason) =>
+        new TileSourceError(
+          'decode-failed',
+          `the image pyramid worker could not start (${reason}): a Content-Security-Policy must allow 'worker-src blob:'`,
+          false,
+        ),
     });
     this.jobs = jobs;
     return jobs;

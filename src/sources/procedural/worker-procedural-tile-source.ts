@@ -14,6 +14,11 @@ import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world
 export interface GenerateWorkerLike {
   postMessage(message: GenerateRequest): void;
   addEventListener(type: 'message', listener: (event: MessageEvent<GenerateReply>) => void): void;
+  /**
+   * Set by the source: a worker that fails before answering (its script did not load or start)
+   * makes its jobs reject with TileSourceError('decode-failed') instead of waiting forever.
+   */
+  onerror?: ((event: ErrorEvent) => void) | null;
   terminate(): void;
 }
 
@@ -40,11 +45,26 @@ export class WorkerProceduralTileSource implements TileSource {
     this.info = this.world.info;
     this.pool = new WorkerJobPool({
       size,
-      createWorker: () => {
+      createWorker: (index) => {
         const worker = createWorker();
         worker.addEventListener('message', (event) => this.onReply(event.data));
+        worker.onerror = (event) => {
+          event.preventDefault?.();
+          const reason = event.message || 'the worker script did not load';
+          this.pool.workerError(
+            index,
+            reason,
+            () => new TileSourceError('decode-failed', `procedural worker failed: ${reason}`, true),
+          );
+        };
         return worker;
       },
+      startFailure: (reason) =>
+        new TileSourceError(
+          'decode-failed',
+          `the procedural worker could not start (${reason}): a Content-Security-Policy must allow 'worker-src blob:'`,
+          false,
+        ),
     });
   }
 

@@ -284,8 +284,11 @@ function sampleEntry(
   } else {
     colour = poolSample(texel);
   }
-  // An empty entry (nothing resident yet, before the pinned mips load) shows transparent black.
-  return mix(colour, vec4(0), empty);
+  // An empty entry (nothing resident: before the pinned mips load, or when they failed, e.g. with
+  // no transcoder) shows the mid-grey placeholder streamed textures bind, not black that reads as
+  // content; a normal map stored with y in alpha gets alpha 0.5 too, so it decodes as flat.
+  const placeholder = vec4(0.5, 0.5, 0.5, vt.normalYInAlpha(layer) ? 0.5 : 1);
+  return mix(colour, placeholder, empty);
 }
 
 /** The mip rule of `vt`'s system (see src/core/vt/feedback/mip-rule.ts). */

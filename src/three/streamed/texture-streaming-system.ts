@@ -411,10 +411,20 @@ export class TextureStreamingSystem {
       textures: this.table.live.length,
       loadsInFlight: this.planner.loadsInFlight,
       shedLevelBytes: this.shedLevels.bytes,
+      failed: this.failedNow(),
+      failedTotal: this.failedLevels,
       failedLevels: this.failedLevels,
       retries: this.http.counters.retries,
       budget: this.budget.stats(),
     };
+  }
+
+  /** Live textures whose latest chain load failed and that have not loaded since. */
+  private failedNow(): number {
+    const live = this.table.live;
+    let failed = 0;
+    for (let i = 0; i < live.length; i++) if (this.planner.hasFailed(live[i].id)) failed++;
+    return failed;
   }
 
   /** Release every texture (materials bind the placeholder), then free the placeholders. */
@@ -516,10 +526,18 @@ export interface TextureStreamingStats {
   /** CPU bytes held by the cache of shed levels (see `shedLevelCacheBytes`; not in the budget). */
   shedLevelBytes: number;
   /**
-   * Chain loads (a texture's levels from the mip asked down to those it had) that failed for good,
-   * after the source's retries: each was reported once by an `error` event, and its texture keeps
-   * its previous chain or placeholder.
+   * Textures failed now: their latest chain load failed for good (after the source's retries) and
+   * they have not loaded since; each keeps its previous chain or its placeholder. See
+   * {@link failedTotal}.
    */
+  failed: number;
+  /**
+   * Chain loads (a texture's levels from the mip asked down to those it had) that failed for good
+   * since the system was made, after the source's retries; never decreases. Each was reported once
+   * by an `error` event, and its texture kept its previous chain or placeholder.
+   */
+  failedTotal: number;
+  /** @deprecated Use {@link failedTotal} (the same count). */
   failedLevels: number;
   /**
    * HTTP retries after transient failures (5xx, resets, timeouts, cut or mismatched bodies) of the

@@ -47,6 +47,7 @@ export class BasisTranscoderPool {
   private fatal: TileSourceError | null = null;
   /** Jobs transcoding whole levels: their inputs are not kept as staging (odd, large sizes). */
   private readonly levelJobs = new Set<number>();
+  private readonly urls: { script: string; wasm: string };
 
   /** @throws TesseraConfigError('invalid-option') when `transcoderPath` is not a URL. */
   constructor(options: BasisTranscoderPoolOptions = {}) {
@@ -54,6 +55,7 @@ export class BasisTranscoderPool {
     const urls = transcoderUrls(options.transcoderPath);
     const from =
       options.transcoderPath === undefined ? "the library's own copy" : `'${options.transcoderPath}'`;
+    this.urls = urls;
     this.jobs = new WorkerJobPool<TranscodeWorker, Uint8Array>({
       size: options.size,
       createWorker: (index) => {
@@ -61,15 +63,30 @@ export class BasisTranscoderPool {
         worker.onmessage = (event) => this.onMessage(index, event.data, from);
         worker.onerror = (event) => {
           event.preventDefault?.();
-          this.failAll(
-            index,
-            new TileSourceError('decode-failed', `transcode worker failed: ${event.message}`, false),
-          );
+          const reason = event.message || 'the worker script did not load';
+          this.jobs.workerError(index, reason, () => {
+            return new TileSourceError('decode-failed', `transcode worker failed: ${reason}`, false);
+          });
+          if (this.jobs.unavailable !== null && this.fatal === null) {
+            this.fatal = this.startFailure(this.jobs.unavailable);
+            warnOnce(urls.script, this.fatal.message);
+          }
         };
         worker.postMessage({ type: 'init', scriptUrl: urls.script, wasmUrl: urls.wasm }, []);
         return worker;
       },
+      startFailure: (reason) => this.startFailure(reason),
     });
+  }
+
+  /** The error of jobs whose transcode worker could not start (a CSP without `worker-src blob:`). */
+  private startFailure(reason: string): TileSourceError {
+    return new TileSourceError(
+      'transcoder-unavailable',
+      `the transcode worker could not start (${reason}): a Content-Security-Policy must allow ` +
+        "'worker-src blob:'; Basis textures stay on their placeholders",
+      false,
+    );
   }
 
   /**
@@ -223,10 +240,12 @@ export class BasisTranscoderPool {
   private onMessage(worker: number, message: TranscodeResponse, from: string): void {
     if (message.type === 'fatal') {
       const reason =
-        `the Basis transcoder did not load from ${from} (${message.error}): set the transcoderPath option ` +
-        "to a folder serving basis_transcoder.js and basis_transcoder.wasm (e.g. a copy of three's " +
-        'examples/jsm/libs/basis/)';
-      this.failAll(worker, new TileSourceError('transcoder-unavailable', reason, false));
+        `the Basis transcoder did not load from ${from} (${message.error}), so Basis textures stay ` +
+        "on their placeholders: copy three's examples/jsm/libs/basis/ (basis_transcoder.js and " +
+        'basis_transcoder.wasm) where your app serves files and set the transcoderPath option to that folder';
+      const error = new TileSourceError('transcoder-unavailable', reason, false);
+      if (this.fatal === null) warnOnce(this.urls.script, `Tessera: ${reason}`);
+      this.failAll(worker, error);
       return;
     }
     // A tile's input comes back too: it becomes a staging buffer (a level's is dropped).
@@ -246,6 +265,20 @@ export class BasisTranscoderPool {
     this.fatal = error;
     this.jobs.failWorker(worker, () => copyOf(error));
   }
+}
+
+/** Script URLs of transcoders already reported on the console (one warning per page and URL). */
+const warnedTranscoders = new Set<string>();
+
+/**
+ * One console warning per transcoder URL and page: every pool using it (each system has one)
+ * and every job fails with the same typed error on the systems' `error` events, which a page
+ * may not listen to; a warning, not an error, as the page keeps rendering with placeholders.
+ */
+function warnOnce(scriptUrl: string, message: string): void {
+  if (warnedTranscoders.has(scriptUrl)) return;
+  warnedTranscoders.add(scriptUrl);
+  console.warn(message);
 }
 
 /** A fresh error per rejected job (each with its own stack), as the pool's other rejections are. */

@@ -97,11 +97,15 @@ describe('ResidencyScheduler', () => {
     expect(startFrames).toEqual([1, 3, 7]); // backoff 2, then 4 frames
     expect(failures).toEqual(['tile-failed-permanently']);
     expect(s.stateOf(id)).toBe(PageLoadState.Failed);
-    // Requested again after the cool-down: retried.
+    expect(s.isFailed(id)).toBe(true);
+    expect([s.stats().failed, s.stats().failedTotal]).toEqual([1, 1]);
+    // Requested again after the cool-down: retried; failed now drops, the total stays.
     s.beginFrame(60);
     s.request(id, 1, 1);
     s.update();
     expect(src.calls).toBe(4);
+    expect(s.isFailed(id)).toBe(false);
+    expect([s.stats().failed, s.stats().failedTotal]).toEqual([0, 1]);
   });
 
   it('gives up at once on a non-retryable error', async () => {

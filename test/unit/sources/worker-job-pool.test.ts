@@ -63,4 +63,41 @@ describe('WorkerJobPool', () => {
     expect(workers.every((w) => w.terminated)).toBe(true);
     expect(pool.workers.length).toBe(0);
   });
+  it('routes around a worker that failed to start, and rejects every job at once when none started', async () => {
+    const pool = new WorkerJobPool<StubWorker, string>({
+      size: 2,
+      createWorker: () => new StubWorker(),
+      startFailure: (reason) => new Error(`no worker: ${reason}`),
+    });
+    const signal = new AbortController().signal;
+    const onFirst = pool.submit(signal, (w, id) => w.posted.push(id));
+    pool.workerError(0, 'script 404', () => new Error('crash'));
+    await expect(onFirst).rejects.toThrow('no worker: script 404');
+    expect(pool.unavailable).toBeNull();
+    // Worker 0 gets nothing again, though it is the least busy.
+    const onSecond = pool.submit(signal, (w, id) => w.posted.push(id));
+    const onThird = pool.submit(signal, (w, id) => w.posted.push(id));
+    expect(pool.workers.map((w) => w.posted)).toEqual([[1], [2, 3]]);
+    pool.resolve(2, 'two');
+    expect(await onSecond).toBe('two');
+    // Worker 1 answered, so its error is a crash: its jobs reject with the crash, it keeps serving.
+    const crashed = pool.submit(signal, (w, id) => w.posted.push(id));
+    pool.workerError(1, 'boom', () => new Error('crash'));
+    await expect(crashed).rejects.toThrow('crash');
+    await expect(onThird).rejects.toThrow('crash');
+    expect(pool.unavailable).toBeNull();
+
+    const none = new WorkerJobPool<StubWorker, string>({
+      size: 2,
+      createWorker: () => new StubWorker(),
+      startFailure: (reason) => new Error(`no worker: ${reason}`),
+    });
+    none.workerError(0, 'csp', () => new Error('crash'));
+    none.workerError(1, 'csp', () => new Error('crash'));
+    expect(none.unavailable).toBe('csp');
+    const posted: number[] = [];
+    await expect(none.submit(signal, (_w, id) => posted.push(id))).rejects.toThrow('no worker: csp');
+    expect(posted).toEqual([]);
+    expect(none.pending).toBe(0);
+  });
 });

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { TileSourceError } from '../../../src/core/errors';
 import type { TileData, TileSource, TileSourceInfo } from '../../../src/core/vt/tile-source';
 import {
@@ -180,5 +180,38 @@ describe('BasisTranscoderPool and the transcoding stage', () => {
     expect(out.byteLength).toBe(16384);
     expect(big.byteLength).toBe(blocks.length + 64);
     pool.dispose();
+  });
+  it('fails every job with transcoder-unavailable when no transcode worker can start, and warns once per transcoder', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      /** A worker whose script never loads: an error event before any answer. */
+      class UnstartableWorker extends InThreadWorker {
+        override postMessage(): void {
+          setTimeout(() => this.onerror?.({ message: '', preventDefault() {} } as ErrorEvent), 0);
+        }
+      }
+      const transcoderPath = 'https://cdn.example/unstartable/';
+      const pools = [0, 1].map(
+        () =>
+          new BasisTranscoderPool({ transcoderPath, size: 2, createWorker: () => new UnstartableWorker() }),
+      );
+      const early = pools[0].transcode(blocks.slice(), 'bc7', 128, true, new AbortController().signal);
+      await expect(early).rejects.toMatchObject({ code: 'transcoder-unavailable', retryable: false });
+      const late = pools[1].transcode(blocks.slice(), 'bc7', 128, true, new AbortController().signal);
+      await expect(late).rejects.toMatchObject({ code: 'transcoder-unavailable' });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await expect(
+        pools[0].transcode(blocks.slice(), 'bc7', 128, true, new AbortController().signal),
+      ).rejects.toMatchObject({
+        code: 'transcoder-unavailable',
+        message: expect.stringMatching(/worker-src blob:/),
+      });
+      expect(pools.map((pool) => pool.pending)).toEqual([0, 0]);
+      // Both pools use the same transcoder: one warning for the page.
+      expect(warn).toHaveBeenCalledTimes(1);
+      for (const pool of pools) pool.dispose();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

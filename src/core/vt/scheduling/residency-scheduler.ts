@@ -258,6 +258,12 @@ export class ResidencyScheduler {
     this.waitUntil[r] = this.frame + holdFrames;
   }
 
+  /** True while page `pageId` is marked failed (its cool-down running). */
+  isFailed(pageId: number): boolean {
+    const r = this.index.get(pageId);
+    return r >= 0 && this.state[r] === PageLoadState.Failed;
+  }
+
   /** Current counters (one reused object). */
   stats(): SchedulerStats {
     const c = this.counters;
@@ -329,6 +335,7 @@ export class ResidencyScheduler {
       this.waitUntil[r] = this.frame;
       this.byRequest.remove(r);
       this.failedOrder.pushBack(r);
+      this.counters.failedTotal++;
       this.onFailure?.(this.pageOf[r], permanentFailure(this.pageOf[r], n, error));
       return;
     }
@@ -449,6 +456,8 @@ export interface SchedulerStats {
   ready: number;
   /** Pages marked failed (cooling down). */
   failed: number;
+  /** Times a page was marked failed so far (never decreases). */
+  failedTotal: number;
   /** Loads started so far. */
   loadsStarted: number;
   /** Loads completed so far. */
@@ -519,6 +528,7 @@ export function createSchedulerStats(): SchedulerStats {
     inFlight: 0,
     ready: 0,
     failed: 0,
+    failedTotal: 0,
     loadsStarted: 0,
     loadsCompleted: 0,
     loadErrors: 0,
