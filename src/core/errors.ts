@@ -30,7 +30,12 @@ export type TesseraConfigErrorCode =
   | 'invalid-layers'
   | 'budget-too-small'
   | 'pool-too-small'
-  | 'invalid-option';
+  | 'invalid-option'
+  /**
+   * An optional peer dependency is not installed: `geotiff` (opening a Cloud-Optimized GeoTIFF)
+   * or `pmtiles` (opening a PMTiles archive). The message names the `npm install` command.
+   */
+  | 'missing-dependency';
 
 /**
  * Codes of {@link TesseraConfigError}.
@@ -94,8 +99,8 @@ export class TesseraError extends Error {
 export class TesseraConfigError extends TesseraError {
   declare readonly code: TesseraConfigErrorCode;
 
-  constructor(code: TesseraConfigErrorCode, message: string) {
-    super(code as SubclassCode, message);
+  constructor(code: TesseraConfigErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code as SubclassCode, message, options);
     this.name = 'TesseraConfigError';
   }
 }

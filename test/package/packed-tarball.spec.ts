@@ -10,7 +10,9 @@
  *   webpack, esbuild, Rollup, each with its defaults, and no bundler with an import map, from the
  *   page's origin and from another one. Each must settle with no page error, console error or GPU
  *   validation error and draw what the others draw.
- * The packed `dist/` must hold no bundler-specific import (`?raw`, `?url`, `?worker`).
+ * The packed `dist/` must hold no bundler-specific import (`?raw`, `?url`, `?worker`). The
+ * application installs neither optional imagery peer (`geotiff`, `pmtiles`), so every build shows
+ * that an application importing only the root entry never resolves them.
  *
  * One test, packing and installing once, one browser per backend (both at once); soft assertions, so
  * one failing setup still reports the others (the table is printed and attached).
@@ -19,6 +21,7 @@
 
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -199,6 +202,13 @@ test.describe('the packed tarball in fresh applications', () => {
           installApplication(REPOSITORY, app, tarballs, TOOLS),
         ]);
         console.log(`packed and installed in ${seconds()} s`);
+      });
+
+      await test.step('the optional imagery peers are not installed', () => {
+        // So every build below proves that an application importing only the root entry never
+        // resolves them (optional-imagery-peers.spec.ts checks the rest).
+        for (const name of ['geotiff', 'pmtiles'])
+          expect.soft(existsSync(join(app, 'node_modules', name)), `${name} installed`).toBe(false);
       });
 
       await test.step('the packed dist holds no bundler-specific import', () => {

@@ -25,6 +25,7 @@ import {
   rampProblem,
 } from './cog-texels';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
+import { loadOptionalPeer } from './optional-peer';
 import { raceAbort } from './race-abort';
 
 /**
@@ -101,12 +102,14 @@ type GeotiffModule = typeof import('geotiff');
 let geotiffModule: Promise<GeotiffModule> | undefined;
 
 /**
- * Loads geotiff when a GeoTIFF is first opened, not when the imagery entry is imported: its
+ * Loads geotiff when a GeoTIFF is first opened, not when the imagery entry is imported: it is an
+ * optional peer dependency (an application that opens no GeoTIFF need not install it), and its
  * worker shim (`web-worker`) runs code at import that throws inside Node worker threads started
  * without `workerData` (test runners' thread pools), which must not break every other pyramid.
+ * @throws TesseraConfigError `missing-dependency` when geotiff is not installed.
  */
 function loadGeotiff(): Promise<GeotiffModule> {
-  geotiffModule ??= import('geotiff');
+  geotiffModule ??= loadOptionalPeer('geotiff', () => import('geotiff'));
   geotiffModule.catch(() => {
     geotiffModule = undefined;
   });
@@ -356,7 +359,8 @@ export class CogPyramid implements ImageryPyramid {
  * Opens a tiled (Cloud-Optimized) GeoTIFF: a URL read by `Range` requests through an
  * {@link HttpClient}, the file's bytes in memory, or any {@link RangeReader} (a local file in
  * Node). Reads the header and directories, usually in one or two requests.
- * @throws TesseraConfigError `invalid-option` (a bad `ramp`).
+ * @throws TesseraConfigError `invalid-option` (a bad `ramp`); `missing-dependency` when the
+ *   optional peer dependency `geotiff` is not installed (`npm install geotiff`).
  * @throws TileSourceError `unsupported` (a stripped TIFF, separate planes, a compression, sample
  *   format or photometric interpretation without a decoder here), `bad-magic` (not a TIFF),
  *   `corrupt`, and the reader's `http-status`, `network`, `timeout`, `range-ignored`; an abort

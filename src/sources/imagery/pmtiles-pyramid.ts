@@ -7,19 +7,7 @@
  * directory are read once, at open; a tile the directories do not list costs no request.
  */
 
-import {
-  bytesToHeader,
-  type Cache,
-  Compression,
-  type Entry,
-  type Header,
-  PMTiles,
-  type RangeResponse,
-  readVarint,
-  type Source,
-  TileType,
-  tileIdToZxy,
-} from 'pmtiles';
+import type { Cache, Compression, Entry, Header, PMTiles, RangeResponse, Source } from 'pmtiles';
 import { isAbortError, TesseraError, TileSourceError } from '../../core/errors';
 import { createDefaultImageDecoder } from '../io/default-tile-decoder';
 import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
@@ -27,6 +15,7 @@ import { HttpRangeReader } from '../io/http-range-reader';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
 import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
+import { loadOptionalPeer } from './optional-peer';
 import { raceAbort } from './race-abort';
 import { isTileOfZoom, webMapLevels, zoomOfLevel } from './web-map-levels';
 
@@ -73,6 +62,24 @@ const HEADER_BYTES = 127;
 /** PMTiles tile ids address zooms up to 26. */
 const MAX_PMTILES_ZOOM = 26;
 
+/** pmtiles' module, loaded on the first open (see {@link loadPmtiles}). */
+type PmtilesModule = typeof import('pmtiles');
+
+let pmtilesModule: Promise<PmtilesModule> | undefined;
+
+/**
+ * Loads pmtiles when an archive is first opened, not when the imagery entry is imported: it is
+ * an optional peer dependency, which an application that opens no PMTiles archive need not install.
+ * @throws TesseraConfigError `missing-dependency` when pmtiles is not installed.
+ */
+function loadPmtiles(): Promise<PmtilesModule> {
+  pmtilesModule ??= loadOptionalPeer('pmtiles', () => import('pmtiles'));
+  pmtilesModule.catch(() => {
+    pmtilesModule = undefined;
+  });
+  return pmtilesModule;
+}
+
 /**
  * Opens a raster PMTiles v3 archive at `source` (a URL, read by HTTP `Range`, or any pmtiles
  * `Source`). Levels run from the header's `maxZoom` (level 0) to its `minZoom`; longitude wraps.
@@ -80,7 +87,9 @@ const MAX_PMTILES_ZOOM = 26;
  *   (vector tiles, brotli or zstd compression), `corrupt`, `truncated`, `range-ignored`,
  *   `wrong-size` (a first tile that is not square), `http-status`, `network`, `timeout`; an abort
  *   error once `options.signal` aborts.
- * @throws TesseraConfigError `not-power-of-two` (`options.tileSize`, or the tiles stored).
+ * @throws TesseraConfigError `not-power-of-two` (`options.tileSize`, or the tiles stored);
+ *   `missing-dependency` when the optional peer dependency `pmtiles` is not installed
+ *   (`npm install pmtiles`).
  */
 export async function openPmtilesPyramid(
   source: string | Source,
@@ -88,19 +97,22 @@ export async function openPmtilesPyramid(
 ): Promise<PmtilesPyramid> {
   const signal = options.signal ?? new AbortController().signal;
   signal.throwIfAborted();
+  const pm = await raceAbort(loadPmtiles(), signal);
   const client = typeof source === 'string' ? (options.client ?? new HttpClient(options.http)) : undefined;
   const checked = new CheckedSource(
     typeof source === 'string' ? new RangeReaderSource(new HttpRangeReader(source, { client })) : source,
   );
   const key = checked.getKey();
   const first = new Uint8Array((await checked.getBytes(0, OPEN_BYTES, signal)).data);
-  const header = parseHeader(first, key);
+  const header = parseHeader(pm, first, key);
   const sliceOrRead = async (offset: number, length: number): Promise<ArrayBuffer> =>
     offset + length <= first.length
       ? first.slice(offset, offset + length).buffer
       : (await checked.getBytes(offset, length, signal)).data;
   const root = parseDirectory(
+    pm,
     await decompress(
+      pm,
       await sliceOrRead(header.rootDirectoryOffset, header.rootDirectoryLength),
       header.internalCompression,
     ),
@@ -109,6 +121,7 @@ export async function openPmtilesPyramid(
   let attribution = options.attribution;
   if (attribution === undefined && header.jsonMetadataLength > 0) {
     const json = await decompress(
+      pm,
       await sliceOrRead(header.jsonMetadataOffset, header.jsonMetadataLength),
       header.internalCompression,
     );
@@ -121,14 +134,16 @@ export async function openPmtilesPyramid(
     const credit = (metadata as { attribution?: unknown } | null)?.attribution;
     if (typeof credit === 'string' && credit !== '') attribution = credit;
   }
-  const cache = new DirectoryCache(header, root, options.maxCachedDirectories ?? 64);
-  const pmtiles = new PMTiles(checked, cache, decompress);
+  const cache = new DirectoryCache(pm, header, root, options.maxCachedDirectories ?? 64);
+  const pmtiles = new pm.PMTiles(checked, cache, (buffer, compression) =>
+    decompress(pm, buffer, compression),
+  );
   const ownsDecoder = options.decoder === undefined;
   const decoder = options.decoder ?? createDefaultImageDecoder();
   try {
     const tileSize =
       options.tileSize ??
-      (await firstTileSize(pmtiles, cache, checked, header, root, decoder, signal)) ??
+      (await firstTileSize(pm, pmtiles, cache, checked, header, root, decoder, signal)) ??
       256;
     return new PmtilesArchive(
       pmtiles,
@@ -148,7 +163,8 @@ export async function openPmtilesPyramid(
 }
 
 /** Checks the header of a PMTiles archive and reads it. */
-function parseHeader(first: Uint8Array, key: string): Header {
+function parseHeader(pm: PmtilesModule, first: Uint8Array, key: string): Header {
+  const { Compression, TileType } = pm;
   const magic = 'PMTiles';
   for (let i = 0; i < magic.length; i++) {
     if (first[i] !== magic.charCodeAt(i))
@@ -159,7 +175,7 @@ function parseHeader(first: Uint8Array, key: string): Header {
   }
   if (first.length < HEADER_BYTES)
     throw new TileSourceError('truncated', `${key}: shorter than its header`, false);
-  const header = bytesToHeader(first.slice(0, HEADER_BYTES).buffer);
+  const header = pm.bytesToHeader(first.slice(0, HEADER_BYTES).buffer);
   if (header.tileType === TileType.Mvt || header.tileType === TileType.Mlt) {
     throw new TileSourceError(
       'unsupported',
@@ -191,6 +207,7 @@ function parseHeader(first: Uint8Array, key: string): Header {
 
 /** Size of the first tile the archive stores (the coarsest, as tiles are in tile-id order), or null. */
 async function firstTileSize(
+  pm: PmtilesModule,
   pmtiles: PMTiles,
   cache: DirectoryCache,
   source: Source,
@@ -214,7 +231,7 @@ async function firstTileSize(
       );
       continue;
     }
-    const [z, x, y] = tileIdToZxy(entry.tileId);
+    const [z, x, y] = pm.tileIdToZxy(entry.tileId);
     const response = await getTile(pmtiles, z, x, y, signal);
     if (response === undefined || response.data.byteLength === 0) return null;
     const tile = await decoder.decodeImage(new Uint8Array(response.data), MAX_IMAGE_TEXELS, signal);
@@ -377,6 +394,7 @@ class DirectoryCache implements Cache {
   private readonly controller = new AbortController();
 
   constructor(
+    private readonly pm: PmtilesModule,
     private readonly header: Header,
     private readonly root: Entry[],
     private readonly capacity: number,
@@ -394,7 +412,7 @@ class DirectoryCache implements Cache {
     if (directory !== undefined) {
       this.leaves.delete(offset);
     } else {
-      const read = readDirectory(source, offset, length, this.header, this.controller.signal);
+      const read = readDirectory(this.pm, source, offset, length, this.header, this.controller.signal);
       directory = read;
       read.catch(() => {
         if (this.leaves.get(offset) === read) this.leaves.delete(offset);
@@ -419,6 +437,7 @@ class DirectoryCache implements Cache {
 }
 
 async function readDirectory(
+  pm: PmtilesModule,
   source: Source,
   offset: number,
   length: number,
@@ -427,7 +446,8 @@ async function readDirectory(
 ): Promise<Entry[]> {
   const response = await source.getBytes(offset, length, signal, header.etag);
   const entries = parseDirectory(
-    await decompress(response.data, header.internalCompression),
+    pm,
+    await decompress(pm, response.data, header.internalCompression),
     source.getKey(),
   );
   if (entries.length === 0)
@@ -440,12 +460,12 @@ async function readDirectory(
  * length and offset (0 meaning right after the previous entry), all varints.
  * @throws TileSourceError `corrupt` (cut short, or ids not increasing).
  */
-function parseDirectory(buffer: ArrayBuffer, key: string): Entry[] {
+function parseDirectory(pm: PmtilesModule, buffer: ArrayBuffer, key: string): Entry[] {
   const position = { buf: new Uint8Array(buffer), pos: 0 };
   const next = () => {
     if (position.pos >= position.buf.length)
       throw new TileSourceError('corrupt', `${key}: directory cut short`, false);
-    return readVarint(position);
+    return pm.readVarint(position);
   };
   const count = next();
   // Each entry takes at least four bytes, which bounds a corrupt count before allocating for it.
@@ -471,7 +491,12 @@ function parseDirectory(buffer: ArrayBuffer, key: string): Entry[] {
 }
 
 /** Inflates a directory, the metadata or a tile as the header says it is compressed. */
-async function decompress(buffer: ArrayBuffer, compression: Compression): Promise<ArrayBuffer> {
+async function decompress(
+  pm: PmtilesModule,
+  buffer: ArrayBuffer,
+  compression: Compression,
+): Promise<ArrayBuffer> {
+  const { Compression } = pm;
   if (compression === Compression.None || compression === Compression.Unknown) return buffer;
   if (compression !== Compression.Gzip) {
     throw new TileSourceError('unsupported', `PMTiles: ${Compression[compression]} compression`, false);

@@ -25,25 +25,32 @@ export interface PackedPackages {
   baker: string;
 }
 
+/** Runs `npm pack` (its `prepack` script builds first) with `args`; returns the tarball's path. */
+async function pack(repositoryRoot: string, destination: string, args: string[]): Promise<string> {
+  const stdout = await run(
+    'npm',
+    ['pack', '--json', '--pack-destination', destination, ...args],
+    repositoryRoot,
+  );
+  // The prepack build prints to the same stdout before npm's JSON, an array that opens on a line of its own.
+  const json = stdout.slice(stdout.lastIndexOf('\n[\n') + 1);
+  return join(destination, (JSON.parse(json) as { filename: string }[])[0].filename);
+}
+
 /**
  * Packs the library and the baker into `destination` (each package's `prepack` script builds it
  * first, as `npm pack` and an install from git run it); returns the tarballs' paths.
  */
 export async function packPackages(repositoryRoot: string, destination: string): Promise<PackedPackages> {
-  const pack = async (args: string[]) => {
-    const stdout = await run(
-      'npm',
-      ['pack', '--json', '--pack-destination', destination, ...args],
-      repositoryRoot,
-    );
-    // The prepack build prints to the same stdout before npm's JSON, an array that opens on a line of its own.
-    const json = stdout.slice(stdout.lastIndexOf('\n[\n') + 1);
-    return (JSON.parse(json) as { filename: string }[])[0].filename;
-  };
   return {
-    library: join(destination, await pack([])),
-    baker: join(destination, await pack(['--workspace', 'packages/baker'])),
+    library: await packLibrary(repositoryRoot, destination),
+    baker: await pack(repositoryRoot, destination, ['--workspace', 'packages/baker']),
   };
+}
+
+/** Packs the library alone into `destination` (built by its `prepack`); returns the tarball's path. */
+export function packLibrary(repositoryRoot: string, destination: string): Promise<string> {
+  return pack(repositoryRoot, destination, []);
 }
 
 /** The version of `name` in `package-lock.json`. */
