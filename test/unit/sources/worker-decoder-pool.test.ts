@@ -83,4 +83,36 @@ describe('WorkerDecoderPool', () => {
     await new Promise((r) => setTimeout(r, 20)); // the late reply is ignored
     pool.dispose();
   });
+  it('rejects its jobs with a typed error, never hangs, when no worker script can start', async () => {
+    /** A worker whose script does not load: an error event (no message) and never an answer. */
+    class UnstartableWorker extends FakeWorker {
+      private errorListeners: ((event: ErrorEvent) => void)[] = [];
+      override postMessage(message: DecodeRequest | CancelRequest): void {
+        this.received.push(message);
+        setTimeout(() => {
+          for (const l of this.errorListeners) l({ message: '' } as ErrorEvent);
+        }, 1);
+      }
+      override addEventListener(type: string, listener: (event: never) => void): void {
+        if (type === 'error') this.errorListeners.push(listener as (event: ErrorEvent) => void);
+        else super.addEventListener(type, listener);
+      }
+    }
+    const pool = new WorkerDecoderPool({ createWorker: () => new UnstartableWorker(), size: 2 });
+    const signal = new AbortController().signal;
+    const jobs = [0, 1].map(() => pool.decode('png', encodePng(texels, 16, 16), 16, signal));
+    for (const job of jobs) {
+      await expect(job).rejects.toMatchObject({
+        code: 'decode-failed',
+        retryable: false,
+        message: expect.stringMatching(/could not start/),
+      });
+    }
+    // Every worker failed to start: a new job rejects at once, sent to none.
+    await expect(pool.decode('png', encodePng(texels, 16, 16), 16, signal)).rejects.toBeInstanceOf(
+      TileSourceError,
+    );
+    expect(pool.pending).toBe(0);
+    pool.dispose();
+  });
 });

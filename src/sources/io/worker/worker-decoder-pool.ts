@@ -36,15 +36,23 @@ export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
       createWorker: (index) => {
         const worker = options.createWorker();
         worker.addEventListener('message', (event) => this.onReply(event.data));
-        worker.addEventListener('error', (event) =>
-          this.pool.failWorker(
+        worker.addEventListener('error', (event) => {
+          const reason = event.message || 'the worker script did not load';
+          this.pool.workerError(
             index,
-            () => new TileSourceError('decode-failed', `decode worker crashed: ${event.message}`, true),
-          ),
-        );
+            reason,
+            () => new TileSourceError('decode-failed', `decode worker crashed: ${reason}`, true),
+          );
+        });
         return worker;
       },
       onAbort: (worker, id) => worker.postMessage({ type: 'cancel', id }),
+      startFailure: (reason) =>
+        new TileSourceError(
+          'decode-failed',
+          `the decode worker could not start (${reason}): a Content-Security-Policy must allow 'worker-src blob:'`,
+          false,
+        ),
     });
   }
 
