@@ -105,7 +105,7 @@ export class ImagePyramidGenerator {
       startFailure: (reason) =>
         new TileSourceError(
           'decode-failed',
-          `the image pyramid worker could not start (${reason}): a Content-Security-Policy must allow 'worker-src blob:'`,
+          `the image pyramid worker could not start (${reason}); a Content-Security-Policy must allow 'worker-src blob:'`,
           false,
         ),
     });

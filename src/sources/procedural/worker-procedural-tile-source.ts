@@ -62,7 +62,7 @@ export class WorkerProceduralTileSource implements TileSource {
       startFailure: (reason) =>
         new TileSourceError(
           'decode-failed',
-          `the procedural worker could not start (${reason}): a Content-Security-Policy must allow 'worker-src blob:'`,
+          `the procedural worker could not start (${reason}); a Content-Security-Policy must allow 'worker-src blob:'`,
           false,
         ),
     });

@@ -83,7 +83,7 @@ export class BasisTranscoderPool {
   private startFailure(reason: string): TileSourceError {
     return new TileSourceError(
       'transcoder-unavailable',
-      `the transcode worker could not start (${reason}): a Content-Security-Policy must allow ` +
+      `the transcode worker could not start (${reason}); a Content-Security-Policy must allow ` +
         "'worker-src blob:'; Basis textures stay on their placeholders",
       false,
     );

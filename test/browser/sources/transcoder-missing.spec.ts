@@ -88,3 +88,38 @@ test.describe('a missing Basis transcoder fails loudly and settles', () => {
     });
   }
 });
+
+/**
+ * A worker whose script cannot start (here a 404; a Content-Security-Policy without
+ * `worker-src blob:` acts the same) rejects its jobs with a typed error within 5 s, and later jobs
+ * at once: nothing waits on a worker that never started.
+ */
+test('a worker that cannot start rejects its jobs, typed, and never hangs', async ({
+  page,
+  openPage,
+  errorLog,
+}) => {
+  await openPage('/test/browser/sources/pages/transcoder-missing.html', {
+    system: 'none',
+    transcoderPath: '',
+  });
+  await expect(page).toHaveTitle('ready', { timeout: 60_000 });
+  const result = await page.evaluate(
+    (url) =>
+      (
+        globalThis as never as {
+          missingTranscoder: {
+            unstartableWorkers(url: string): Promise<{ first: string; later: string; firstMs: number }>;
+          };
+        }
+      ).missingTranscoder.unstartableWorkers(url),
+    '/no-such-worker-script.js',
+  );
+  console.log(`[unstartable worker] ${JSON.stringify(result)}`);
+  expect(result.first).toMatch(/^decode-failed: the procedural worker could not start/);
+  expect(result.later).toMatch(/^decode-failed: the procedural worker could not start/);
+  expect(result.firstMs).toBeLessThan(REPORT_WITHIN_MS);
+  // The browser's own report of the 404 script is expected; nothing else may be logged.
+  const logged = await errorLog.take();
+  expect(logged.filter((line) => !/404|no-such-worker-script/.test(line))).toEqual([]);
+});

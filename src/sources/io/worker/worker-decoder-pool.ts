@@ -50,7 +50,7 @@ export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
       startFailure: (reason) =>
         new TileSourceError(
           'decode-failed',
-          `the decode worker could not start (${reason}): a Content-Security-Policy must allow 'worker-src blob:'`,
+          `the decode worker could not start (${reason}); a Content-Security-Policy must allow 'worker-src blob:'`,
           false,
         ),
     });

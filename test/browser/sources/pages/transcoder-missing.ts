@@ -17,6 +17,7 @@ import {
   VirtualTextureSystem,
   virtualTexture,
 } from '../../../../src/index';
+import { WorkerProceduralTileSource } from '../../../../src/sources/procedural/worker-procedural-tile-source';
 import { createTestRenderer } from '../../support/renderer';
 
 const params = new URLSearchParams(location.search);
@@ -130,5 +131,26 @@ async function run(maxMs: number) {
   return out;
 }
 
-(globalThis as unknown as { missingTranscoder: { run: typeof run } }).missingTranscoder = { run };
+/**
+ * Loads a tile from a procedural source whose workers' script is `scriptUrl` (one that serves
+ * nothing): the load must reject, typed, instead of waiting on a worker that never started.
+ */
+async function unstartableWorkers(scriptUrl: string) {
+  const start = performance.now();
+  const source = new WorkerProceduralTileSource(
+    { seed: 7, widthPages: 16 },
+    () => new Worker(scriptUrl, { type: 'module' }),
+    2,
+  );
+  const load = () => source.load(0, 0, 0, new AbortController().signal).then(() => 'loaded');
+  const settle = (promise: Promise<string>) =>
+    promise.catch((error: { code?: string; message: string }) => `${error.code}: ${error.message}`);
+  const first = await settle(load());
+  const firstMs = performance.now() - start;
+  const later = await settle(load());
+  source.dispose();
+  return { first, later, firstMs };
+}
+
+(globalThis as unknown as { missingTranscoder: unknown }).missingTranscoder = { run, unstartableWorkers };
 document.title = 'ready';
