@@ -23,12 +23,12 @@ import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
 import { HttpClient } from '../../sources/io/http/http-client';
 import { BackendBridge } from '../backend-bridge';
+import { LiveStreamedTextures } from './live-streamed-textures';
 import { TextureNeedEstimator } from './need/texture-need-estimator';
 import { MeshAttachments } from './sampling/mesh-attachments';
 import { StreamingPlaceholders } from './sampling/streaming-placeholders';
 import { type TextureSampling, textureSampling } from './sampling/texture-sampling';
 import { StreamedTexture, type StreamedTextureOptions } from './streamed-texture';
-import { StreamedTextureTable } from './streamed-texture-table';
 import {
   type SceneTextures,
   StreamingTransition,
@@ -78,7 +78,7 @@ export class TextureStreamingSystem {
   private readonly bridge: BackendBridge;
   private readonly now: () => number;
   private readonly needRefreshFrames: number;
-  private readonly table = new StreamedTextureTable();
+  private readonly table = new LiveStreamedTextures();
   private readonly attachments = new MeshAttachments();
   private readonly need = new TextureNeedEstimator();
   private readonly placeholders: StreamingPlaceholders;

@@ -1,8 +1,8 @@
 import type { Camera, Object3D } from 'three';
 import type { MipStreamingPlanner } from '../../../core/streaming/planning/mip-streaming-planner';
 import { textureSlot } from '../../../core/streaming/texture-registry';
+import type { LiveStreamedTextures } from '../live-streamed-textures';
 import type { MeshAttachments } from '../sampling/mesh-attachments';
-import type { StreamedTextureTable } from '../streamed-texture-table';
 import { ScreenNeedProjector } from './screen-need';
 
 /**
@@ -28,7 +28,7 @@ export class TextureNeedEstimator {
     scene: Object3D,
     viewportHeightPx: number,
     attachments: MeshAttachments,
-    table: StreamedTextureTable,
+    table: LiveStreamedTextures,
     planner: MipStreamingPlanner,
     frame: number,
     nowMs: number,

@@ -3,9 +3,9 @@ import { levelByteLength } from '../../../core/streaming/mip-pyramid-source';
 import type { ShedLevelCache } from '../../../core/streaming/planning/shed-level-cache';
 import type { StreamingBackend } from '../../../core/streaming/streaming-backend';
 import type { BackendBridge } from '../../backend-bridge';
+import type { LiveStreamedTextures } from '../live-streamed-textures';
 import type { StreamingPlaceholders } from '../sampling/streaming-placeholders';
 import type { StreamedTexture } from '../streamed-texture';
-import type { StreamedTextureTable } from '../streamed-texture-table';
 import { ChainTexture } from './chain-texture';
 import { isBlockFormat } from './streamed-format-support';
 
@@ -31,7 +31,7 @@ export interface StreamedChainEvents {
  */
 export class StreamedChainBackend implements StreamingBackend {
   private readonly bridge: BackendBridge;
-  private readonly table: StreamedTextureTable;
+  private readonly table: LiveStreamedTextures;
   private readonly placeholders: StreamingPlaceholders;
   private readonly events: StreamedChainEvents;
   /** WebGL2 keeps CPU copies of resident levels (no GPU-to-GPU level copies there). */
@@ -40,7 +40,7 @@ export class StreamedChainBackend implements StreamingBackend {
 
   constructor(
     bridge: BackendBridge,
-    table: StreamedTextureTable,
+    table: LiveStreamedTextures,
     placeholders: StreamingPlaceholders,
     events: StreamedChainEvents,
     shedLevels: ShedLevelCache,

@@ -5,8 +5,9 @@ import type { StreamedTexture } from './streamed-texture';
 /**
  * The live streamed textures of one system, by registry slot (the planner speaks in ids), plus
  * the set of every texture the system ever created, to tell "released twice" from "not ours".
+ * (The planner's per-texture streaming state is the core's `StreamedTextureTable`.)
  */
-export class StreamedTextureTable {
+export class LiveStreamedTextures {
   /** Live textures, in creation order (swept in reverse on dispose). */
   readonly live: StreamedTexture[] = [];
   private readonly bySlot: (StreamedTexture | null)[] = [];
