@@ -10,7 +10,9 @@
  * time, so a single-file source (tile archive, KTX2, COG, PMTiles) would never have more than one
  * request at the server; it also sometimes answers 416 from a stale entry. The client keeps its
  * own bounded cache of Range answers instead ({@link RangeCache}). Whole-file GETs keep the
- * browser's cache.
+ * browser's cache. A 416 to a Range request can still come from the browser rather than the server
+ * (seen under injected network faults, where the server never sent one): it is retried once, at
+ * once and bypassing the cache, before the caller sees it.
  */
 
 import { TileSourceError } from '../../../core/errors';
@@ -50,7 +52,10 @@ export const DEFAULT_RANGE_CACHE_BYTES = 32 * 2 ** 20;
 export interface HttpClientCounters {
   /** Requests sent, retries included. */
   requests: number;
-  /** Retries sent after a transient failure. */
+  /**
+   * Retries sent after a transient failure, and after a 416 to a Range request (see
+   * {@link HttpClient.request}).
+   */
   retries: number;
   /** Requests that ended in a failure (each attempt counts). */
   failures: number;
@@ -75,6 +80,9 @@ export async function httpStatusError(url: string, response: Response): Promise<
   if (retryable && retryAfter > 0) Object.assign(error, { retryAfterMs: retryAfter * 1000 });
   return error;
 }
+
+/** Thrown by an attempt whose Range request was answered 416, to ask for one more with no cache. */
+const UNSATISFIABLE_RANGE = Symbol('416 to a Range request');
 
 interface HostQueue {
   active: number;
@@ -117,7 +125,10 @@ export class HttpClient {
   /**
    * Fetches `url` and reads the answer with `read`, retrying transient failures. `read` gets
    * every response (any status) and either returns the result or throws a `TileSourceError`
-   * (retryable or not); network errors and timeouts are retryable.
+   * (retryable or not); network errors and timeouts are retryable. A 416 answering a request with
+   * a `Range` header is first retried once, at once, with `cache: 'no-store'` (a browser's cache
+   * can answer 416 by itself; counted in `counters.retries`, not against `retries`); only a
+   * second 416 reaches `read`.
    * @param headers request headers, added to the client's.
    * @param cache the fetch cache mode (`RequestInit.cache`); default the browser's (`'default'`).
    * @throws TileSourceError after the last attempt; `signal.reason` once `signal` aborts.
@@ -129,14 +140,23 @@ export class HttpClient {
     headers?: Record<string, string>,
     cache?: RequestCache,
   ): Promise<T> {
+    let recheck416 = headers?.Range !== undefined;
+    let mode = cache;
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted) throw signal.reason;
       let retryAfterMs = 0;
       try {
-        return await this.attempt(url, signal, read, headers, cache);
+        return await this.attempt(url, signal, read, headers, mode, recheck416);
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         this.counters.failures++;
+        if (error === UNSATISFIABLE_RANGE) {
+          recheck416 = false;
+          mode = 'no-store';
+          attempt--;
+          this.counters.retries++;
+          continue;
+        }
         if (!(error instanceof TileSourceError) || !error.retryable || attempt >= this.retries) throw error;
         retryAfterMs = (error as TileSourceError & { retryAfterMs?: number }).retryAfterMs ?? 0;
       }
@@ -218,6 +238,7 @@ export class HttpClient {
     read: (response: Response) => Promise<T>,
     headers: Record<string, string> | undefined,
     cache: RequestCache | undefined,
+    recheck416: boolean,
   ): Promise<T> {
     const host = hostOf(url);
     await this.acquire(host, signal);
@@ -236,9 +257,14 @@ export class HttpClient {
         signal: controller.signal,
         ...(cache === undefined ? {} : { cache }),
       });
+      if (recheck416 && response.status === 416) {
+        await response.body?.cancel().catch(() => {});
+        throw UNSATISFIABLE_RANGE;
+      }
       return await read(response);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (error === UNSATISFIABLE_RANGE) throw error;
       if (timedOut)
         throw new TileSourceError('timeout', `${url}: no answer within ${this.timeoutMs} ms`, true);
       if (error instanceof TileSourceError) throw error;
