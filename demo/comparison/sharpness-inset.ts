@@ -19,7 +19,8 @@
  * not (plain three.js has no budget) and is reported as outside it.
  */
 
-import type { ProceduralWorld, TextureBudget } from '@tessera-vt/tessera';
+import type { TextureBudget } from '@tessera-vt/tessera';
+import type { ProceduralWorld } from '@tessera-vt/tessera/sources';
 import type { RenderedTileSource } from '@tessera-vt/tessera/three';
 import {
   type Camera,

@@ -9,7 +9,8 @@
  * re-render).
  */
 
-import { PROCEDURAL_SEA_LEVEL, type ProceduralWorld, type VirtualTexture } from '@tessera-vt/tessera';
+import type { VirtualTexture } from '@tessera-vt/tessera';
+import { PROCEDURAL_SEA_LEVEL, type ProceduralWorld } from '@tessera-vt/tessera/sources';
 import {
   DecalList,
   RenderedTileSource,

@@ -4,7 +4,7 @@
  * gets you: ~8.5 m per texel) until `src/three` provides `VirtualTextureSystem`.
  */
 
-import type { ProceduralWorld } from '@tessera-vt/tessera';
+import type { ProceduralWorld } from '@tessera-vt/tessera/sources';
 import { DataTexture, LinearMipmapLinearFilter, SRGBColorSpace } from 'three';
 import { MeshStandardNodeMaterial } from 'three/webgpu';
 import {

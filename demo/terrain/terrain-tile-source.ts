@@ -8,8 +8,10 @@
  * format (BC7 + BC5 on desktop) for a block-compressed pool.
  */
 
-import type { TileSource, VirtualTexturePoolLayer } from '@tessera-vt/tessera';
-import { ArchiveTileSource, ProceduralWorld, WorkerProceduralTileSource } from '@tessera-vt/tessera';
+import type { TileSource } from '@tessera-vt/tessera';
+import { ArchiveTileSource, WorkerProceduralTileSource } from '@tessera-vt/tessera';
+import { ProceduralWorld } from '@tessera-vt/tessera/sources';
+import type { VirtualTexturePoolLayer } from '@tessera-vt/tessera/three';
 import type { TerrainSourceKind } from '../params';
 import { assetUrl } from '../props/asset-url';
 import { RenderedTerrain } from './rendered-terrain';

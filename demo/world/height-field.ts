@@ -3,8 +3,8 @@
  * terrain's virtual texture, so the relief lines up with the rivers, roads and biomes in its albedo.
  */
 
-import type { ProceduralWorld } from '@tessera-vt/tessera';
-import { PROCEDURAL_SEA_LEVEL as SEA_LEVEL } from '@tessera-vt/tessera';
+import type { ProceduralWorld } from '@tessera-vt/tessera/sources';
+import { PROCEDURAL_SEA_LEVEL as SEA_LEVEL } from '@tessera-vt/tessera/sources';
 
 /** World metres <-> texture UV mapping and heights. Origin at the terrain's centre, y up. */
 export interface HeightField {

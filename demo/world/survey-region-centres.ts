@@ -8,7 +8,7 @@
  *   npx tsx demo/world/survey-region-centres.ts [seed]     # about 1.5 minutes (64 tiles at mip 7)
  */
 
-import { PROCEDURAL_SEA_LEVEL, ProceduralWorld } from '@tessera-vt/tessera';
+import { PROCEDURAL_SEA_LEVEL, ProceduralWorld } from '@tessera-vt/tessera/sources';
 import { REGIONS_SEED } from '../regions';
 import { TERRAIN_SIZE_METERS } from './height-field';
 

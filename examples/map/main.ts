@@ -5,8 +5,9 @@
  * the view needs are fetched, at the zoom it needs. The imagery's credit line is shown in a
  * corner. `window.example` is for the smoke test.
  */
-import { VirtualTextureSystem, virtualTexture, webMercatorUv } from '@tessera-vt/tessera';
+import { VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
 import { ImageryTileSource, openPmtilesPyramid, XyzPyramid } from '@tessera-vt/tessera/imagery';
+import { webMercatorUv } from '@tessera-vt/tessera/three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import {
   Mesh,

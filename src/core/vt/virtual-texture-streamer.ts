@@ -291,7 +291,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * texture: takes a slot (evicting and unmapping a victim if needed), calls `handler` to write the
    * tile, then maps the page. Returns the tiles uploaded.
    *
-   * A tile whose page left the view ({@link UploadDemand.Unwanted}: neither of the latest two
+   * A tile whose page left the view (`UploadDemand.Unwanted`: neither of the latest two
    * feedback buffers asked for it) is uploaded only into a free slot, so it never evicts a page for
    * a view that no longer needs it. With none free it waits: uploaded if the view asks for it
    * again, else dropped (its bytes freed) when its request expires (`abortAfterFrames`) or when a

@@ -10,7 +10,7 @@ import { EMPTY_ENTRY } from './page-table-entry';
 
 /**
  * The stored blocks of a sparse page table, on the CPU exactly as the GPU atlas holds them: an
- * `rg32uint` texture {@link ATLAS_WIDTH} entries wide, {@link ATLAS_BLOCKS_PER_ROW} blocks per row,
+ * `rg32uint` texture `ATLAS_WIDTH` (256) entries wide, `ATLAS_BLOCKS_PER_ROW` blocks per row,
  * block `b` at entry (`(b % 16) * 16`, `floor(b / 16) * 16`). Each entry is two words: the page's
  * entry (finest resident ancestor) and its parent's entry (what trilinear's coarser mip reads).
  * Blocks come from a free min-heap (lowest index first, so a shrink moves few); metadata per block

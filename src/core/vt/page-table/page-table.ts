@@ -63,8 +63,8 @@ export class PageTable {
 
   /**
    * `storage`: `'sparse'` (default) stores blocks as pages need them; `'dense'` stores every block
-   * for good (see {@link PageTableGeometry.dense}), so the sampler skips the indirection fetch;
-   * `'auto'` is dense when {@link prefersDensePageTable} (small tables).
+   * for good (see `PageTableGeometry.dense`), so the sampler skips the indirection fetch;
+   * `'auto'` is dense when `prefersDensePageTable` says so (small tables).
    */
   constructor(
     layout: VirtualTextureLayout,

@@ -13,13 +13,9 @@
  * system was made).
  */
 
-import {
-  VirtualTextureSystem,
-  virtualTexture,
-  WEB_MERCATOR_MAX_LATITUDE,
-  webMercatorUv,
-} from '@tessera-vt/tessera';
+import { VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
 import { type ImageryPyramid, type ImageryTile, ImageryTileSource } from '@tessera-vt/tessera/imagery';
+import { WEB_MERCATOR_MAX_LATITUDE, webMercatorUv } from '@tessera-vt/tessera/three';
 import {
   ClampToEdgeWrapping,
   DataTexture,
