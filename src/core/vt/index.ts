@@ -1,0 +1,38 @@
+/** The virtual-texture pipeline: addressing, page table, pool, feedback, scheduling, streamer. */
+
+export * from './debug/feedback-image';
+export * from './debug/mip-palette';
+export * from './debug/residency-image';
+export * from './feedback/feedback-analyzer';
+export * from './feedback/feedback-jitter';
+export * from './feedback/mip-bias-controller';
+export * from './feedback/mip-rule';
+export { TablePressure } from './feedback/page-table-pressure';
+export * from './page-id';
+export * from './page-rect';
+export * from './page-table/dirty-regions';
+export * from './page-table/page-table';
+export * from './page-table/page-table-atlas';
+export * from './page-table/page-table-blocks';
+export * from './page-table/page-table-entry';
+export * from './residency/create-replacement-policy';
+export { LhdPolicy } from './residency/lhd-policy';
+export * from './residency/lru-policy';
+export * from './residency/physical-pool';
+export * from './residency/pool-efficiency';
+export * from './residency/pool-format';
+export * from './residency/pool-shape';
+export * from './residency/replacement-policy';
+export * from './scheduling/page-refresh-queue';
+export * from './scheduling/ready-tile-queue';
+export * from './scheduling/residency-scheduler';
+export * from './scheduling/staging-reserve';
+export * from './settle-tracker';
+export * from './streamer-events';
+export * from './tile-bytes';
+export * from './tile-source';
+export type { StreamerStats } from './virtual-texture-streamer';
+export * from './virtual-texture-streamer';
+export * from './virtual-texture-streamer';
+export * from './vt-budget-plan';
+export * from './vt-layout';
