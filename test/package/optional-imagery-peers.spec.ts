@@ -7,16 +7,17 @@
  * - node_modules holds three and the library only, at most {@link MAX_INSTALLED_BYTES} besides three;
  * - opening a GeoTIFF or a PMTiles archive without its package fails with
  *   `TesseraConfigError('missing-dependency')` naming `npm install geotiff` / `npm install pmtiles`,
- *   in Node and in Chromium without a bundler (an import map that maps neither package).
+ *   in Node, and in Chromium in a page that imports the imagery entry built by Vite, webpack,
+ *   esbuild and Rollup with their defaults (each build succeeds without the packages) or loaded
+ *   unbundled through an import map that maps neither package.
  * That builds of an application importing only the root entry do not resolve either package is
- * packed-tarball.spec.ts's work: its application installs neither, and builds under Vite,
- * webpack, esbuild and Rollup.
+ * packed-tarball.spec.ts's work: its application installs neither.
  */
 
 import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { chromium, expect, test } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath, hasChromium } from '../browser/chromium';
 import { lockedVersion, packageManifest, packLibrary, run } from './support/packed-project';
@@ -26,6 +27,8 @@ const REPOSITORY = resolve(import.meta.dirname, '../..');
 /** Issue #43: an application without imagery installs at most 3 MB besides three. */
 const MAX_INSTALLED_BYTES = 3_000_000;
 const OPTIONAL_IMAGERY_PEERS = ['geotiff', 'pmtiles'];
+/** The bundlers the probe page is built with, at the versions this repository locks. */
+const TOOLS = ['vite', 'webpack', 'webpack-cli', 'esbuild', 'rollup', '@rollup/plugin-node-resolve'];
 
 interface Manifest {
   dependencies?: Record<string, string>;
@@ -78,7 +81,7 @@ function expectMissingDependencies(report: Record<string, Record<string, unknown
 test('without the optional imagery peers: no dependency, a small install, typed errors naming the install', async () => {
   // Node-side packaging plus one browser: one run, under the webgpu project.
   test.skip(test.info().project.name !== 'webgpu', 'runs once, under the webgpu project');
-  test.setTimeout(300_000);
+  test.setTimeout(540_000);
   const packageName = packageManifest(REPOSITORY).name;
   const work = mkdtempSync(join(tmpdir(), 'tessera-optional-peers-'));
   try {
@@ -140,39 +143,115 @@ test('without the optional imagery peers: no dependency, a small install, typed 
     );
     expectMissingDependencies(nodeReport, 'Node');
 
-    // Chromium without a bundler: an import map for three and the entry, none for the peers.
+    // Chromium: the probe built by each bundler with its defaults, and unbundled with an import map
+    // for three and the entry, none for the peers.
     test.skip(!hasChromium(), `no Chromium at ${chromiumPath()}`);
-    const dist = `/node_modules/${packageName}/dist`;
-    const imports = {
-      three: '/node_modules/three/build/three.module.js',
-      'three/webgpu': '/node_modules/three/build/three.webgpu.js',
-      'three/tsl': '/node_modules/three/build/three.tsl.js',
-      [`${packageName}/imagery`]: `${dist}/imagery.js`,
-    };
-    writeFileSync(join(app, 'probe.js'), PROBE(`${packageName}/imagery`));
-    writeFileSync(
-      join(app, 'index.html'),
-      `<!doctype html><html><head><meta charset="utf-8" /><link rel="icon" href="data:," />
-<script type="importmap">${JSON.stringify({ imports })}</script></head>
-<body><script type="module">
-import report from './probe.js';
-document.title = JSON.stringify(report);
-</script></body></html>
-`,
+    await run(
+      'npm',
+      [
+        'install',
+        '-D',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        ...TOOLS.map((tool) => `${tool}@${lockedVersion(REPOSITORY, tool)}`),
+      ],
+      app,
+      240_000,
     );
-    const server = await serveStatic({ '/': app });
+    const pageScript = "import report from './probe.js';\ndocument.title = JSON.stringify(report);\n";
+    const page = (head: string, script: string) =>
+      `<!doctype html><html><head><meta charset="utf-8" /><link rel="icon" href="data:," />${head}</head><body>${script}</body></html>\n`;
+    const moduleScript = (src: string) => `<script type="module" src="${src}"></script>`;
+    /** Writes the probe page into `folder` (its entry at `entry`) and builds it; returns what to serve. */
+    const builds: Record<string, (folder: string, bin: (tool: string) => string) => Promise<string>> = {
+      'import map': async (folder) => {
+        const dist = `/node_modules/${packageName}/dist`;
+        const imports = {
+          three: '/node_modules/three/build/three.module.js',
+          'three/webgpu': '/node_modules/three/build/three.webgpu.js',
+          'three/tsl': '/node_modules/three/build/three.tsl.js',
+          [`${packageName}/imagery`]: `${dist}/imagery.js`,
+        };
+        writeFileSync(join(folder, 'main.js'), pageScript);
+        // Served from the application's folder, so /node_modules/ is the installed one.
+        const base = `/${relative(app, folder)}`;
+        writeFileSync(
+          join(folder, 'index.html'),
+          page(
+            `<script type="importmap">${JSON.stringify({ imports })}</script>`,
+            moduleScript(`${base}/main.js`),
+          ),
+        );
+        return folder;
+      },
+      Vite: async (folder, bin) => {
+        writeFileSync(join(folder, 'main.js'), pageScript);
+        writeFileSync(join(folder, 'index.html'), page('', moduleScript('./main.js')));
+        await run(bin('vite'), ['build'], folder, 180_000);
+        return join(folder, 'dist');
+      },
+      'webpack --mode production': async (folder, bin) => {
+        mkdirSync(join(folder, 'src'));
+        writeFileSync(join(folder, 'src/index.js'), pageScript.replace('./probe.js', '../probe.js'));
+        await run(bin('webpack'), ['--mode', 'production'], folder, 180_000);
+        writeFileSync(join(folder, 'dist/index.html'), page('', '<script src="main.js"></script>'));
+        return join(folder, 'dist');
+      },
+      'esbuild --bundle --format=esm': async (folder, bin) => {
+        writeFileSync(join(folder, 'main.js'), pageScript);
+        await run(
+          bin('esbuild'),
+          ['main.js', '--bundle', '--format=esm', '--outfile=dist/main.js'],
+          folder,
+          180_000,
+        );
+        writeFileSync(join(folder, 'dist/index.html'), page('', moduleScript('main.js')));
+        return join(folder, 'dist');
+      },
+      'Rollup + @rollup/plugin-node-resolve': async (folder, bin) => {
+        writeFileSync(join(folder, 'main.js'), pageScript);
+        await run(
+          bin('rollup'),
+          ['main.js', '-p', '@rollup/plugin-node-resolve', '-d', 'dist'],
+          folder,
+          180_000,
+        );
+        writeFileSync(join(folder, 'dist/index.html'), page('', moduleScript('main.js')));
+        return join(folder, 'dist');
+      },
+    };
     const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
     try {
-      const page = await browser.newPage();
-      const pageErrors: string[] = [];
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      await page.goto(`${server.origin}/`);
-      await page.waitForFunction(() => document.title.startsWith('{'), null, { timeout: 30_000 });
-      expectMissingDependencies(JSON.parse(await page.title()), 'Chromium, import map');
-      expect.soft(pageErrors, 'page errors').toEqual([]);
+      for (const [name, build] of Object.entries(builds)) {
+        const folder = join(app, 'builds', name.replace(/\W+/g, '-'));
+        mkdirSync(folder, { recursive: true });
+        writeFileSync(join(folder, 'probe.js'), PROBE(`${packageName}/imagery`));
+        let served: string;
+        try {
+          served = await build(folder, (tool) => join(app, 'node_modules/.bin', tool));
+        } catch (error) {
+          expect.soft(error, `${name}: the build, without geotiff and pmtiles`).toBeUndefined();
+          continue;
+        }
+        const server = await serveStatic({ '/': name === 'import map' ? app : served });
+        const tab = await browser.newPage();
+        try {
+          const pageErrors: string[] = [];
+          tab.on('pageerror', (error) => pageErrors.push(error.message));
+          await tab.goto(
+            name === 'import map' ? `${server.origin}/${relative(app, folder)}/` : `${server.origin}/`,
+          );
+          await tab.waitForFunction(() => document.title.startsWith('{'), null, { timeout: 30_000 });
+          expectMissingDependencies(JSON.parse(await tab.title()), `Chromium, ${name}`);
+          expect.soft(pageErrors, `${name}: page errors`).toEqual([]);
+        } finally {
+          await tab.close();
+          await server.close();
+        }
+      }
     } finally {
       await browser.close();
-      await server.close();
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

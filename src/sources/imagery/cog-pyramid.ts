@@ -25,7 +25,7 @@ import {
   rampProblem,
 } from './cog-texels';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
-import { loadOptionalPeer } from './optional-peer';
+import { optionalPeerError } from './optional-peer';
 import { raceAbort } from './race-abort';
 
 /**
@@ -109,7 +109,13 @@ let geotiffModule: Promise<GeotiffModule> | undefined;
  * @throws TesseraConfigError `missing-dependency` when geotiff is not installed.
  */
 function loadGeotiff(): Promise<GeotiffModule> {
-  geotiffModule ??= loadOptionalPeer('geotiff', () => import('geotiff'));
+  geotiffModule ??= (async () => {
+    try {
+      return await import('geotiff');
+    } catch (error) {
+      throw optionalPeerError('geotiff', error);
+    }
+  })();
   geotiffModule.catch(() => {
     geotiffModule = undefined;
   });

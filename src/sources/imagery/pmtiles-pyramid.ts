@@ -15,7 +15,7 @@ import { HttpRangeReader } from '../io/http-range-reader';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
 import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
-import { loadOptionalPeer } from './optional-peer';
+import { optionalPeerError } from './optional-peer';
 import { raceAbort } from './race-abort';
 import { isTileOfZoom, webMapLevels, zoomOfLevel } from './web-map-levels';
 
@@ -73,7 +73,13 @@ let pmtilesModule: Promise<PmtilesModule> | undefined;
  * @throws TesseraConfigError `missing-dependency` when pmtiles is not installed.
  */
 function loadPmtiles(): Promise<PmtilesModule> {
-  pmtilesModule ??= loadOptionalPeer('pmtiles', () => import('pmtiles'));
+  pmtilesModule ??= (async () => {
+    try {
+      return await import('pmtiles');
+    } catch (error) {
+      throw optionalPeerError('pmtiles', error);
+    }
+  })();
   pmtilesModule.catch(() => {
     pmtilesModule = undefined;
   });
