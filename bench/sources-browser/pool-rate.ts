@@ -19,6 +19,7 @@ import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source
 import { BackendBridge } from '../../src/three/backend-bridge';
 import { choosePoolFormats } from '../../src/three/residency/pool-format-choice';
 import { PoolTextures } from '../../src/three/residency/pool-textures';
+import { BasisTranscoderPool } from '../../src/three/transcode/basis-transcoder-pool';
 import { TranscodingStages } from '../../src/three/transcode/transcoding-stages';
 import { createTestRenderer } from '../../test/browser/support/renderer';
 import { allPages, benchParams, inFlightLanes, median, runBenchPage, uncachedFetch } from './bench-page';
@@ -65,7 +66,8 @@ async function measure(
     { slotsPerRow: SLOTS_PER_ROW, slotRows: SLOT_ROWS, arrayLayers: 1, tileSize },
     choices,
   );
-  const stages = new TranscodingStages(choices);
+  const transcoder = new BasisTranscoderPool();
+  const stages = new TranscodingStages(choices, () => transcoder);
   const poolLayerSource = Int8Array.from(layers, (_, i) => i);
   const source = stages.wrap(archive, poolLayerSource);
   stages.bind(0, source);
@@ -91,6 +93,7 @@ async function measure(
     return { rate: median(rates), formats: [...pool.formats], count: pages.length };
   } finally {
     stages.dispose();
+    transcoder.dispose();
     pool.dispose();
     archive.dispose();
   }

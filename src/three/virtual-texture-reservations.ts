@@ -1,7 +1,7 @@
 import { Vector2 } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../core/budget/budget-priority';
-import { NO_RESERVATION, TextureBudget } from '../core/budget/texture-budget';
+import { NO_RESERVATION, type TextureBudget } from '../core/budget/texture-budget';
 import { TesseraConfigError } from '../core/errors';
 import { type PoolFormatChoice, slotBytesOfFormats } from '../core/vt/residency/pool-format';
 import { type PoolShape, poolSlotCount } from '../core/vt/residency/pool-shape';
@@ -86,7 +86,7 @@ export function reserveVirtualTextureBudget(
 export interface SystemReservations {
   input: VirtualTextureBudgetInput;
   plan: VirtualTextureBudgetPlan;
-  /** The shared budget, or a new internal one of the share. */
+  /** The shared budget, or the system's own runtime's (of the share). */
   budget: TextureBudget;
   reserved: VirtualTextureReservations;
   /** Initial feedback target size, in feedback pixels. */
@@ -103,8 +103,9 @@ export function planSystemReservations(
   bridge: BackendBridge,
   o: ResolvedSystemOptions,
   formats: readonly PoolFormatChoice[],
+  ownBudget: TextureBudget,
 ): SystemReservations {
-  const shared = o.budget;
+  const shared = o.sharedBudget;
   const poolTextureSize = Math.min(bridge.maxTextureSize, o.maxPoolTextureSize ?? bridge.maxTextureSize);
   if (poolTextureSize < o.tileSize) {
     throw new TesseraConfigError(
@@ -132,7 +133,7 @@ export function planSystemReservations(
     maxArrayLayers: bridge.maxArrayLayers,
   };
   const plan = planVirtualTextureBudget(input);
-  const budget = shared ?? new TextureBudget({ budgetBytes: o.shareBytes });
+  const budget = shared ?? ownBudget;
   const reserved = reserveVirtualTextureBudget(budget, plan, input);
   return { input, plan, budget, reserved, feedbackSize };
 }

@@ -14,6 +14,7 @@ import { RenderedTileSource } from './rendered/rendered-tile-source';
 import type { TileRenderStage } from './rendered/tile-render-stage';
 import type { PoolLayerChoice } from './residency/pool-format-choice';
 import type { SamplingContext } from './sampling/sampling-context';
+import type { BasisTranscoderPool } from './transcode/basis-transcoder-pool';
 import { TranscodingStages } from './transcode/transcoding-stages';
 import { mapSourceLayers, VirtualTexture, type VirtualTexturePoolLayer } from './virtual-texture';
 import type { ResolvedSystemOptions } from './virtual-texture-system-options';
@@ -64,15 +65,13 @@ export class VirtualTextureSet {
     private readonly context: SamplingContext,
     private readonly reservation: PageTableReservation,
     formats: readonly PoolLayerChoice[],
-    options: Pick<
-      ResolvedSystemOptions,
-      'layers' | 'tileSize' | 'border' | 'pageTableBytes' | 'transcoderPath' | 'transcodeWorkers'
-    >,
+    options: Pick<ResolvedSystemOptions, 'layers' | 'tileSize' | 'border' | 'pageTableBytes'>,
     rendered: RenderedTextureHost,
+    transcoderPool: () => BasisTranscoderPool,
   ) {
     this.rendering = rendered.stage;
     this.makeRoom = rendered.makeRoom;
-    this.stages = new TranscodingStages(formats, options.transcoderPath, options.transcodeWorkers);
+    this.stages = new TranscodingStages(formats, transcoderPool);
     this.poolLayers = options.layers;
     this.tileSize = options.tileSize;
     this.border = options.border;

@@ -1,4 +1,5 @@
 import type { TextureBudget } from '../core/budget/texture-budget';
+import { warnDeprecated } from '../core/deprecation';
 import { TesseraConfigError } from '../core/errors';
 import type { UastcTarget } from '../core/vt/residency/pool-format';
 import type { ReplacementPolicyName } from '../core/vt/residency/replacement-policy';
@@ -9,6 +10,7 @@ import type { FeedbackMode } from '../core/vt/vt-budget-plan';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { checkRenderedLayerOptions } from './rendered/rendered-pool-format';
 import type { VirtualTextureFiltering } from './sampling/sampling-context';
+import type { TesseraRuntime } from './tessera-runtime';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
 
 /** Options of a {@link VirtualTextureSystem}. */
@@ -19,18 +21,28 @@ export interface VirtualTextureSystemOptions {
    */
   replacementPolicy?: ReplacementPolicyName;
   /**
-   * A budget shared with other users (a `TextureStreamingSystem`): the pool, page tables, feedback
-   * target and readback ring are reserved from it at construction (infrastructure priority) and
-   * released by {@link VirtualTextureSystem.dispose}. Without it an internal budget of
-   * {@link budgetBytes} is used.
+   * The runtime whose budget, network client and workers this system shares with the other
+   * systems and sources given it; the runtime's `update` drives this system and its `dispose`
+   * disposes it. Without one the system makes its own from {@link budgetBytes}.
    */
-  budget?: TextureBudget;
+  runtime?: TesseraRuntime;
   /**
-   * Every GPU byte this system allocates (pool, page tables, feedback, readback), in bytes.
-   * Required without {@link budget}; with one it is this system's share of it (default: all of the
-   * budget's free bytes, which leaves nothing to other users, so give a share when sharing).
+   * Without a {@link runtime}: every GPU byte this system may allocate (pool, page tables,
+   * feedback, readback), in bytes, the budget of the runtime it makes. Not given with a runtime
+   * (its budget is the runtime's; see {@link shareBytes}).
    */
   budgetBytes?: number;
+  /**
+   * With a {@link runtime}: this system's share of the runtime's budget, in bytes (default: all of
+   * the budget's free bytes, which leaves nothing to other users, so give a share when sharing).
+   * Without one it is {@link budgetBytes}.
+   */
+  shareBytes?: number;
+  /**
+   * A budget shared with other users, with {@link budgetBytes} as this system's share.
+   * @deprecated Give a {@link runtime} (its budget) and {@link shareBytes}.
+   */
+  budget?: TextureBudget;
   /**
    * Fewest pool slots the system accepts, in pages; a budget that cannot hold them with the page
    * tables, feedback and readback is refused at construction. Default 21 (the pinned 1 + 4 + 16
@@ -95,7 +107,12 @@ export interface VirtualTextureSystemOptions {
   stagingBytes?: number;
   /** Pool filtering. Default 'bilinear'. */
   filtering?: VirtualTextureFiltering;
-  /** Largest anisotropy ratio (feedback footprint, and sampling in 'anisotropic'). Default 8. */
+  /**
+   * Largest anisotropy ratio, as three's `Texture.anisotropy` (feedback footprint, and sampling in
+   * 'anisotropic'), 1..16. Default 8.
+   */
+  anisotropy?: number;
+  /** @deprecated Use {@link anisotropy}. */
   maxAnisotropy?: number;
   /**
    * Each pool layer (one pool texture each): an encoding, or a name and an encoding (and for UASTC
@@ -144,7 +161,10 @@ const DEFAULT_MIN_POOL_SLOTS = 21;
 
 /** {@link VirtualTextureSystemOptions} validated, with every default applied. */
 export interface ResolvedSystemOptions {
-  budget: TextureBudget | undefined;
+  /** The runtime given, if any. */
+  runtime: TesseraRuntime | undefined;
+  /** The runtime's budget, or the deprecated `budget` option's. */
+  sharedBudget: TextureBudget | undefined;
   /** Replacement policy of the pool (undefined: the pool's default). */
   replacementPolicy: ReplacementPolicyName | undefined;
   /** This system's share, in bytes. */
@@ -163,7 +183,7 @@ export interface ResolvedSystemOptions {
   abortAfterFrames: number | undefined;
   failedCooldownFrames: number | undefined;
   filtering: VirtualTextureFiltering;
-  maxAnisotropy: number;
+  anisotropy: number;
   layers: VirtualTexturePoolLayer[];
   pageTableBytes: number;
   uastcTargets: readonly UastcTarget[] | undefined;
@@ -192,26 +212,43 @@ export function checkFiltering(mode: VirtualTextureFiltering): VirtualTextureFil
  * @throws TesseraConfigError('invalid-option' | 'invalid-layers' | 'invalid-tile')
  */
 export function resolveSystemOptions(options: VirtualTextureSystemOptions): ResolvedSystemOptions {
-  if (options.budget === undefined && options.budgetBytes === undefined) {
-    throw new TesseraConfigError('invalid-option', 'give budgetBytes or a shared budget');
+  const runtime = options.runtime;
+  if (runtime !== undefined) {
+    if (options.budget !== undefined || options.budgetBytes !== undefined) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        "with a runtime the budget is the runtime's: give shareBytes, not budget or budgetBytes",
+      );
+    }
+    if (options.transcoderPath !== undefined || options.transcodeWorkers !== undefined) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        "with a runtime the transcoder is the runtime's: give transcoderPath and transcodeWorkers to the runtime",
+      );
+    }
+  } else if (options.budget !== undefined) {
+    warnDeprecated('VirtualTextureSystemOptions.budget', '{ runtime, shareBytes }');
+  } else if (options.budgetBytes === undefined) {
+    throw new TesseraConfigError('invalid-option', 'give budgetBytes or a runtime');
   }
-  if (
-    options.budgetBytes !== undefined &&
-    (!(options.budgetBytes > 0) || !Number.isFinite(options.budgetBytes))
-  ) {
-    throw new TesseraConfigError(
-      'invalid-option',
-      `budgetBytes must be positive, got ${options.budgetBytes}`,
-    );
+  for (const [name, bytes] of [
+    ['budgetBytes', options.budgetBytes],
+    ['shareBytes', options.shareBytes],
+  ] as const) {
+    if (bytes !== undefined && (!(bytes > 0) || !Number.isFinite(bytes))) {
+      throw new TesseraConfigError('invalid-option', `${name} must be positive, got ${bytes}`);
+    }
   }
+  if (options.maxAnisotropy !== undefined)
+    warnDeprecated('VirtualTextureSystemOptions.maxAnisotropy', 'anisotropy');
   const tileSize = positiveInteger('tileSize', options.tileSize ?? 128);
   const border = options.border ?? 4;
   // Validates tile size and border the same way a layout does.
   new VirtualTextureLayout({ widthPages: 1, heightPages: 1, tileSize, border });
   const filtering = checkFiltering(options.filtering ?? 'bilinear');
-  const maxAnisotropy = options.maxAnisotropy ?? 8;
-  if (!(maxAnisotropy >= 1 && maxAnisotropy <= 16)) {
-    throw new TesseraConfigError('invalid-option', `maxAnisotropy must be in 1..16, got ${maxAnisotropy}`);
+  const anisotropy = options.anisotropy ?? options.maxAnisotropy ?? 8;
+  if (!(anisotropy >= 1 && anisotropy <= 16)) {
+    throw new TesseraConfigError('invalid-option', `anisotropy must be in 1..16, got ${anisotropy}`);
   }
   const layers = (options.layers ?? ['rgba8unorm-srgb']).map((layer, i) =>
     typeof layer === 'string' ? { name: `layer${i}`, format: layer } : { ...layer },
@@ -242,7 +279,10 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     throw new TesseraConfigError('invalid-layers', 'pool layer names must be distinct');
   }
   // This system's share: the given bytes, else whatever the shared budget has free.
-  const shareBytes = Math.floor(options.budgetBytes ?? (options.budget as TextureBudget).freeBytes);
+  const shared = runtime?.budget ?? options.budget;
+  const shareBytes = Math.floor(
+    options.shareBytes ?? options.budgetBytes ?? (shared as TextureBudget).freeBytes,
+  );
   const pageTableBytes = Math.floor(
     options.pageTableBytes ?? Math.max(MIN_PAGE_TABLE_BYTES, Math.min(shareBytes / 16, MAX_PAGE_TABLE_BYTES)),
   );
@@ -258,7 +298,8 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
       ? defaultStagingReserve(shareBytes, tileBytes(layers, tileSize), maxUploadsPerFrame)
       : positiveInteger('stagingBytes', options.stagingBytes);
   return {
-    budget: options.budget,
+    runtime,
+    sharedBudget: shared,
     replacementPolicy: options.replacementPolicy,
     shareBytes,
     minPoolSlots: positiveInteger('minPoolSlots', options.minPoolSlots ?? DEFAULT_MIN_POOL_SLOTS),
@@ -277,7 +318,7 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     abortAfterFrames: options.abortAfterFrames,
     failedCooldownFrames: options.failedCooldownFrames,
     filtering,
-    maxAnisotropy,
+    anisotropy,
     layers,
     pageTableBytes,
     uastcTargets: options.uastcTargets,

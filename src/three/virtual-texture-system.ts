@@ -2,6 +2,7 @@ import type { Camera, Scene } from 'three';
 import { uniform } from 'three/tsl';
 import type { WebGPURenderer } from 'three/webgpu';
 import type { TextureBudget } from '../core/budget/texture-budget';
+import { warnDeprecated } from '../core/deprecation';
 import { TesseraError } from '../core/errors';
 import { TypedEmitter } from '../core/structures/typed-emitter';
 import { NO_REQUEST, pageMip, pageVt } from '../core/vt/page-id';
@@ -24,6 +25,7 @@ import {
   type SamplingContext,
   type VirtualTextureFiltering,
 } from './sampling/sampling-context';
+import { type RuntimeMember, TesseraRuntime } from './tessera-runtime';
 import { TileUploads } from './uploads/tile-uploads';
 import type { VirtualTexture } from './virtual-texture';
 import { planSystemReservations } from './virtual-texture-reservations';
@@ -63,8 +65,12 @@ export class VirtualTextureSystem {
   readonly border: number;
   /** @internal the core streamer (feedback analysis, scheduling, pool, page tables). */
   readonly streamer: VirtualTextureStreamer;
-  /** The budget the reservations come from (shared, or internal of `budgetBytes`). */
+  /** The budget the reservations come from (the runtime's, or the system's own of `budgetBytes`). */
   readonly budget: TextureBudget;
+  /** The runtime this system shares its budget, client and workers with (its own when given none). */
+  readonly runtime: TesseraRuntime;
+  private readonly ownsRuntime: boolean;
+  private readonly member: RuntimeMember;
   /** The pool textures and their reservation, resized as the budget changes. */
   private readonly pool: LivePool;
   private readonly materials = new MaterialRegistry();
@@ -75,7 +81,7 @@ export class VirtualTextureSystem {
   private readonly textures: (VirtualTexture | null)[];
   /** Page-table and staging reservations (the pool and the feedback loop own theirs). */
   private readonly ownReservations: readonly number[];
-  /** Textures whose out-of-view pages are freed progressively (see makeEvictable). */
+  /** Textures whose out-of-view pages are freed progressively (see setEvictable). */
   private readonly evictable: EvictableTextures;
   /** True when the budget is this system's own (`budgetBytes` without `budget`). */
   private readonly ownsBudget: boolean;
@@ -99,15 +105,26 @@ export class VirtualTextureSystem {
     this.border = o.border;
     this.uploadsPerFrame = o.maxUploadsPerFrame;
     const formats = choosePoolFormats(bridge, o.layers, o.uastcTargets);
+    // Without a runtime the system makes its own, of its budget, and disposes it with itself.
+    this.runtime =
+      o.runtime ??
+      new TesseraRuntime({
+        budgetBytes: o.sharedBudget?.budgetBytes ?? o.shareBytes,
+        transcoderPath: o.transcoderPath,
+        transcodeWorkers: o.transcodeWorkers,
+      });
+    this.ownsRuntime = o.runtime === undefined;
     // Everything is planned and reserved before any GPU allocation.
-    const { input, plan, budget, reserved, feedbackSize } = planSystemReservations(
-      renderer,
-      bridge,
-      o,
-      formats,
-    );
+    let reservations: ReturnType<typeof planSystemReservations>;
+    try {
+      reservations = planSystemReservations(renderer, bridge, o, formats, this.runtime.budget);
+    } catch (error) {
+      if (this.ownsRuntime) this.runtime.dispose();
+      throw error;
+    }
+    const { input, plan, budget, reserved, feedbackSize } = reservations;
     this.budget = budget;
-    this.ownsBudget = o.budget === undefined;
+    this.ownsBudget = o.sharedBudget === undefined;
     this.ownReservations = [reserved.pageTable, reserved.staging];
     const poolFormats = formats.map((choice) => choice.format);
     const { tileSize, maxRendersPerFrame, layers } = o;
@@ -144,7 +161,7 @@ export class VirtualTextureSystem {
     this.context = {
       ...poolSampling(poolTextures),
       filtering: o.filtering,
-      maxAnisotropy: o.maxAnisotropy,
+      maxAnisotropy: o.anisotropy,
       version: 0,
       feedbackLodOffset: this.feedback.collector.lodOffset,
       requestWriter: this.feedback.collector.requestWriter,
@@ -159,7 +176,10 @@ export class VirtualTextureSystem {
     };
     const tables = { budget, handle: reserved.pageTable, texturesChanged: () => this.graphsChanged() };
     const rendered = { stage: rendering, makeRoom: () => this.pool.setShare(this.pool.shareBytes) };
-    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, tables, formats, o, rendered);
+    const runtime = this.runtime;
+    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, tables, formats, o, rendered, () =>
+      runtime.transcoderPool(),
+    );
     this.textures = this.set.textures;
     const poolContext = { bridge, budget, streamer: this.streamer, formats, slotBytes: plan.slotBytes };
     const allocation = { textures: poolTextures, reservation: reserved.pool };
@@ -174,6 +194,13 @@ export class VirtualTextureSystem {
       resized: (pool, outcome) => this.poolResized(pool, outcome),
     });
     this.uploads = new TileUploads(this.streamer, this.pool, this.set, rendering);
+    this.member = {
+      updateOrder: 0,
+      update: (camera, scene) => this.update(camera, scene),
+      whenSettled: () => this.whenSettled(),
+      dispose: () => this.dispose(),
+    };
+    this.runtime.attach(this.member);
   }
 
   /**
@@ -193,7 +220,7 @@ export class VirtualTextureSystem {
    * Releases `vt`: aborts its loads, frees its pool slots and its page table (its share of the
    * page-table reserve goes back for later `add`s); the other textures keep streaming. Materials
    * sampling it keep working and draw transparent black (as before its coarsest mip loaded), and
-   * request nothing; using it afterwards (`virtualTexture(vt)`, `makeEvictable`, `remove`) throws.
+   * request nothing; using it afterwards (`virtualTexture(vt)`, `setEvictable`, `remove`) throws.
    * Does not dispose its source (the caller owns it).
    * @throws TesseraError('unknown-texture') for a texture not in this system (or already removed).
    */
@@ -280,13 +307,13 @@ export class VirtualTextureSystem {
   /**
    * Changes this system's share of the budget, in bytes: the pool shrinks or grows now, no rebuild
    * (see `LivePool`: GPU memory never passes the budget, pinned mips always stay, a grow keeps
-   * every page). With an internal budget (`budgetBytes` alone) the budget follows the share. A cut
-   * of a shared budget (`TextureBudget.setBudget`) needs no call: the pool is its shedder, after
-   * the streamed textures, and grows back when room returns.
+   * every page). With its own budget (`budgetBytes`, no runtime) the budget follows the share. A
+   * cut of a shared budget (`TextureBudget.setBudget`) needs no call: the pool is its shedder,
+   * after the streamed textures, and grows back when room returns.
    * @throws TesseraConfigError('budget-too-small') below the page tables, feedback, readback and
    *   the fewest pool slots; nothing changes then.
    */
-  setBudgetShare(bytes: number): void {
+  setShareBytes(bytes: number): void {
     this.assertLive();
     const own = this.ownsBudget;
     if (own && bytes > this.budget.budgetBytes) this.budget.setBudget(Math.floor(bytes));
@@ -294,9 +321,21 @@ export class VirtualTextureSystem {
     if (own && bytes < this.budget.budgetBytes) this.budget.setBudget(Math.floor(bytes));
   }
 
-  /** This system's share of the budget, in bytes (see {@link setBudgetShare}). */
-  get budgetShare(): number {
+  /** This system's share of the budget, in bytes (see {@link setShareBytes}). */
+  get shareBytes(): number {
     return this.pool.shareBytes;
+  }
+
+  /** @deprecated Use {@link setShareBytes}. */
+  setBudgetShare(bytes: number): void {
+    warnDeprecated('VirtualTextureSystem.setBudgetShare', 'setShareBytes');
+    this.setShareBytes(bytes);
+  }
+
+  /** @deprecated Use {@link shareBytes}. */
+  get budgetShare(): number {
+    warnDeprecated('VirtualTextureSystem.budgetShare', 'shareBytes');
+    return this.shareBytes;
   }
 
   /**
@@ -366,7 +405,8 @@ export class VirtualTextureSystem {
    * placeholder, reported by the `error` event), so a failure settles instead of waiting forever.
    */
   private get fallbacksDone(): boolean {
-    for (const vt of this.textures) if (vt && !vt.isReady && !this.streamer.coarsestFailed(vt.id)) return false;
+    for (const vt of this.textures)
+      if (vt && !vt.isReady && !this.streamer.coarsestFailed(vt.id)) return false;
     return true;
   }
 
@@ -381,7 +421,13 @@ export class VirtualTextureSystem {
   }
 
   /** Frames started by {@link update} so far (the frame number recency and feedback use). */
+  get frameNumber(): number {
+    return this.frame;
+  }
+
+  /** @deprecated Use {@link frameNumber}. */
   get currentFrame(): number {
+    warnDeprecated('VirtualTextureSystem.currentFrame', 'frameNumber');
     return this.frame;
   }
 
@@ -408,10 +454,14 @@ export class VirtualTextureSystem {
     });
   }
 
-  /** Frees every GPU resource, material and pending load. The system cannot be used afterwards. */
+  /**
+   * Frees every GPU resource, material and pending load, and leaves its runtime (disposing it when
+   * it is the system's own). The system cannot be used afterwards.
+   */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.runtime.detach(this.member);
     this.streamer.dispose();
     this.feedback.dispose();
     this.pool.dispose();
@@ -421,6 +471,7 @@ export class VirtualTextureSystem {
     this.evictable.clear();
     this.settle.rejectAll(new TesseraError('disposed', 'the VirtualTextureSystem was disposed'));
     this.events.clear();
+    if (this.ownsRuntime) this.runtime.dispose();
   }
 
   /**
@@ -429,15 +480,21 @@ export class VirtualTextureSystem {
    * few frames are freed (up to `evictPagesPerFrame` per frame), so their slots are the first that
    * new pages take. Pages still on screen stay; its pinned mips always stay, so it keeps rendering.
    * Wire it to a transition with
-   * `streaming.transition(from, to, { onVtEvictable: (id) => vtSystem.makeEvictable(id) })`.
+   * `streaming.transition(from, to, { onVtEvictable: (id) => vtSystem.setEvictable(id, true) })`.
    * @throws TesseraError('unknown-texture') for a texture not in this system.
    */
-  makeEvictable(vt: VirtualTexture | number, evictable = true): void {
+  setEvictable(vt: VirtualTexture | number, evictable: boolean): void {
     this.assertLive();
     this.evictable.mark(this.set.idOf(vt), evictable);
   }
 
-  /** True when `vt` was marked with {@link makeEvictable}. */
+  /** @deprecated Use {@link setEvictable}. */
+  makeEvictable(vt: VirtualTexture | number, evictable = true): void {
+    warnDeprecated('VirtualTextureSystem.makeEvictable', 'setEvictable');
+    this.setEvictable(vt, evictable);
+  }
+
+  /** True when `vt` was marked with {@link setEvictable}. */
   isEvictable(vt: VirtualTexture | number): boolean {
     return this.evictable.has(typeof vt === 'number' ? vt : vt.id);
   }

@@ -4,6 +4,7 @@
  * round (one microtask turn) are sorted by offset and adjacent ranges merged into one request.
  */
 
+import { warnDeprecated } from '../../core/deprecation';
 import { isAbortError, TileSourceError } from '../../core/errors';
 import type {
   TileData,
@@ -12,10 +13,12 @@ import type {
   TileSourceInfo,
   TileSourceRequestCounters,
 } from '../../core/vt/tile-source';
-import { createDefaultTileDecoder } from '../io/default-tile-decoder';
+import type { createDefaultTileDecoder } from '../io/default-tile-decoder';
+import { HttpClient } from '../io/http/http-client';
 import { HttpRangeReader, type HttpRangeReaderOptions } from '../io/http-range-reader';
 import { isUastcEncoding } from '../io/payload-encoding';
 import type { RangeReader } from '../io/range-reader';
+import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { TileDecoder } from '../io/tile-decoder';
 import {
   type ArchiveHeader,
@@ -29,12 +32,11 @@ import { type ArchiveIndex, parseArchiveIndex, parseArchivePrefix } from './arch
 import { CompressedTileCache } from './compressed-tile-cache';
 
 /** Options of {@link ArchiveTileSource.open}. */
-export interface ArchiveTileSourceOptions {
+export interface ArchiveTileSourceOptions extends SourceIoOptions {
   /**
-   * Decoder of the tile payloads; the source disposes it. Default: every encoding the baker
-   * writes, in a pool of Web Workers using the browser's codecs where `Worker` exists (at most
-   * 4 workers, one core left to the page), inline with the Node codecs otherwise (see
-   * {@link createDefaultTileDecoder}).
+   * Decoder of the tile payloads; the source disposes it. Default: the runtime's decode workers
+   * (every encoding the baker writes, with the browser's codecs in a pool of Web Workers where
+   * `Worker` exists, inline with the Node codecs otherwise; see {@link createDefaultTileDecoder}).
    */
   decoder?: TileDecoder;
   /** Largest tile side accepted, texels; larger archives are refused with `oversized`. Default 1024. */
@@ -89,7 +91,7 @@ export class ArchiveTileSource implements TileSource {
     readonly header: ArchiveHeader,
     private readonly index: ArchiveIndex,
     private readonly reader: RangeReader,
-    private readonly decoder: TileDecoder,
+    private readonly io: SourceIo,
     private readonly options: ArchiveTileSourceOptions,
   ) {
     this.layout = mipLayout(header.widthPages, header.heightPages, header.mipCount);
@@ -121,20 +123,45 @@ export class ArchiveTileSource implements TileSource {
     return this.header.mipCount;
   }
 
-  /** Opens the archive at `url` over HTTP Range requests (see {@link HttpRangeReader} for retries and timeouts). */
+  /** @deprecated Use {@link open}, which takes a URL. */
   static openUrl(
     url: string,
-    options: ArchiveTileSourceOptions & { http?: HttpRangeReaderOptions } = {},
+    options: Omit<ArchiveTileSourceOptions, 'http'> & { http?: HttpClient | HttpRangeReaderOptions } = {},
     signal?: AbortSignal,
   ): Promise<ArchiveTileSource> {
-    return ArchiveTileSource.open(new HttpRangeReader(url, options.http), options, signal);
+    warnDeprecated('ArchiveTileSource.openUrl', 'ArchiveTileSource.open(url)');
+    const { http } = options;
+    const client = http instanceof HttpClient ? http : http?.client;
+    return ArchiveTileSource.open(url, { ...options, http: client ?? http }, signal);
   }
 
-  /** Reads and checks the header and index; rejects with a `TileSourceError` for a bad archive. */
+  /**
+   * Opens the archive at a URL, over HTTP Range requests through the runtime's client (its retries,
+   * timeouts and per-host cap; see {@link HttpRangeReader}), or from any {@link RangeReader}; reads
+   * and checks the header and index.
+   * @throws TileSourceError for a bad archive (`truncated`, `corrupt`, `oversized`, ...) or a failed
+   *   read (`network`, `http-status`, `timeout`), after the client's retries.
+   */
   static async open(
-    reader: RangeReader,
+    source: string | RangeReader,
     options: ArchiveTileSourceOptions = {},
     signal: AbortSignal = new AbortController().signal,
+  ): Promise<ArchiveTileSource> {
+    const io = sourceIo(options, options.decoder, options.decoder !== undefined);
+    try {
+      const reader = typeof source === 'string' ? new HttpRangeReader(source, { client: io.http }) : source;
+      return await ArchiveTileSource.read(reader, io, options, signal);
+    } catch (error) {
+      io.release();
+      throw error;
+    }
+  }
+
+  private static async read(
+    reader: RangeReader,
+    io: SourceIo,
+    options: ArchiveTileSourceOptions,
+    signal: AbortSignal,
   ): Promise<ArchiveTileSource> {
     const first = options.initialReadBytes ?? 65536;
     let head: Uint8Array;
@@ -180,14 +207,7 @@ export class ArchiveTileSource implements TileSource {
     }
     const maxPayload = options.maxPayloadBytes ?? 2 * header.tileSize * header.tileSize * 4 + 65536;
     const index = parseArchiveIndex(prefixBytes, prefix, maxPayload);
-    // Created last, so a refused archive leaves no workers behind.
-    return new ArchiveTileSource(
-      header,
-      index,
-      reader,
-      options.decoder ?? createDefaultTileDecoder(),
-      options,
-    );
+    return new ArchiveTileSource(header, index, reader, io, options);
   }
 
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
@@ -223,7 +243,7 @@ export class ArchiveTileSource implements TileSource {
   dispose(): void {
     this.disposed = true;
     this.cache?.clear();
-    this.decoder.dispose?.();
+    this.io.release();
   }
 
   private settle(tile: PendingTile, error: unknown, data?: TileData): void {
@@ -317,10 +337,12 @@ export class ArchiveTileSource implements TileSource {
           const payload = tile.payloads[i]!;
           // A cached payload must survive transfer to a worker: hand over a copy.
           const bytes = this.cache ? payload.slice() : payload;
-          return this.decoder.decode(layer.encoding, bytes, tileSize, tile.signal).catch((error: unknown) => {
-            this.warnDecodeFailure(layer.encoding, error);
-            throw error;
-          });
+          return this.io.decoder
+            .decode(layer.encoding, bytes, tileSize, tile.signal)
+            .catch((error: unknown) => {
+              this.warnDecodeFailure(layer.encoding, error);
+              throw error;
+            });
         }),
       );
       this.settle(tile, undefined, { layers: decoded });

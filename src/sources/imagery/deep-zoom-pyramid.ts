@@ -7,22 +7,18 @@
  */
 
 import { TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder } from '../io/default-tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import type { HttpClientCounters } from '../io/http/http-client';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
+import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { halvingLevels, levelCountToOneTexel } from './pyramid-levels';
 
 /** Options of {@link openDeepZoomPyramid}. */
-export interface DeepZoomPyramidOptions {
-  /** The HTTP client to share (its per-host cap then spans every source using it). Default: a new one. */
-  client?: HttpClient;
-  /** Options of the client made when `client` is not given. */
-  http?: HttpClientOptions;
+export interface DeepZoomPyramidOptions extends SourceIoOptions {
   /**
-   * Decodes the tiles. Default {@link createDefaultImageDecoder}'s, which this pyramid then owns
-   * and stops on `dispose()`; a decoder passed here is left running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
+   * running.
    */
   decoder?: ImageDecoder;
   /** How the image continues past its left and right edges. Default `'clamp'`. */
@@ -71,18 +67,24 @@ export async function openDeepZoomPyramid(
   url: string,
   options: DeepZoomPyramidOptions = {},
 ): Promise<DeepZoomPyramid> {
-  const client = options.client ?? new HttpClient(options.http);
   const signal = options.signal ?? new AbortController().signal;
   // The client only hears aborts that happen while a request is in flight.
   signal.throwIfAborted();
-  const text = await client.getText(url, signal);
-  const descriptor = parseDeepZoomDescriptor(text, url);
-  const { path, query } = splitQuery(url);
-  const tilesBase =
-    descriptor.url !== undefined
-      ? withTrailingSlash(resolveUrl(descriptor.url, path))
-      : `${path.replace(/\.[^/.]*$/, '')}_files/`;
-  return new DeepZoomImage(descriptor, tilesBase, query, client, options);
+  const io = sourceIo(options, options.decoder);
+  const client = io.http;
+  try {
+    const text = await client.getText(url, signal);
+    const descriptor = parseDeepZoomDescriptor(text, url);
+    const { path, query } = splitQuery(url);
+    const tilesBase =
+      descriptor.url !== undefined
+        ? withTrailingSlash(resolveUrl(descriptor.url, path))
+        : `${path.replace(/\.[^/.]*$/, '')}_files/`;
+    return new DeepZoomImage(descriptor, tilesBase, query, io, options);
+  } catch (error) {
+    io.release();
+    throw error;
+  }
 }
 
 /**
@@ -150,22 +152,21 @@ export function parseDeepZoomDescriptor(text: string, source = 'descriptor'): De
 
 class DeepZoomImage implements DeepZoomPyramid {
   readonly info: ImageryPyramidInfo;
-  private readonly decoder: ImageDecoder;
-  private readonly ownsDecoder: boolean;
+  private readonly io: SourceIo;
   /** Deep Zoom's number of the full-resolution level (its levels count up from 1 x 1). */
   private readonly finestDzLevel: number;
   private disposed = false;
 
   /** The client's request counts (see {@link ImageryPyramid.requestCounters}). */
   get requestCounters(): HttpClientCounters {
-    return this.client.counters;
+    return this.io.http.counters;
   }
 
   constructor(
     readonly descriptor: DeepZoomDescriptor,
     private readonly tilesBase: string,
     private readonly query: string,
-    private readonly client: HttpClient,
+    io: SourceIo,
     options: DeepZoomPyramidOptions,
   ) {
     const { width, height, tileSize } = descriptor;
@@ -176,8 +177,7 @@ class DeepZoomImage implements DeepZoomPyramid {
       ...(options.wrapX !== undefined ? { wrapX: options.wrapX } : {}),
       ...(options.attribution !== undefined ? { attribution: options.attribution } : {}),
     };
-    this.ownsDecoder = options.decoder === undefined;
-    this.decoder = options.decoder ?? createDefaultImageDecoder();
+    this.io = io;
   }
 
   /**
@@ -201,9 +201,9 @@ class DeepZoomImage implements DeepZoomPyramid {
     if (left >= width || top >= height) return null;
     const url = `${this.tilesBase}${this.finestDzLevel - level}/${x}_${y}.${this.descriptor.format}${this.query}`;
     signal.throwIfAborted();
-    const bytes = await this.client.getBytes(url, signal);
+    const bytes = await this.io.http.getBytes(url, signal);
     if (bytes === null) return null;
-    const tile = await this.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, signal);
+    const tile = await this.io.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, signal);
     const overlap = this.descriptor.overlap;
     const cellWidth = Math.min(tileWidth, width - left);
     const cellHeight = Math.min(tileHeight, height - top);
@@ -225,7 +225,7 @@ class DeepZoomImage implements DeepZoomPyramid {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.ownsDecoder) this.decoder.dispose?.();
+    this.io.release();
   }
 }
 

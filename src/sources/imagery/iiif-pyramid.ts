@@ -9,9 +9,9 @@
  */
 
 import { TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder } from '../io/default-tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import type { HttpClientCounters } from '../io/http/http-client';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
+import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryLevel, ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { halvingLevels } from './pyramid-levels';
@@ -20,14 +20,10 @@ import { halvingLevels } from './pyramid-levels';
 export type IiifTileFormat = 'jpg' | 'png' | 'webp';
 
 /** Options of {@link openIiifPyramid}. */
-export interface IiifPyramidOptions {
-  /** The HTTP client to share (its per-host cap then spans every source using it). Default: a new one. */
-  client?: HttpClient;
-  /** Options of the client made when `client` is not given. */
-  http?: HttpClientOptions;
+export interface IiifPyramidOptions extends SourceIoOptions {
   /**
-   * Decodes the tiles. Default {@link createDefaultImageDecoder}'s, which this pyramid then owns
-   * and stops on `dispose()`; a decoder passed here is left running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
+   * running.
    */
   decoder?: ImageDecoder;
   /**
@@ -102,13 +98,19 @@ export async function openIiifPyramid(
   infoJsonUrl: string,
   options: IiifPyramidOptions = {},
 ): Promise<IiifPyramid> {
-  const client = options.client ?? new HttpClient(options.http);
   const signal = options.signal ?? new AbortController().signal;
   // The client only hears aborts that happen while a request is in flight.
   signal.throwIfAborted();
-  const json = await client.getJson(infoJsonUrl, signal);
-  const service = parseIiifInfo(json, infoJsonUrl, options);
-  return new IiifImage(service, client, options);
+  const io = sourceIo(options, options.decoder);
+  const client = io.http;
+  try {
+    const json = await client.getJson(infoJsonUrl, signal);
+    const service = parseIiifInfo(json, infoJsonUrl, options);
+    return new IiifImage(service, io, options);
+  } catch (error) {
+    io.release();
+    throw error;
+  }
 }
 
 /**
@@ -205,18 +207,17 @@ export function iiifTilePath(
 
 class IiifImage implements IiifPyramid {
   readonly info: ImageryPyramidInfo;
-  private readonly decoder: ImageDecoder;
-  private readonly ownsDecoder: boolean;
+  private readonly io: SourceIo;
   private disposed = false;
 
   /** The client's request counts (see {@link ImageryPyramid.requestCounters}). */
   get requestCounters(): HttpClientCounters {
-    return this.client.counters;
+    return this.io.http.counters;
   }
 
   constructor(
     readonly service: IiifImageService,
-    private readonly client: HttpClient,
+    io: SourceIo,
     options: IiifPyramidOptions,
   ) {
     const attribution = options.attribution ?? service.attribution;
@@ -231,8 +232,7 @@ class IiifImage implements IiifPyramid {
       ...(options.wrapX !== undefined ? { wrapX: options.wrapX } : {}),
       ...(attribution !== undefined ? { attribution } : {}),
     };
-    this.ownsDecoder = options.decoder === undefined;
-    this.decoder = options.decoder ?? createDefaultImageDecoder();
+    this.io = io;
   }
 
   /**
@@ -253,9 +253,9 @@ class IiifImage implements IiifPyramid {
     if (x * tileWidth >= width || y * tileHeight >= height) return null;
     const url = `${this.service.id}/${iiifTilePath(this.service, 2 ** level, x, y)}`;
     signal.throwIfAborted();
-    const bytes = await this.client.getBytes(url, signal);
+    const bytes = await this.io.http.getBytes(url, signal);
     if (bytes === null) return null;
-    const tile = await this.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, signal);
+    const tile = await this.io.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, signal);
     const cellWidth = Math.min(tileWidth, width - x * tileWidth);
     const cellHeight = Math.min(tileHeight, height - y * tileHeight);
     return fitTile(tile, cellWidth, cellHeight, url);
@@ -264,7 +264,7 @@ class IiifImage implements IiifPyramid {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.ownsDecoder) this.decoder.dispose?.();
+    this.io.release();
   }
 }
 

@@ -6,15 +6,15 @@
  */
 
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder } from '../io/default-tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import type { HttpClient, HttpClientCounters } from '../io/http/http-client';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
+import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { isTileOfZoom, webMapLevels, zoomOfLevel } from './web-map-levels';
 
 /** Options of {@link XyzPyramid}. */
-export interface XyzPyramidOptions {
+export interface XyzPyramidOptions extends SourceIoOptions {
   /**
    * Tile URL template. Placeholders: `{z}`, `{x}`, `{y}` (the row in `scheme`'s numbering),
    * `{-y}` (the row counted from the bottom, TMS, whatever `scheme` says), `{s}` (one of
@@ -46,13 +46,9 @@ export interface XyzPyramidOptions {
   tileMatrix?: (z: number) => string;
   /** Credit line the server's licence asks the application to show. */
   attribution?: string;
-  /** The HTTP client to share (its per-host cap then spans every source using it). Default: a new one. */
-  client?: HttpClient;
-  /** Options of the client made when `client` is not given. */
-  http?: HttpClientOptions;
   /**
-   * Decodes the tiles. Default `createDefaultImageDecoder()`'s, which this pyramid then owns
-   * and stops on `dispose()`; a decoder passed here is left running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
+   * running.
    */
   decoder?: ImageDecoder;
 }
@@ -85,7 +81,7 @@ const PLACEHOLDERS: Record<string, TemplatePart> = {
 /** A web-map tile server as an {@link ImageryPyramid}. */
 export class XyzPyramid implements ImageryPyramid {
   readonly info: ImageryPyramidInfo;
-  /** The client the tiles are fetched through (the one given, or this pyramid's own). */
+  /** The client the tiles are fetched through (the one given, or the runtime's). */
   readonly client: HttpClient;
   /** The client's request counts (see {@link ImageryPyramid.requestCounters}). */
   get requestCounters(): HttpClientCounters {
@@ -101,8 +97,7 @@ export class XyzPyramid implements ImageryPyramid {
   private readonly scheme: 'xyz' | 'tms';
   private readonly subdomains: readonly string[];
   private readonly tileMatrix: (z: number) => string;
-  private readonly decoder: ImageDecoder;
-  private readonly ownsDecoder: boolean;
+  private readonly io: SourceIo;
   private missing = 0;
   private disposed = false;
 
@@ -128,9 +123,8 @@ export class XyzPyramid implements ImageryPyramid {
       wrapX: 'repeat',
       ...(options.attribution !== undefined ? { attribution: options.attribution } : {}),
     };
-    this.client = options.client ?? new HttpClient(options.http);
-    this.ownsDecoder = options.decoder === undefined;
-    this.decoder = options.decoder ?? createDefaultImageDecoder();
+    this.io = sourceIo(options, options.decoder);
+    this.client = this.io.http;
   }
 
   /** Requests, retries, failed attempts and Range cache hits of the client, and the tiles found missing. */
@@ -201,7 +195,7 @@ export class XyzPyramid implements ImageryPyramid {
       this.missing++;
       return null;
     }
-    const tile = await this.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, signal);
+    const tile = await this.io.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, signal);
     if (tile.width !== this.tileSize || tile.height !== this.tileSize) {
       throw new TileSourceError(
         'wrong-size',
@@ -216,7 +210,7 @@ export class XyzPyramid implements ImageryPyramid {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.ownsDecoder) this.decoder.dispose?.();
+    this.io.release();
   }
 }
 

@@ -1,3 +1,4 @@
+import { warnDeprecated } from '../../core/deprecation';
 import { TileSourceError } from '../../core/errors';
 import type {
   BasisLzGlobalData,
@@ -6,21 +7,38 @@ import type {
   StreamedTextureFormat,
   UastcPyramidFormat,
 } from '../../core/streaming/mip-pyramid-source';
+import type { HttpClient } from '../io/http/http-client';
 import { HttpRangeReader, type HttpRangeReaderOptions } from '../io/http-range-reader';
 import { MemoryRangeReader, type RangeReader } from '../io/range-reader';
+import { defaultHttpClient, type SourceRuntime } from '../io/source-runtime';
 import { KTX2_HEADER_BYTES, type Ktx2Layout, ktx2PrefixBytes, parseKtx2Layout } from './ktx2-layout';
 import { inflateKtx2Level } from './ktx2-level-inflater';
 import { LevelRangeBatcher } from './level-range-batcher';
 
 /**
- * Bytes asked for by the first request of {@link Ktx2Source.fromUrl}: the header, a 13-level index
+ * Bytes asked for by the first request of {@link Ktx2Source.open}: the header, a 13-level index
  * (8192² down to 1²), a DFD and a short key/value section fit; larger metadata takes one more request.
  */
 export const KTX2_OPEN_BYTES = 1024;
 
+/** Options of {@link Ktx2Source.open}. */
+export interface Ktx2OpenOptions {
+  /**
+   * The runtime (a `TesseraRuntime`) whose network client reads the file. Default: the
+   * process-wide default client, which every source given no runtime shares.
+   */
+  runtime?: Pick<SourceRuntime, 'http'>;
+  /** A network client for this file instead of the runtime's. */
+  http?: HttpClient;
+  /** Aborts the opening requests. */
+  signal?: AbortSignal;
+  /** Where the one-time "server ignores Range" warning goes. Default `console.warn`. */
+  warn?: (message: string) => void;
+}
+
 /**
- * Options of {@link Ktx2Source.fromUrl}: a shared `client` (its retries, per-host cap and counters
- * then span every file read through it), or the options of the reader's own.
+ * Options of the deprecated {@link Ktx2Source.fromUrl}.
+ * @deprecated Use {@link Ktx2OpenOptions}.
  */
 export interface Ktx2UrlOptions extends HttpRangeReaderOptions {
   /** Aborts the opening requests. */
@@ -114,12 +132,34 @@ export class Ktx2Source implements EncodedPyramidSource {
    * whole file) is read from that one answer instead, with a warning once per page. Every request,
    * the level reads' included, goes through the client's retry policy (transient failures, 5xx,
    * timeouts, cut bodies and mismatched Range answers are retried with backoff).
+   * A {@link RangeReader} instead of a URL (files, memory, custom transports) is read the same way.
    * @throws TileSourceError('network' | 'http-status' | 'timeout' | 'corrupt' | ...) with
    *   `retryable` set, after the client's last attempt; or as `parseKtx2Layout`.
    */
-  static async fromUrl(url: string, options: Ktx2UrlOptions = {}): Promise<Ktx2Source> {
+  static async open(
+    source: string | RangeReader,
+    options: Ktx2OpenOptions | AbortSignal = {},
+  ): Promise<Ktx2Source> {
+    if (options instanceof AbortSignal) return Ktx2Source.openReader(source as RangeReader, options);
+    if (typeof source !== 'string') {
+      return Ktx2Source.openReader(source, options.signal ?? new AbortController().signal);
+    }
+    const client = options.http ?? options.runtime?.http ?? defaultHttpClient();
+    return Ktx2Source.openUrl(new HttpRangeReader(source, { client }), options);
+  }
+
+  /** @deprecated Use {@link open}, which takes a URL. */
+  static fromUrl(url: string, options: Ktx2UrlOptions = {}): Promise<Ktx2Source> {
+    warnDeprecated('Ktx2Source.fromUrl', 'Ktx2Source.open(url)');
+    return Ktx2Source.openUrl(new HttpRangeReader(url, options), options);
+  }
+
+  private static async openUrl(
+    reader: HttpRangeReader,
+    options: { signal?: AbortSignal; warn?: (message: string) => void },
+  ): Promise<Ktx2Source> {
+    const url = reader.url;
     const signal = options.signal ?? new AbortController().signal;
-    const reader = new HttpRangeReader(url, options);
     // A server ignoring Range answers 200 with the whole file: read from that one answer, not a
     // refused download plus another (level reads after a Range-answered open retry a 200 instead).
     const opened = await reader.readAtMostOrWhole(0, KTX2_OPEN_BYTES, signal);
@@ -146,8 +186,7 @@ export class Ktx2Source implements EncodedPyramidSource {
     return new Ktx2Source({ reader, layout: parseKtx2Layout(prefix, reader.length) }, prefix.length);
   }
 
-  /** Opens a KTX2 file through any {@link RangeReader} (files, memory, custom transports). */
-  static async open(reader: RangeReader, signal: AbortSignal): Promise<Ktx2Source> {
+  private static async openReader(reader: RangeReader, signal: AbortSignal): Promise<Ktx2Source> {
     const head = await (reader.readAtMost ?? reader.read).call(reader, 0, KTX2_OPEN_BYTES, signal);
     const prefixBytes = ktx2PrefixBytes(head);
     const prefix = prefixBytes > head.length ? await reader.read(0, prefixBytes, signal) : head;

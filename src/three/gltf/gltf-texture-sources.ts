@@ -205,7 +205,7 @@ export async function openGltfTextureSource(
 ): Promise<EncodedPyramidSource> {
   if (image.mimeType === 'image/ktx2') {
     if (image.url !== null && !image.url.startsWith('data:')) {
-      return Ktx2Source.fromUrl(image.url, { client, signal });
+      return Ktx2Source.open(image.url, { http: client, signal });
     }
     return new Ktx2Source(await imageBytes(parser, image, client, signal));
   }

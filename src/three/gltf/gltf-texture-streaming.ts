@@ -190,7 +190,7 @@ export class GltfTextureStreaming {
   createStreamed(opened: OpenedGltfTexture, use: GltfTextureUse, tag: string): StreamedTexture | null {
     const { image, source } = opened;
     try {
-      return this.streaming.createTexture(source, {
+      return this.streaming.add(source, {
         name: image.name,
         tag,
         core: this.isCore(image.name),
@@ -244,8 +244,8 @@ export class GltfTextureStreaming {
   }
 
   /** @internal */
-  release(texture: StreamedTexture): void {
-    this.streaming.release(texture);
+  remove(texture: StreamedTexture): void {
+    this.streaming.remove(texture);
   }
 }
 
@@ -367,7 +367,7 @@ class GltfParseStreaming {
     // A use of a material no mesh of these scenes draws streamed for nothing: give its room back.
     for (const promise of this.streamed.values()) {
       const texture = await promise;
-      if (texture !== null && !all.includes(texture)) this.owner.release(texture);
+      if (texture !== null && !all.includes(texture)) this.owner.remove(texture);
     }
     // As three's loader resolves with its textures uploaded, resolve with the pinned chains bound
     // (a few KiB each, loading since each texture was created): the first frame is textured.

@@ -1,9 +1,10 @@
 import type { Camera, Mesh, Object3D } from 'three';
 import { SRGBColorSpace } from 'three';
 import type { TextureNode, WebGPURenderer } from 'three/webgpu';
-import { TextureBudget } from '../../core/budget/texture-budget';
+import type { TextureBudget } from '../../core/budget/texture-budget';
 import type { TextureBudgetStats } from '../../core/budget/texture-budget-options';
 import { textureLevelRangeBytes } from '../../core/budget/texture-bytes';
+import { warnDeprecated } from '../../core/deprecation';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
 import {
   checkPyramidShape,
@@ -21,8 +22,9 @@ import { ManagedTextureRegistry } from '../../core/streaming/texture-registry';
 import { SceneTransition } from '../../core/streaming/transitions/scene-transition';
 import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
-import { HttpClient } from '../../sources/io/http/http-client';
+import type { HttpClient } from '../../sources/io/http/http-client';
 import { BackendBridge } from '../backend-bridge';
+import { type RuntimeMember, TesseraRuntime } from '../tessera-runtime';
 import { LiveStreamedTextures } from './live-streamed-textures';
 import { TextureNeedEstimator } from './need/texture-need-estimator';
 import { MeshAttachments } from './sampling/mesh-attachments';
@@ -59,8 +61,12 @@ import { StreamedTranscoding } from './uploads/streamed-transcoding';
 export class TextureStreamingSystem {
   /** Typed events: `error`, `released`. */
   readonly events = new TypedEmitter<TextureStreamingEvents>();
-  /** The budget (shared or created). */
+  /** The budget (the runtime's, or the system's own of `budgetBytes`). */
   readonly budget: TextureBudget;
+  /** The runtime this system shares its budget, client and workers with (its own when given none). */
+  readonly runtime: TesseraRuntime;
+  private readonly ownsRuntime: boolean;
+  private readonly member: RuntimeMember;
   /**
    * The HTTP client of this system's network reads: the glTF registrations on it open their KTX2
    * files and fetch their images and `.glb` files through it (its retry policy, per-host cap and
@@ -103,16 +109,37 @@ export class TextureStreamingSystem {
    *   ('invalid-option') for bad options or an uninitialised renderer, ('invalid-size') for a bad `shedLevelCacheBytes`.
    */
   constructor(renderer: WebGPURenderer, options: TextureStreamingSystemOptions) {
-    if (options.budget === undefined && options.budgetBytes === undefined) {
-      throw new TesseraConfigError('invalid-option', 'Give a shared budget or budgetBytes.');
+    const given = options.runtime;
+    if (given !== undefined) {
+      if (options.budget !== undefined || options.budgetBytes !== undefined) {
+        throw new TesseraConfigError(
+          'invalid-option',
+          "With a runtime the budget is the runtime's: give no budget or budgetBytes.",
+        );
+      }
+      if (options.transcoderPath !== undefined || options.transcodeWorkers !== undefined) {
+        throw new TesseraConfigError(
+          'invalid-option',
+          "With a runtime the transcoder is the runtime's: give transcoderPath and transcodeWorkers to the runtime.",
+        );
+      }
+    } else if (options.budget !== undefined) {
+      warnDeprecated('TextureStreamingSystemOptions.budget', 'runtime');
+    } else if (options.budgetBytes === undefined) {
+      throw new TesseraConfigError('invalid-option', 'Give budgetBytes or a runtime.');
     }
-    this.budget =
-      options.budget ??
-      new TextureBudget({
-        budgetBytes: options.budgetBytes as number,
+    // Without a runtime the system makes its own, of its budget, and disposes it with itself.
+    this.runtime =
+      given ??
+      new TesseraRuntime({
+        budgetBytes: options.budget?.budgetBytes ?? (options.budgetBytes as number),
         pinnedMinimumBytes: options.pinnedMinimumBytes,
+        transcoderPath: options.transcoderPath,
+        transcodeWorkers: options.transcodeWorkers,
       });
-    this.http = options.http ?? new HttpClient();
+    this.ownsRuntime = given === undefined;
+    this.budget = options.budget ?? this.runtime.budget;
+    this.http = options.http ?? this.runtime.http;
     this.needRefreshFrames = options.needRefreshFrames ?? 4;
     if (!Number.isInteger(this.needRefreshFrames) || this.needRefreshFrames < 1) {
       throw new TesseraConfigError('invalid-option', 'needRefreshFrames must be an integer >= 1.');
@@ -123,7 +150,8 @@ export class TextureStreamingSystem {
     this.now = options.now ?? (() => performance.now());
     this.registry = new ManagedTextureRegistry(this.budget.tags);
     this.placeholders = new StreamingPlaceholders(renderer, this.budget);
-    this.transcoding = new StreamedTranscoding(bridge, options);
+    const runtime = this.runtime;
+    this.transcoding = new StreamedTranscoding(bridge, options, () => runtime.transcoderPool());
     this.shedLevels = new ShedLevelCache(options.shedLevelCacheBytes ?? 4 << 20);
     const backend = new StreamedChainBackend(
       bridge,
@@ -144,6 +172,13 @@ export class TextureStreamingSystem {
       },
     });
     this.sweep = new StaleSweep(this.registry, options.sweep);
+    this.member = {
+      updateOrder: 1,
+      update: (camera, scene) => this.update(camera, scene),
+      whenSettled: () => this.whenSettled(),
+      dispose: () => this.dispose(),
+    };
+    this.runtime.attach(this.member);
   }
 
   /** Frames run through {@link update}. */
@@ -187,7 +222,7 @@ export class TextureStreamingSystem {
    * device's best format (BC7 > ASTC 4x4 > ETC2 > rgba8) in this system's workers: the texture's
    * `source` is then the transcoding source, whose `format` is that target.
    */
-  createTexture(encoded: EncodedPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
+  add(encoded: EncodedPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
     this.assertLive();
     const source = this.transcoding.prepare(
       options.colorSpace === undefined
@@ -289,14 +324,26 @@ export class TextureStreamingSystem {
   }
 
   /**
-   * Release `texture` now: every material and node using it binds the placeholder, then its GPU
+   * Removes `texture` now: every material and node using it binds the placeholder, then its GPU
    * memory is destroyed.
    * @throws TesseraError('released-twice') when already released, ('unknown-texture') for a texture
    *   of another system.
    */
-  release(texture: StreamedTexture): void {
+  remove(texture: StreamedTexture): void {
     this.table.check(texture);
     this.registry.evict(texture.id);
+  }
+
+  /** @deprecated Use {@link add}. */
+  createTexture(encoded: EncodedPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
+    warnDeprecated('TextureStreamingSystem.createTexture', 'add');
+    return this.add(encoded, options);
+  }
+
+  /** @deprecated Use {@link remove}. */
+  release(texture: StreamedTexture): void {
+    warnDeprecated('TextureStreamingSystem.release', 'remove');
+    this.remove(texture);
   }
 
   /**
@@ -438,11 +485,12 @@ export class TextureStreamingSystem {
       if (this.registry.has(texture.id)) this.registry.evict(texture.id);
     }
     this.placeholders.dispose();
-    this.transcoding.dispose();
     this.shedLevels.clear();
     this.disposed = true;
+    this.runtime.detach(this.member);
     this.settled.rejectAll(new TesseraError('disposed', 'This TextureStreamingSystem was disposed.'));
     this.events.clear();
+    if (this.ownsRuntime) this.runtime.dispose();
   }
 
   /** The backend released `texture`: it no longer counts in needs or the pinned total. */
@@ -480,11 +528,23 @@ function checkedSampling(options: StreamedTextureOptions): TextureSampling {
 
 /** Options of a `TextureStreamingSystem` (with those of UASTC transcoding). */
 export interface TextureStreamingSystemOptions extends StreamedTranscodingOptions {
-  /** A budget shared with other users (virtual textures); or give {@link budgetBytes}. */
-  budget?: TextureBudget;
-  /** Budget to create when {@link budget} is not given, in bytes. */
+  /**
+   * The runtime whose budget, network client and workers this system shares with the other
+   * systems and sources given it; the runtime's `update` drives this system and its `dispose`
+   * disposes it. Without one the system makes its own from {@link budgetBytes}.
+   */
+  runtime?: TesseraRuntime;
+  /**
+   * Without a {@link runtime}: the budget of the runtime the system makes, in bytes. Not given
+   * with a runtime (its budget is the runtime's).
+   */
   budgetBytes?: number;
-  /** Bytes that must always fit (created budget only); a smaller budget fails at construction. */
+  /**
+   * A budget shared with other users.
+   * @deprecated Give a {@link runtime} (its budget).
+   */
+  budget?: TextureBudget;
+  /** Bytes that must always fit (own runtime only); a smaller budget fails at construction. */
   pinnedMinimumBytes?: number;
   /** Mip streaming planner options (loads in flight, hysteresis, tag weights). */
   planner?: Omit<MipStreamingPlannerOptions, 'onLoadFailed'>;

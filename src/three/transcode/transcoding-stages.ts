@@ -1,7 +1,7 @@
 import type { UastcTarget } from '../../core/vt/residency/pool-format';
 import type { TileData, TileSource } from '../../core/vt/tile-source';
 import type { PoolLayerChoice } from '../residency/pool-format-choice';
-import { BasisTranscoderPool } from './basis-transcoder-pool';
+import type { BasisTranscoderPool } from './basis-transcoder-pool';
 import { TranscodingTileSource, transcodingStageFor } from './transcoding-tile-source';
 
 /**
@@ -11,26 +11,23 @@ import { TranscodingTileSource, transcodingStageFor } from './transcoding-tile-s
 export class TranscodingStages {
   private readonly targets: readonly UastcTarget[];
   private readonly alpha: readonly boolean[];
-  private readonly transcoderPath: string | undefined;
-  private readonly workers: number | undefined;
   private readonly stages: (TranscodingTileSource | null)[] = [];
-  private pool: BasisTranscoderPool | null = null;
 
   /**
    * @param formats the format choice of each pool layer.
-   * @param transcoderPath the folder of three's Basis transcoder (default: the library's copy).
+   * @param workerPool the runtime's transcoder workers, started at the first call.
    */
-  constructor(formats: readonly PoolLayerChoice[], transcoderPath?: string, workers?: number) {
+  constructor(
+    formats: readonly PoolLayerChoice[],
+    private readonly workerPool: () => BasisTranscoderPool,
+  ) {
     this.targets = formats.map((choice) => choice.target);
     this.alpha = formats.map((choice) => choice.alpha);
-    this.transcoderPath = transcoderPath;
-    this.workers = workers;
   }
 
   /** What the streamer should load from for `source`: its transcoding stage, or `source` itself. */
   wrap(source: TileSource, poolLayerSource: Int8Array): TileSource {
-    const pool = () => this.workerPool();
-    return transcodingStageFor(source, poolLayerSource, this.targets, this.alpha, pool) ?? source;
+    return transcodingStageFor(source, poolLayerSource, this.targets, this.alpha, this.workerPool) ?? source;
   }
 
   /** Remembers what texture `vt` loads from (the result of {@link wrap}). */
@@ -43,18 +40,8 @@ export class TranscodingStages {
     this.stages[vt]?.recycle(tile);
   }
 
-  /** Stops the workers (pending transcodes reject with 'source-disposed'). */
+  /** Forgets the stages (the workers are the runtime's: it stops them). */
   dispose(): void {
-    this.pool?.dispose();
-    this.pool = null;
     this.stages.length = 0;
-  }
-
-  private workerPool(): BasisTranscoderPool {
-    this.pool ??= new BasisTranscoderPool({
-      transcoderPath: this.transcoderPath,
-      size: this.workers,
-    });
-    return this.pool;
   }
 }

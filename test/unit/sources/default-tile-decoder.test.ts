@@ -75,13 +75,22 @@ describe('default tile decoder', () => {
     expect(createDefaultTileDecoder()).toBeInstanceOf(InlineTileDecoder);
   });
 
-  it('is disposed with the source that created it', async () => {
+  it('is shared by the sources given no decoder: started at the first decode, stopped with the last source', async () => {
     vi.stubGlobal('Worker', RecordingWorker);
     vi.stubGlobal('navigator', { hardwareConcurrency: 2 });
-    const source = await ArchiveTileSource.open(new MemoryRangeReader(await bakeTestArchive('png')));
-    expect(RecordingWorker.created).toHaveLength(1);
+    const bytes = await bakeTestArchive('png');
+    const a = await ArchiveTileSource.open(new MemoryRangeReader(bytes));
+    const b = await ArchiveTileSource.open(new MemoryRangeReader(bytes));
+    expect(RecordingWorker.created).toHaveLength(0);
+    const abort = new AbortController();
+    const loads = [a.load(0, 0, 0, abort.signal), b.load(0, 0, 0, abort.signal)];
+    // One pool for both (one worker: 2 hardware threads less the page's).
+    await vi.waitFor(() => expect(RecordingWorker.created).toHaveLength(1));
+    abort.abort();
+    await Promise.allSettled(loads);
+    a.dispose();
     expect(RecordingWorker.created[0].terminated).toBe(false);
-    source.dispose();
+    b.dispose();
     expect(RecordingWorker.created[0].terminated).toBe(true);
   });
 

@@ -12,7 +12,7 @@ import {
 } from '../../../core/vt/residency/pool-format';
 import type { BackendBridge } from '../../backend-bridge';
 import { compressionSupportOf } from '../../residency/compression-support';
-import { BasisTranscoderPool } from '../../transcode/basis-transcoder-pool';
+import type { BasisTranscoderPool } from '../../transcode/basis-transcoder-pool';
 import { Etc1sPyramidSource } from '../../transcode/etc1s-pyramid-source';
 import { TranscodedPyramidSource } from '../../transcode/transcoded-pyramid-source';
 
@@ -39,11 +39,12 @@ export interface StreamedTranscodingOptions {
  */
 export class StreamedTranscoding {
   private support: CompressionSupport | null = null;
-  private pool: BasisTranscoderPool | null = null;
 
+  /** @param workerPool the runtime's transcoder workers, started at the first Basis level. */
   constructor(
     private readonly bridge: BackendBridge,
     private readonly options: StreamedTranscodingOptions,
+    private readonly workerPool: () => BasisTranscoderPool,
   ) {}
 
   /** `source` itself, or for UASTC / ETC1S levels the source transcoding them to the device's format. */
@@ -52,25 +53,11 @@ export class StreamedTranscoding {
     if (isEtc1sPyramidFormat(format)) {
       this.support ??= compressionSupportOf(this.bridge, this.options.uastcTargets);
       const choice = chooseEtc1sTarget(this.support, source.hasAlpha ?? true, format === 'etc1s-srgb');
-      return new Etc1sPyramidSource(source, choice, () => this.workerPool());
+      return new Etc1sPyramidSource(source, choice, this.workerPool);
     }
     if (!isUastcPyramidFormat(format)) return source as MipPyramidSource;
     this.support ??= compressionSupportOf(this.bridge, this.options.uastcTargets);
     const choice = choosePoolFormat(format, 'color', this.support);
-    return new TranscodedPyramidSource(source, choice, () => this.workerPool());
-  }
-
-  /** Stops the workers (pending levels reject with 'source-disposed'). */
-  dispose(): void {
-    this.pool?.dispose();
-    this.pool = null;
-  }
-
-  private workerPool(): BasisTranscoderPool {
-    this.pool ??= new BasisTranscoderPool({
-      transcoderPath: this.options.transcoderPath,
-      size: this.options.transcodeWorkers,
-    });
-    return this.pool;
+    return new TranscodedPyramidSource(source, choice, this.workerPool);
   }
 }

@@ -23,6 +23,7 @@ import { LevelListSource } from '../../../../src/sources/mips/level-list-source'
 import type { VirtualTextureFiltering } from '../../../../src/three/sampling/sampling-context';
 import { virtualTexture } from '../../../../src/three/sampling/virtual-texture-node';
 import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
+import { TesseraRuntime } from '../../../../src/three/tessera-runtime';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, gpuDevice, requestedBackend } from '../../support/renderer';
 import { bilinearLinear, linearToSrgb, TestTileSource, UNORM } from '../test-content';
@@ -85,7 +86,9 @@ const target = params.get('target');
 const normalParam = params.get('normal');
 const normalLayer = normalParam === 'red-green' || normalParam === 'red-alpha';
 const channels = normalLayer ? 2 : 3;
-const sharedBudget = sharedBytes > 0 ? new TextureBudget({ budgetBytes: sharedBytes }) : undefined;
+// One runtime: its budget, client and transcoder shared by both systems, which it drives.
+const sharedRuntime = sharedBytes > 0 ? new TesseraRuntime({ budgetBytes: sharedBytes }) : undefined;
+const sharedBudget = sharedRuntime?.budget;
 const source =
   target === null
     ? new TestTileSource({ widthPages: pages, heightPages: pages, delayMs })
@@ -113,8 +116,9 @@ const system = new VirtualTextureSystem(renderer, {
             target: target === 'auto' ? undefined : (target as 'bc7'),
           },
         ],
-  budget: sharedBudget,
-  budgetBytes,
+  runtime: sharedRuntime,
+  budgetBytes: sharedRuntime ? undefined : budgetBytes,
+  shareBytes: sharedRuntime ? budgetBytes : undefined,
   filtering,
   feedbackScale,
   // ?feedback=main-pass: requests written by the main render (WebGPU).
@@ -163,13 +167,13 @@ function solidPyramid(edge: number, rgb: readonly number[]): Uint8Array[] {
 }
 
 // Shared mode: four 512² streamed textures on small quads just under the plane (seen from below).
-const streaming = sharedBudget
-  ? new TextureStreamingSystem(renderer, { budget: sharedBudget, planner: { dropAfterFrames: 4 } })
+const streaming = sharedRuntime
+  ? new TextureStreamingSystem(renderer, { runtime: sharedRuntime, planner: { dropAfterFrames: 4 } })
   : null;
 if (streaming) {
   const quad = new PlaneGeometry(0.15, 0.15).rotateX(Math.PI / 2);
   for (let i = 0; i < 4; i++) {
-    const texture = streaming.createTexture(
+    const texture = streaming.add(
       new LevelListSource(solidPyramid(512, [60 * i, 200 - 40 * i, 120]), { width: 512, height: 512 }),
       { name: `shared${i}`, tag: 'scene:shared' },
     );
@@ -231,8 +235,9 @@ function setPose(x: number, y: number, z: number, yaw: number, pitch: number): v
 /** One frame: streaming update, then the main render into the capture target. */
 function step(frames = 1): void {
   for (let i = 0; i < frames; i++) {
-    system.update(camera, scene);
-    streaming?.update(camera, scene);
+    // Shared mode: the runtime drives both systems, virtual textures first.
+    if (sharedRuntime) sharedRuntime.update(camera, scene);
+    else system.update(camera, scene);
     renderer.setRenderTarget(capture);
     renderer.render(scene, camera);
     renderer.setRenderTarget(null);
@@ -626,8 +631,9 @@ Object.assign(globalThis, {
       system.dispose();
     },
     dispose() {
-      system.dispose();
-      streaming?.dispose();
+      // Shared mode: the runtime disposes both systems.
+      if (sharedRuntime) sharedRuntime.dispose();
+      else system.dispose();
       capture.dispose();
     },
     trackedBytes,

@@ -1,0 +1,149 @@
+/**
+ * What the sources of one application share: one network client (so the per-host cap, the Range
+ * cache and the retry policy hold across every source, as a browser's own connection limit does)
+ * and one pool of decode workers. `TesseraRuntime` (`three/tessera-runtime.ts`) is one; a source
+ * given none leases the process-wide default below, which every such source and every runtime
+ * built without a client of its own share, and whose workers stop when its last user lets go.
+ */
+
+import { warnDeprecated } from '../../core/deprecation';
+import { createDefaultImageDecoder, createDefaultTileDecoder } from './default-tile-decoder';
+import { HttpClient, type HttpClientOptions } from './http/http-client';
+import type { ImageDecoder, TileDecoder } from './tile-decoder';
+import { WorkerDecoderPool } from './worker/worker-decoder-pool';
+
+/** The shared I/O of a set of sources: give one to every source so they share it. */
+export interface SourceRuntime {
+  /** The network client every source reads through: one per-host cap, one Range cache. */
+  readonly http: HttpClient;
+  /** Decodes images and archive tiles: one pool of decode workers (started at first use). */
+  readonly decoder: TileDecoder & ImageDecoder;
+}
+
+/** A source's hold on a {@link SourceRuntime}: the given one, or a lease of the default. */
+export interface SourceRuntimeLease {
+  readonly runtime: SourceRuntime;
+  /** Lets go of the default (the workers stop with its last user); nothing for a given runtime. */
+  release(): void;
+}
+
+/** The process-wide default: created at first lease, its workers stopped at the last release. */
+class DefaultSourceRuntime implements SourceRuntime {
+  readonly http = defaultHttpClient();
+  users = 0;
+  private decoderPool: (TileDecoder & ImageDecoder) | null = null;
+
+  get decoder(): TileDecoder & ImageDecoder {
+    this.decoderPool ??= createSharedDecoder();
+    return this.decoderPool;
+  }
+
+  stop(): void {
+    this.decoderPool?.dispose?.();
+    this.decoderPool = null;
+    this.http.rangeCache?.clear();
+  }
+}
+
+let defaultRuntime: DefaultSourceRuntime | null = null;
+let defaultClient: HttpClient | null = null;
+
+/**
+ * The process-wide default network client (6 requests per host, 3 retries, a 32 MiB Range cache),
+ * which every source and runtime given no client of its own sends through.
+ */
+export function defaultHttpClient(): HttpClient {
+  defaultClient ??= new HttpClient();
+  return defaultClient;
+}
+
+/**
+ * `runtime` itself (nothing to release), or a lease of the process-wide default, which the caller
+ * must {@link SourceRuntimeLease.release} once (when it is disposed).
+ */
+export function leaseSourceRuntime(runtime?: SourceRuntime): SourceRuntimeLease {
+  if (runtime !== undefined) return { runtime, release: () => {} };
+  defaultRuntime ??= new DefaultSourceRuntime();
+  const leased = defaultRuntime;
+  leased.users++;
+  let released = false;
+  return {
+    runtime: leased,
+    release: () => {
+      if (released) return;
+      released = true;
+      if (--leased.users > 0) return;
+      leased.stop();
+      if (defaultRuntime === leased) defaultRuntime = null;
+    },
+  };
+}
+
+/** The platform's default decoders as one: the decode worker pool in browsers, inline codecs elsewhere. */
+function createSharedDecoder(): TileDecoder & ImageDecoder {
+  const tiles = createDefaultTileDecoder();
+  if (tiles instanceof WorkerDecoderPool) return tiles;
+  const images = createDefaultImageDecoder();
+  return {
+    decode: (encoding, bytes, tileSize, signal) => tiles.decode(encoding, bytes, tileSize, signal),
+    decodeImage: (bytes, maxTexels, signal) => images.decodeImage(bytes, maxTexels, signal),
+  };
+}
+
+/** How a network source reads and decodes: options every such source takes. */
+export interface SourceIoOptions {
+  /**
+   * The runtime (a `TesseraRuntime`) whose network client and decode workers this source shares.
+   * Default: the process-wide default ones, which every source and runtime given no client share.
+   */
+  runtime?: SourceRuntime;
+  /**
+   * A network client for this source instead of the runtime's (its own per-host cap and retry
+   * policy). Options instead of a client are deprecated: give `new HttpClient(options)`.
+   */
+  http?: HttpClient | HttpClientOptions;
+  /** @deprecated Use {@link http}. */
+  client?: HttpClient;
+}
+
+/** A source's client and decoder, and what it must let go of when disposed. */
+export interface SourceIo {
+  readonly http: HttpClient;
+  /** The decoder given, else the runtime's (started at first use). */
+  readonly decoder: TileDecoder & ImageDecoder;
+  /** Stops a decoder this source owns and lets go of the default runtime. Idempotent. */
+  release(): void;
+}
+
+/**
+ * The client and decoder of a source from its options: `decoder` if given (the source's to stop
+ * when `ownsDecoder`), else the runtime's; `http`, else the runtime's client.
+ */
+export function sourceIo(
+  options: SourceIoOptions,
+  decoder?: TileDecoder | ImageDecoder,
+  ownsDecoder = false,
+): SourceIo {
+  if (options.client !== undefined) warnDeprecated('the client option of a source', 'http');
+  const given = options.http ?? options.client;
+  let http: HttpClient | undefined;
+  if (given instanceof HttpClient) http = given;
+  else if (given !== undefined) {
+    warnDeprecated('HTTP client options as a source option', 'http: new HttpClient(options)');
+    http = new HttpClient(given);
+  }
+  const lease = leaseSourceRuntime(options.runtime);
+  let released = false;
+  return {
+    http: http ?? lease.runtime.http,
+    get decoder() {
+      return (decoder as (TileDecoder & ImageDecoder) | undefined) ?? lease.runtime.decoder;
+    },
+    release() {
+      if (released) return;
+      released = true;
+      if (ownsDecoder) decoder?.dispose?.();
+      lease.release();
+    },
+  };
+}
