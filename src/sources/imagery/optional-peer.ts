@@ -28,7 +28,9 @@ export type OptionalPeer = 'geotiff' | 'pmtiles';
 export function isMissingModule(error: unknown, name: string): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof message !== 'string' || !message.includes(name)) return false;
+  // The name itself, not a longer one that starts with it ('geotiff-x').
+  const named = new RegExp(`(?:^|[^\\w.-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[^\\w.-]|$)`);
+  if (typeof message !== 'string' || !named.test(message)) return false;
   if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
   return /cannot find (?:module|package)|could not resolve|resolve module specifier|bare specifier|does not resolve/i.test(
     message,
