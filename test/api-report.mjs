@@ -12,7 +12,7 @@
  * It builds the declarations itself (`tsconfig.build.json`, as `npm pack` publishes them, into
  * `.tmp/api-report/`), so it runs from a clean clone with nothing built.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -129,6 +129,22 @@ function isTopLevelDeclaration(file, line) {
   );
 }
 
+/**
+ * The change of one entry's surface: `diff -u` of the checked-in report against the one just made
+ * (API Extractor writes it into the temp folder), cut to 80 lines.
+ * @param {string} report
+ */
+function reportDiff(report) {
+  const name = `${report}.api.md`;
+  const diff = spawnSync('diff', ['-u', path.join('api', name), path.join(WORK_DIR, 'reports', name)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const lines = (diff.stdout || diff.error?.message || '').split('\n');
+  const shown = lines.slice(0, 80).join('\n');
+  return lines.length > 80 ? `${shown}\n... (${lines.length - 80} more lines)` : shown;
+}
+
 const failures = [];
 for (const [i, entry] of ENTRIES.entries()) {
   const sourceFile = compilerState.program.getSourceFile(entryFiles[i]);
@@ -173,7 +189,10 @@ for (const [i, entry] of ENTRIES.entries()) {
   }
   if (result.apiReportChanged) {
     if (update) console.log(`  api/${entry.report}.api.md updated`);
-    else failures.push(`${entry.entry}: the public API differs from api/${entry.report}.api.md`);
+    else {
+      failures.push(`${entry.entry}: the public API differs from api/${entry.report}.api.md:`);
+      failures.push(reportDiff(entry.report));
+    }
   }
   const otherErrors = result.errorCount - undocumented.length - undocumentedMembers;
   if (otherErrors > 0) failures.push(`${entry.entry}: API Extractor reported ${otherErrors} errors (above)`);
