@@ -43,6 +43,7 @@ export {
   virtualTexture,
 } from './three/sampling/virtual-texture-node';
 export { StreamedTexture, type StreamedTextureOptions } from './three/streamed/streamed-texture';
+export { TesseraRuntime, type TesseraRuntimeOptions } from './three/tessera-runtime';
 export {
   type TextureStreamingEvents,
   type TextureStreamingStats,

@@ -62,6 +62,7 @@ export {
   type VirtualTextureLayerMapping,
   type VirtualTexturePoolLayer,
 } from './virtual-texture';
+export { TesseraRuntime, type TesseraRuntimeOptions } from './tessera-runtime';
 export { VirtualTextureSystem } from './virtual-texture-system';
 export type { VirtualTextureSystemOptions } from './virtual-texture-system-options';
 export type {
