@@ -10,11 +10,12 @@
 
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder, defaultDecodeWorkerCount } from '../io/default-tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import { defaultDecodeWorkerCount } from '../io/default-tile-decoder';
+import type { HttpClientCounters } from '../io/http/http-client';
 import { HttpRangeReader } from '../io/http-range-reader';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
 import { MemoryRangeReader, type RangeReader } from '../io/range-reader';
+import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { ImageDecoder } from '../io/tile-decoder';
 import { CogMetadataSource } from './cog-metadata-source';
 import {
@@ -42,11 +43,7 @@ export interface CogDecoderPool {
 }
 
 /** Options of {@link openCogPyramid}. */
-export interface CogPyramidOptions {
-  /** The HTTP client to share (its per-host cap then spans every source using it). Default: a new one. */
-  client?: HttpClient;
-  /** Options of the client made when `client` is not given. */
-  http?: HttpClientOptions;
+export interface CogPyramidOptions extends SourceIoOptions {
   /**
    * Where deflate, LZW, JPEG, zstd, LERC and PackBits tiles are decoded. Default: where `Worker`
    * exists (browsers), a geotiff `Pool` of the pyramid's own (as many workers as the archive
@@ -55,9 +52,8 @@ export interface CogPyramidOptions {
    */
   pool?: CogDecoderPool | null;
   /**
-   * Decodes WebP tiles (browsers' codecs; geotiff's own needs a DOM). Default
-   * {@link createDefaultImageDecoder}'s, made on the first WebP tile and stopped on `dispose()`;
-   * a decoder passed here is left running.
+   * Decodes WebP tiles (browsers' codecs; geotiff's own needs a DOM). Default: the runtime's
+   * decode workers, started at the first such tile. A decoder passed here is left running.
    */
   decoder?: ImageDecoder;
   /**
@@ -148,8 +144,7 @@ interface TileTable {
 export class CogPyramid implements ImageryPyramid {
   readonly info: ImageryPyramidInfo;
   private readonly lifetime: AbortController;
-  private imageDecoder: ImageDecoder | undefined;
-  private readonly ownsImageDecoder: boolean;
+  private readonly io: SourceIo;
   /** The pool tiles decode on: the caller's, one of this pyramid's own (browsers), or none. */
   private pool: CogDecoderPool | null | undefined;
   private ownedPool: { destroy(): unknown } | null = null;
@@ -169,6 +164,7 @@ export class CogPyramid implements ImageryPyramid {
     private readonly states: readonly CogLevelState[],
     private readonly options: CogPyramidOptions,
     lifetime: AbortController,
+    io: SourceIo,
   ) {
     this.lifetime = lifetime;
     this.info = {
@@ -176,8 +172,7 @@ export class CogPyramid implements ImageryPyramid {
       wrapX: options.wrapX ?? 'clamp',
       attribution: options.attribution,
     };
-    this.imageDecoder = options.decoder;
-    this.ownsImageDecoder = options.decoder === undefined;
+    this.io = io;
   }
 
   /**
@@ -212,8 +207,7 @@ export class CogPyramid implements ImageryPyramid {
     if (signal.aborted) throw signal.reason;
     const { tileWidth, tileHeight } = state.level;
     if (state.layout === null) {
-      this.imageDecoder ??= createDefaultImageDecoder();
-      return this.imageDecoder.decodeImage(bytes, MAX_IMAGE_TEXELS, both);
+      return this.io.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, both);
     }
     let decoded: ArrayBufferLike;
     try {
@@ -235,16 +229,15 @@ export class CogPyramid implements ImageryPyramid {
     return { width: tileWidth, height: tileHeight, data };
   }
 
-  /** Stops the owned WebP decoder, fails pending loads with `source-disposed` and drops caches. */
+  /** Lets go of the runtime's decoder, stops the owned geotiff pool, fails pending loads with `source-disposed` and drops caches. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.lifetime.abort(disposedError());
     this.metadata.clear();
-    if (this.ownsImageDecoder) this.imageDecoder?.dispose?.();
+    this.io.release();
     void this.ownedPool?.destroy();
     this.ownedPool = null;
-    this.imageDecoder = undefined;
     void this.tiff.close();
   }
 
@@ -389,9 +382,10 @@ export async function openCogPyramid(
   }
   const signal = options.signal ?? new AbortController().signal;
   if (signal.aborted) throw signal.reason;
+  const io = sourceIo(options, options.decoder);
   const reader =
     typeof source === 'string'
-      ? new HttpRangeReader(source, { client: options.client ?? new HttpClient(options.http) })
+      ? new HttpRangeReader(source, { client: io.http })
       : source instanceof ArrayBuffer
         ? new MemoryRangeReader(new Uint8Array(source))
         : source;
@@ -408,9 +402,10 @@ export async function openCogPyramid(
     );
     const images = await raceAbort(readImages(tiff, where), signal);
     const states = await raceAbort(buildLevels(images, options, where), signal);
-    return new CogPyramid(geotiff, tiff, reader, metadata, states, options, lifetime);
+    return new CogPyramid(geotiff, tiff, reader, metadata, states, options, lifetime, io);
   } catch (error) {
     lifetime.abort();
+    io.release();
     if (signal.aborted) throw signal.reason;
     if (error instanceof TileSourceError || error instanceof TesseraConfigError) throw error;
     const message = (error as Error).message;

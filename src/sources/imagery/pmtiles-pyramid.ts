@@ -9,10 +9,10 @@
 
 import type { Cache, Compression, Entry, Header, PMTiles, RangeResponse, Source } from 'pmtiles';
 import { isAbortError, TesseraError, TileSourceError } from '../../core/errors';
-import { createDefaultImageDecoder } from '../io/default-tile-decoder';
-import { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+import type { HttpClientCounters } from '../io/http/http-client';
 import { HttpRangeReader } from '../io/http-range-reader';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
+import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { ImageDecoder } from '../io/tile-decoder';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from './imagery-pyramid';
 import { optionalPeerError } from './optional-peer';
@@ -20,17 +20,10 @@ import { raceAbort } from './race-abort';
 import { isTileOfZoom, webMapLevels, zoomOfLevel } from './web-map-levels';
 
 /** Options of {@link openPmtilesPyramid}. */
-export interface PmtilesPyramidOptions {
+export interface PmtilesPyramidOptions extends SourceIoOptions {
   /**
-   * The HTTP client a URL is read through (its per-host cap then spans every source using it).
-   * Default: a new one. Unused when a pmtiles `Source` is given.
-   */
-  client?: HttpClient;
-  /** Options of the client made when `client` is not given. */
-  http?: HttpClientOptions;
-  /**
-   * Decodes the tiles. Default `createDefaultImageDecoder()`'s, which this pyramid then owns
-   * and stops on `dispose()`; a decoder passed here is left running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
+   * running.
    */
   decoder?: ImageDecoder;
   /**
@@ -52,7 +45,7 @@ export interface PmtilesPyramid extends ImageryPyramid {
   readonly header: Header;
   /** Side of the tiles, texels. */
   readonly tileSize: number;
-  /** Stops the decoder if the pyramid made it and drops its directories; later loads reject. */
+  /** Lets go of the runtime's decoder and drops its directories; later loads reject. */
   dispose(): void;
 }
 
@@ -103,8 +96,23 @@ export async function openPmtilesPyramid(
 ): Promise<PmtilesPyramid> {
   const signal = options.signal ?? new AbortController().signal;
   signal.throwIfAborted();
+  const io = sourceIo(options, options.decoder);
+  try {
+    return await openArchive(source, options, signal, io);
+  } catch (error) {
+    io.release();
+    throw error;
+  }
+}
+
+async function openArchive(
+  source: string | Source,
+  options: PmtilesPyramidOptions,
+  signal: AbortSignal,
+  io: SourceIo,
+): Promise<PmtilesPyramid> {
   const pm = await raceAbort(loadPmtiles(), signal);
-  const client = typeof source === 'string' ? (options.client ?? new HttpClient(options.http)) : undefined;
+  const client = typeof source === 'string' ? io.http : undefined;
   const checked = new CheckedSource(
     typeof source === 'string' ? new RangeReaderSource(new HttpRangeReader(source, { client })) : source,
   );
@@ -144,26 +152,14 @@ export async function openPmtilesPyramid(
   const pmtiles = new pm.PMTiles(checked, cache, (buffer, compression) =>
     decompress(pm, buffer, compression),
   );
-  const ownsDecoder = options.decoder === undefined;
-  const decoder = options.decoder ?? createDefaultImageDecoder();
   try {
     const tileSize =
       options.tileSize ??
-      (await firstTileSize(pm, pmtiles, cache, checked, header, root, decoder, signal)) ??
+      (await firstTileSize(pm, pmtiles, cache, checked, header, root, io.decoder, signal)) ??
       256;
-    return new PmtilesArchive(
-      pmtiles,
-      cache,
-      header,
-      tileSize,
-      attribution,
-      decoder,
-      ownsDecoder,
-      client?.counters,
-    );
+    return new PmtilesArchive(pmtiles, cache, header, tileSize, attribution, io, client?.counters);
   } catch (error) {
     cache.dispose();
-    if (ownsDecoder) decoder.dispose?.();
     throw error;
   }
 }
@@ -263,8 +259,7 @@ class PmtilesArchive implements PmtilesPyramid {
     readonly header: Header,
     readonly tileSize: number,
     attribution: string | undefined,
-    private readonly decoder: ImageDecoder,
-    private readonly ownsDecoder: boolean,
+    private readonly io: SourceIo,
     /** The HTTP client's request counts when the archive is read over HTTP (see {@link ImageryPyramid.requestCounters}). */
     readonly requestCounters: HttpClientCounters | undefined,
   ) {
@@ -292,7 +287,7 @@ class PmtilesArchive implements PmtilesPyramid {
     signal.throwIfAborted();
     const response = await getTile(this.pmtiles, z, x, y, signal);
     if (response === undefined || response.data.byteLength === 0) return null;
-    const tile = await this.decoder.decodeImage(new Uint8Array(response.data), MAX_IMAGE_TEXELS, signal);
+    const tile = await this.io.decoder.decodeImage(new Uint8Array(response.data), MAX_IMAGE_TEXELS, signal);
     if (tile.width !== this.tileSize || tile.height !== this.tileSize) {
       throw new TileSourceError(
         'wrong-size',
@@ -303,12 +298,12 @@ class PmtilesArchive implements PmtilesPyramid {
     return tile;
   }
 
-  /** Stops the decoder if this pyramid made it and drops the directories; later loads reject. */
+  /** Lets go of the runtime's decoder and drops the directories; later loads reject. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.cache.dispose();
-    if (this.ownsDecoder) this.decoder.dispose?.();
+    this.io.release();
   }
 }
 
