@@ -3,7 +3,7 @@
  * API. main.ts only wires it to the page.
  */
 
-import { HttpClient, TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
+import { HttpClient, TesseraRuntime, type TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
 import { Color, DirectionalLight, Fog, HemisphereLight, PerspectiveCamera, Scene, Vector3 } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
 import type { DemoInFlight, DemoStats, SettleResult } from './automation';
@@ -93,6 +93,8 @@ export class DemoApp {
   readonly gpuTimings: GpuTimings;
   /** Streamed prop textures under {@link budget}. */
   readonly streaming: TextureStreamingSystem;
+  /** The one budget for the virtual texture's reservations and the streamed textures ({@link runtime}'s). */
+  readonly budget: TextureBudget;
   private readonly previousEye = new Vector3();
   private readonly props = new Map<RegionName, RegionProps>();
   private sceneQueue: Promise<unknown> = Promise.resolve();
@@ -104,12 +106,13 @@ export class DemoApp {
     readonly surface: TerrainSurface,
     heights: ProceduralHeightField,
     settings: TerrainSurfaceSettings,
-    /** The one budget for the virtual texture's reservations and the streamed textures. */
-    readonly budget: TextureBudget,
+    /** The one runtime (budget, network client, workers) of the virtual texture and the streamed textures. */
+    readonly runtime: TesseraRuntime,
     /** Where the terrain's tiles come from. */
     readonly tiles: TerrainTileSource,
   ) {
     const canvas = renderer.domElement;
+    this.budget = runtime.budget;
     this.settings = settings;
     this.gpuTimings = new GpuTimings(renderer);
     this.compare = params.compare;
@@ -127,8 +130,7 @@ export class DemoApp {
       this.props.set(region.name, props);
       this.scene.add(props.group);
     }
-    const http = new HttpClient({ rangeCacheBytes: params.rangeCacheBytes });
-    this.streaming = new TextureStreamingSystem(renderer, { budget, http });
+    this.streaming = new TextureStreamingSystem(renderer, { runtime });
     this.streaming.events.on('error', (event) =>
       this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
     );
@@ -153,7 +155,7 @@ export class DemoApp {
       surface.kind === 'virtual-texture'
         ? new SharpnessInset(
             renderer,
-            budget,
+            runtime.budget,
             tiles.world,
             this.terrain.group,
             backend === 'webgl',
@@ -187,17 +189,20 @@ export class DemoApp {
       compressedPool: params.compressedPool,
       feedbackMode: params.feedbackMode,
     };
-    const budget = new TextureBudget({ budgetBytes: params.budgetBytes });
+    const runtime = new TesseraRuntime({
+      budgetBytes: params.budgetBytes,
+      http: new HttpClient({ rangeCacheBytes: params.rangeCacheBytes }),
+    });
     const surface = createTerrainSurface(
       renderer,
       tiles,
       settings,
-      budget,
+      runtime,
       propShareBytes,
       params.virtualTexture,
       params.lodBias,
     );
-    const app = new DemoApp(renderer, backend, params, surface, heights, settings, budget, tiles);
+    const app = new DemoApp(renderer, backend, params, surface, heights, settings, runtime, tiles);
     await app.transition('valley');
     await app.warmUp();
     return app;

@@ -127,7 +127,7 @@ export interface DemoStats {
   /**
    * Which implementation each part runs on: the terrain's texturing (`stand-in` with `?vt=0`), its
    * tile source, the budget, and how the virtual texture sits in it (`shared`: the
-   * VirtualTextureSystem reserves its share in the demo's one TextureBudget).
+   * VirtualTextureSystem reserves its share in the budget of the demo's one TesseraRuntime).
    */
   implementation: {
     terrain: 'virtual-texture' | 'stand-in';

@@ -68,7 +68,7 @@ export function createRegionGltfLoader(streaming: TextureStreamingSystem): Regio
       textures.find((texture) => texture.name === propTextureName(region, surface));
     const missing = PROP_SURFACES.filter((surface) => !meshes.has(surface) || !byName(surface));
     if (failures.length > 0 || missing.length > 0) {
-      for (const texture of textures) streaming.release(texture);
+      for (const texture of textures) streaming.remove(texture);
       throw (
         failures[0] ?? new Error(`${propSceneFile(region)}: no mesh or texture for ${missing.join(', ')}`)
       );

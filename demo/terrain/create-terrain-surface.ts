@@ -3,7 +3,7 @@
  * texture with `?vt=0` (a comparison, and a fallback while the plugin is being brought up).
  */
 
-import type { TextureBudget } from '@tessera-vt/tessera';
+import type { TesseraRuntime } from '@tessera-vt/tessera';
 import type { WebGPURenderer } from 'three/webgpu';
 import { StandInTerrainSurface } from './stand-in-surface';
 import type { TerrainSurface, TerrainSurfaceSettings } from './terrain-surface';
@@ -12,18 +12,18 @@ import { VirtualTextureSurface } from './virtual-texture-surface';
 
 /**
  * Builds the terrain surface for `tiles`. The virtual texture gets `settings.budgetBytes` less
- * `propShareBytes(budgetBytes)` and reserves what it allocates in `budget`.
+ * `propShareBytes(budgetBytes)` and reserves what it allocates in `runtime`'s budget.
  */
 export function createTerrainSurface(
   renderer: WebGPURenderer,
   tiles: TerrainTileSource,
   settings: TerrainSurfaceSettings,
-  budget: TextureBudget,
+  runtime: TesseraRuntime,
   propShareBytes: (budgetBytes: number) => number,
   useVirtualTexture: boolean,
   lodBias = 0,
 ): TerrainSurface {
   if (!useVirtualTexture) return new StandInTerrainSurface(tiles.world);
   const { source, rendered } = tiles;
-  return new VirtualTextureSurface(renderer, source, settings, budget, propShareBytes, rendered, lodBias);
+  return new VirtualTextureSurface(renderer, source, settings, runtime, propShareBytes, rendered, lodBias);
 }

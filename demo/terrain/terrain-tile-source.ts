@@ -55,7 +55,7 @@ export async function openTerrainTileSource(
 async function openArchive(kind: keyof typeof ARCHIVES): Promise<TerrainTileSource> {
   const { file, widthPages } = ARCHIVES[kind];
   // The default decoder is a pool of workers on the browser's codecs, disposed with the source.
-  const source = await ArchiveTileSource.openUrl(assetUrl(file), { cacheBytes: 4 << 20 });
+  const source = await ArchiveTileSource.open(assetUrl(file), { cacheBytes: 4 << 20 });
   const world = new ProceduralWorld({ seed: ARCHIVE_SEED, widthPages });
   return { kind, source, world, dispose: () => source.dispose() };
 }

@@ -4,13 +4,13 @@
  * setting (budget, feedback scale, uploads per frame, filtering) applies to the running system:
  * no rebuild, the same material.
  *
- * Budget: the system reserves its pool, page tables, feedback and readback in the demo's shared
- * `TextureBudget` (its `budget` option), taking the budget less the prop textures' share; the
- * streamed prop textures live in whatever room is left, so one budget accounts for everything. A
- * budget change resizes the pool in place (`setBudgetShare`).
+ * Budget: the system reserves its pool, page tables, feedback and readback in the budget of the
+ * demo's one `TesseraRuntime` (its `runtime` option), taking the budget less the prop textures'
+ * share (`shareBytes`); the streamed prop textures live in whatever room is left, so one budget
+ * accounts for everything. A budget change resizes the pool in place (`setShareBytes`).
  */
 
-import type { TextureBudget, TileSource, VirtualTexture } from '@tessera-vt/tessera';
+import type { TesseraRuntime, TileSource, VirtualTexture } from '@tessera-vt/tessera';
 import { type VirtualTextureSampleNode, VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
 import {
   NO_REQUEST,
@@ -68,14 +68,14 @@ export class VirtualTextureSurface implements TerrainSurface {
   private teleportFrame = -1;
 
   /**
-   * `settings.budgetBytes` is the demo's whole budget (`budget`'s); the virtual texture gets it
+   * `settings.budgetBytes` is the demo's whole budget (`runtime.budget`'s); the virtual texture gets it
    * less `propShareBytes(budgetBytes)` (room kept for the streamed prop textures).
    */
   constructor(
     private readonly renderer: WebGPURenderer,
     private readonly source: TileSource,
     settings: TerrainSurfaceSettings,
-    private readonly budget: TextureBudget,
+    private readonly runtime: TesseraRuntime,
     private readonly propShareBytes: (budgetBytes: number) => number,
     /** The rendered terrain (decals, trail) when the source is the runtime virtual texture. */
     private readonly rendered: RenderedTerrain | undefined,
@@ -109,10 +109,11 @@ export class VirtualTextureSurface implements TerrainSurface {
       // A cut: the pool sheds now, then the budget follows (the streamed textures shed within a
       // few frames). A raise: the budget first, so the pool has room to grow into.
       const share = settings.budgetBytes - this.propShareBytes(settings.budgetBytes);
-      const raise = settings.budgetBytes > this.budget.budgetBytes;
-      if (raise) this.budget.setBudget(settings.budgetBytes);
-      this.system.setBudgetShare(share);
-      if (!raise) this.budget.setBudget(settings.budgetBytes);
+      const budget = this.runtime.budget;
+      const raise = settings.budgetBytes > budget.budgetBytes;
+      if (raise) budget.setBudget(settings.budgetBytes);
+      this.system.setShareBytes(share);
+      if (!raise) budget.setBudget(settings.budgetBytes);
     }
   }
 
@@ -134,7 +135,7 @@ export class VirtualTextureSurface implements TerrainSurface {
   }
 
   markTeleport(): void {
-    this.teleportFrame = this.system.currentFrame;
+    this.teleportFrame = this.system.frameNumber;
     this.teleportProbe.start(this.teleportFrame);
   }
 
@@ -178,8 +179,8 @@ export class VirtualTextureSurface implements TerrainSurface {
   private build(): void {
     const s = this.settings;
     this.system = new VirtualTextureSystem(this.renderer, {
-      budget: this.budget,
-      budgetBytes: s.budgetBytes - this.propShareBytes(s.budgetBytes),
+      runtime: this.runtime,
+      shareBytes: s.budgetBytes - this.propShareBytes(s.budgetBytes),
       tileSize: this.source.info.tileSize,
       border: this.source.info.border,
       feedbackScale: s.feedbackScale,
@@ -192,7 +193,7 @@ export class VirtualTextureSurface implements TerrainSurface {
     this.rendered?.bind(this.texture);
     this.poolFormats = this.system.stats().poolFormats;
     this.system.events.on('page-loaded', () =>
-      this.teleportProbe.tileUploaded(this.system.currentFrame, this.settings.maxUploadsPerFrame),
+      this.teleportProbe.tileUploaded(this.system.frameNumber, this.settings.maxUploadsPerFrame),
     );
     this.system.events.on('error', (event) =>
       this.errors.push(`${event.error.code}: ${event.error.message}`),
@@ -201,7 +202,7 @@ export class VirtualTextureSurface implements TerrainSurface {
       this.statsView.lastFeedbackFrame = event.frame;
       this.onFeedback(event.ids);
       if (this.teleportProbe.wantsFeedback(event.frame)) {
-        this.teleportProbe.feedback(this.system.currentFrame, this.countMissing());
+        this.teleportProbe.feedback(this.system.frameNumber, this.countMissing());
       }
       if (this.feedbackOverlay.visible) {
         this.feedbackOverlay.draw(event.width, event.height, (pixels) =>

@@ -45,7 +45,7 @@ renderer.setAnimationLoop(() => {
   viewer.step();
   vts.update(viewer.camera, scene);
   renderer.render(scene, viewer.camera);
-  if (firstViewFrame < 0 && vts.isReady) firstViewFrame = vts.currentFrame;
+  if (firstViewFrame < 0 && vts.isReady) firstViewFrame = vts.frameNumber;
 });
 
 (window as unknown as { example: object }).example = {

@@ -18,7 +18,7 @@ document.body.appendChild(renderer.domElement);
 await renderer.init();
 
 const vts = new VirtualTextureSystem(renderer, { budgetBytes: 64 * 2 ** 20, filtering: 'trilinear' });
-const photo = vts.add(await ArchiveTileSource.openUrl(`${assetBase}examples/photo-3840x1920.tsva`));
+const photo = vts.add(await ArchiveTileSource.open(`${assetBase}examples/photo-3840x1920.tsva`));
 const material = new MeshBasicNodeMaterial();
 material.colorNode = virtualTexture(photo);
 const scene = new Scene();
@@ -32,7 +32,7 @@ renderer.setAnimationLoop(() => {
   viewer.step();
   vts.update(viewer.camera, scene);
   renderer.render(scene, viewer.camera);
-  if (firstViewFrame < 0 && vts.isReady) firstViewFrame = vts.currentFrame;
+  if (firstViewFrame < 0 && vts.isReady) firstViewFrame = vts.frameNumber;
 });
 
 (window as unknown as { example: object }).example = {

@@ -5,7 +5,7 @@
  * slider sets, each keeping the mips its meshes' screen size needs and the budget allows. Drag to
  * orbit, wheel to come closer. `window.example` is for the smoke test.
  */
-import { registerGltfTextureStreaming, TextureBudget, TextureStreamingSystem } from '@tessera-vt/tessera';
+import { registerGltfTextureStreaming, TesseraRuntime, TextureStreamingSystem } from '@tessera-vt/tessera';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { DirectionalLight, HemisphereLight, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
@@ -28,12 +28,13 @@ camera.position.set(0, 2.4, 6.4);
 const controls = new OrbitControls(camera, renderer.domElement);
 controls.target.set(0, 0.8, 0);
 controls.enableDamping = true;
-const budget = new TextureBudget({ budgetBytes: Number(slider.value) * MIB });
+const runtime = new TesseraRuntime({ budgetBytes: Number(slider.value) * MIB });
+const budget = runtime.budget;
 let streaming: TextureStreamingSystem | null = null;
 
 async function start(): Promise<void> {
   await renderer.init();
-  const system = new TextureStreamingSystem(renderer, { budget });
+  const system = new TextureStreamingSystem(renderer, { runtime });
   streaming = system;
   const loader = new GLTFLoader();
   registerGltfTextureStreaming(loader, system, { tag: 'scene:village' });
@@ -41,7 +42,7 @@ async function start(): Promise<void> {
   scene.add(village.scene);
   renderer.setAnimationLoop(() => {
     controls.update();
-    system.update(camera, scene);
+    runtime.update(camera, scene);
     renderer.render(scene, camera);
     figures.textContent = `${(budget.liveBytes / MIB).toFixed(1)} / ${budget.budgetBytes / MIB} MiB`;
   });
