@@ -97,6 +97,7 @@ export class TesseraError extends Error {
 
 /** A configuration was rejected at construction; nothing was allocated. */
 export class TesseraConfigError extends TesseraError {
+  /** Which option or input was rejected; stable across versions. */
   declare readonly code: TesseraConfigErrorCode;
 
   constructor(code: TesseraConfigErrorCode, message: string, options?: { cause?: unknown }) {
@@ -107,6 +108,7 @@ export class TesseraConfigError extends TesseraError {
 
 /** A tile source failed to produce a tile; the page keeps its fallback. */
 export class TileSourceError extends TesseraError {
+  /** Why the tile failed; stable across versions. */
   declare readonly code: TileSourceErrorCode;
   /** Whether trying again may succeed (network errors, 5xx, 408, 429, timeouts). */
   readonly retryable: boolean;

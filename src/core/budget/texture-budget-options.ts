@@ -28,6 +28,7 @@ export interface TextureBudgetOptions {
 
 /** A snapshot of budget use, all figures in bytes. */
 export interface TextureBudgetStats {
+  /** The budget itself, in bytes. */
   budgetBytes: number;
   /** Bytes currently reserved. */
   liveBytes: number;
@@ -37,9 +38,11 @@ export interface TextureBudgetStats {
   pinnedBytes: number;
   /** Requests waiting in {@link TextureBudget.reserveWhenRoom}'s queue and their bytes. */
   pendingRequests: number;
+  /** Bytes those waiting requests ask for. */
   pendingBytes: number;
   /** Bytes above the budget while a lowered budget is still being shed down to (else 0). */
   overBudgetBytes: number;
+  /** Bytes reserved per category (pool, page tables, feedback, staging, streamed textures, ...). */
   byCategory: Record<BudgetCategory, number>;
   /** Bytes per tag name; untagged reservations are under ''. Tags with 0 bytes are omitted. */
   byTag: Record<string, number>;

@@ -84,6 +84,7 @@ export type UastcPyramidFormat = 'uastc-4x4' | 'uastc-4x4-srgb';
  * block each), which a `TextureStreamingSystem` transcodes to the device's best block format.
  */
 export interface EncodedPyramidSource extends Omit<MipPyramidSource, 'format'> {
+  /** The levels' format: one uploaded as it is, or UASTC / ETC1S to transcode. */
   readonly format: StreamedTextureFormat | UastcPyramidFormat | Etc1sPyramidFormat;
   /** UASTC and ETC1S: whether the payload carries alpha (transcoded with alpha). Default true. */
   readonly hasAlpha?: boolean;

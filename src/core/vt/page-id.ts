@@ -51,9 +51,13 @@ export function pageY(id: number): number {
 
 /** Decoded page address; reuse one instance with {@link unpackPageId} on hot paths. */
 export interface PageAddress {
+  /** Virtual texture index (0-15). */
   vt: number;
+  /** Mip level of the page (0 is the finest). */
   mip: number;
+  /** Page column at the page's own mip. */
   x: number;
+  /** Page row at the page's own mip. */
   y: number;
 }
 

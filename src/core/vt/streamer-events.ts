@@ -43,7 +43,10 @@ export interface StreamerErrorEvent {
 
 /** Events of a {@link VirtualTextureStreamer}. */
 export interface StreamerEvents {
+  /** A page was uploaded into a pool slot and mapped in its page table. */
   'page-loaded': PageEvent;
+  /** A page left the pool (evicted for another, released with its texture, or dropped by a shrink). */
   'page-evicted': PageEvent;
+  /** A page failed for good (its fallback stays): `tile-failed-permanently`. */
   error: StreamerErrorEvent;
 }

@@ -79,6 +79,7 @@ export interface TileSourceInfo {
  * (none for a {@link TileSourceInfo.rendered} source).
  */
 export interface TileData {
+  /** The tile's bytes, one array per layer, in {@link TileSourceInfo.layers} order. */
   layers: Uint8Array[];
 }
 
@@ -87,13 +88,17 @@ export interface TileData {
  * sent, retries after transient failures, and failed attempts.
  */
 export interface TileSourceRequestCounters {
+  /** Requests sent, retries included. */
   readonly requests: number;
+  /** Requests sent again after a failed attempt (a transient failure, or a 416 to a Range request). */
   readonly retries: number;
+  /** Requests that ended in a failure (each attempt counts). */
   readonly failures: number;
 }
 
 /** Produces tiles. Implementations must reject with an `AbortError` promptly once `signal` aborts. */
 export interface TileSource {
+  /** What the source holds (size, tile size and border, layers), fixed once the source is open. */
   readonly info: TileSourceInfo;
   /**
    * The request counts of the HTTP client this source loads through, live (absent for a source

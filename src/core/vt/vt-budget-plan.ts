@@ -38,6 +38,7 @@ export interface VirtualTextureBudgetInput {
   feedbackMode?: FeedbackMode;
   /** Feedback target size (main pass: tile grid), in feedback pixels. */
   feedbackWidth: number;
+  /** Feedback target height (main pass: tile grid), in feedback pixels. */
   feedbackHeight: number;
   /** Row alignment of readback buffers, in bytes (256 on WebGPU, 1 on WebGL2). */
   readbackRowAlignment: number;

@@ -25,8 +25,9 @@ export class PageTableAtlas {
   used = 0;
   /** Mip stored in each block. */
   blockMip: Uint8Array;
-  /** Indirection cell of each block at its mip. */
+  /** Indirection cell of each block at its mip: the column. */
   blockCellX: Uint16Array;
+  /** Indirection cell of each block at its mip: the row. */
   blockCellY: Uint16Array;
   /** Resident pages of each block (at most 256). */
   blockResident: Uint16Array;

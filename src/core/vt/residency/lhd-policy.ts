@@ -104,6 +104,7 @@ const PARENT_IN_USE = 0x8000;
  * slots.
  */
 export class LhdPolicy implements ReplacementPolicy {
+  /** {@inheritDoc ReplacementPolicy.name} */
   readonly name = 'lhd';
   /**
    * Per slot, bits 0-15: bit i set when the page was used `i` frames before its last use; bit
@@ -151,6 +152,7 @@ export class LhdPolicy implements ReplacementPolicy {
     return this.ghosts.size;
   }
 
+  /** {@inheritDoc ReplacementPolicy.inserted} */
   inserted(slot: number, pageId: number, frame: number): void {
     const ghosts = this.ghosts;
     if (frame > this.latestUse) this.latestUse = frame;
@@ -164,6 +166,7 @@ export class LhdPolicy implements ReplacementPolicy {
     this.history[slot] = (back ? REVISITED_BIT | 1 : 1) | (pageMip(pageId) > 0 ? COARSE_BIT : 0);
   }
 
+  /** {@inheritDoc ReplacementPolicy.referenced} */
   referenced(slot: number, frame: number, lastUse: number): void {
     if (frame > this.latestUse) this.latestUse = frame;
     const age = frame - lastUse;
@@ -175,6 +178,7 @@ export class LhdPolicy implements ReplacementPolicy {
     this.history[slot] = (h & COARSE_BIT) | revisited | presence;
   }
 
+  /** {@inheritDoc ReplacementPolicy.evictable} */
   evictable(slot: number, lastUse: number): void {
     if (this.candidateIndex[slot] >= 0) return;
     const i = this.candidateCount++;
@@ -192,6 +196,7 @@ export class LhdPolicy implements ReplacementPolicy {
     return parent >= 0 && this.slots.slotLastUse[parent] === this.latestUse;
   }
 
+  /** {@inheritDoc ReplacementPolicy.protect} */
   protect(slot: number): void {
     const i = this.candidateIndex[slot];
     if (i < 0) return;
@@ -208,6 +213,7 @@ export class LhdPolicy implements ReplacementPolicy {
     this.candidateIndex[slot] = -1;
   }
 
+  /** {@inheritDoc ReplacementPolicy.removed} */
   removed(slot: number, pageId: number, lastUse: number, evicted: boolean): void {
     this.protect(slot);
     const chosen = slot === this.victimSlot;
@@ -267,6 +273,7 @@ export class LhdPolicy implements ReplacementPolicy {
     if (dropped >= 0) this.table.addEviction(dropped & ~PARENT_IN_USE, ghosts.droppedAge);
   }
 
+  /** {@inheritDoc ReplacementPolicy.victim} */
   victim(frame: number): number {
     this.evictionFrame = frame;
     const n = this.candidateCount;

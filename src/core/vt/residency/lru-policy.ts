@@ -7,6 +7,7 @@ import type { ReplacementPolicy, SlotTableView } from './replacement-policy';
  * hook, no constant at all. The baseline every other policy is compared with.
  */
 export class LruPolicy implements ReplacementPolicy {
+  /** {@inheritDoc ReplacementPolicy.name} */
   readonly name = 'lru';
   private readonly order: IntrusiveList;
 
@@ -14,22 +15,28 @@ export class LruPolicy implements ReplacementPolicy {
     this.order = new IntrusiveList(table.slotCount);
   }
 
+  /** {@inheritDoc ReplacementPolicy.inserted} */
   inserted(): void {}
 
+  /** {@inheritDoc ReplacementPolicy.referenced} */
   referenced(): void {}
 
+  /** {@inheritDoc ReplacementPolicy.evictable} */
   evictable(slot: number): void {
     this.order.pushBack(slot);
   }
 
+  /** {@inheritDoc ReplacementPolicy.protect} */
   protect(slot: number): void {
     this.order.remove(slot);
   }
 
+  /** {@inheritDoc ReplacementPolicy.removed} */
   removed(slot: number): void {
     this.order.remove(slot);
   }
 
+  /** {@inheritDoc ReplacementPolicy.victim} */
   victim(): number {
     return this.order.head;
   }
