@@ -8,9 +8,10 @@ import type { Plugin } from 'vite';
  * Path prefix of the fault-injecting file server: `/__faults/<faults>/<rate>/<seed>/<file>` serves
  * `<file>` (repository-relative) like a static host, except that a request fails with one of
  * `<faults>` (comma-separated: `503`, `500`, `reset`, `truncated`, `stall`, `dead`, `range-ignored`,
- * `bad-range`) with probability `<rate>` (0..1). `range-ignored` answers a Range request 200 with
- * the whole file (as a proxy that drops the header), `bad-range` 206 with a Content-Range one byte
- * off (and those bytes); on a request without Range both serve the file normally. Whether a request fails is decided by a hash of the seed, the path and how many
+ * `bad-range`, `416`) with probability `<rate>` (0..1). `range-ignored` answers a Range request 200
+ * with the whole file (as a proxy that drops the header), `bad-range` 206 with a Content-Range one
+ * byte off (and those bytes), `416` 416 to a satisfiable range (as a browser's cache answers from a
+ * stale entry); on a request without Range the three serve the file normally. Whether a request fails is decided by a hash of the seed, the path and how many
  * times this path was asked before, so a run is reproducible and a retry is a new draw, as with a
  * real flaky server. `dead` answers every request with 503. Paths that do not exist answer 404
  * (never a fault: a missing tile is not a fault). Range requests are answered with 206.
@@ -37,6 +38,17 @@ function inject(kind: string, response: ServerResponse, body: Buffer, range: Reg
       response.statusCode = 200;
       response.setHeader('Content-Length', body.length);
       response.end(body);
+      return;
+    case '416':
+      if (range === null) {
+        response.statusCode = 200;
+        response.setHeader('Content-Length', body.length);
+        response.end(body);
+        return;
+      }
+      response.statusCode = 416;
+      response.setHeader('Content-Range', `bytes */${body.length}`);
+      response.end();
       return;
     case 'bad-range': {
       if (range === null) {

@@ -27,8 +27,10 @@ export class StreamedTextureTable {
   residentMip = new Uint8Array(64);
   /** 1 once the pinned chain is on the GPU. */
   pinnedReady = new Uint8Array(64);
-  /** 1 after a chain failed to load. */
+  /** 1 after a chain failed to load (until its cool-down ends or a load succeeds). */
   failed = new Uint8Array(64);
+  /** Frame of the latest planner update when the chain failed. */
+  failedAt = new Int32Array(64);
   /** First level of the chain being loaded, or {@link NONE}. */
   loadingMip = new Int8Array(64).fill(NONE);
   /** Wanted level (fractional, >= 0; +Infinity before the first screen need). */
@@ -108,6 +110,7 @@ export class StreamedTextureTable {
     this.residentMip = grownTypedArray(this.residentMip, size);
     this.pinnedReady = grownTypedArray(this.pinnedReady, size);
     this.failed = grownTypedArray(this.failed, size);
+    this.failedAt = grownTypedArray(this.failedAt, size);
     this.loadingMip = grownTypedArray(this.loadingMip, size, NONE);
     this.wanted = grownTypedArray(this.wanted, size);
     this.benefit = grownTypedArray(this.benefit, size);

@@ -466,7 +466,7 @@ export class TextureStreamingSystem {
     };
   }
 
-  /** Live textures whose latest chain load failed and that have not loaded since. */
+  /** Live textures whose latest chain load failed, cooling down. */
   private failedNow(): number {
     const live = this.table.live;
     let failed = 0;
@@ -586,9 +586,10 @@ export interface TextureStreamingStats {
   /** CPU bytes held by the cache of shed levels (see `shedLevelCacheBytes`; not in the budget). */
   shedLevelBytes: number;
   /**
-   * Textures failed now: their latest chain load failed for good (after the source's retries) and
-   * they have not loaded since; each keeps its previous chain or its placeholder. See
-   * {@link failedTotal}.
+   * Textures failed now: their latest chain load failed for good (after the source's retries);
+   * each keeps its previous chain or its placeholder until the cool-down (`planner`'s
+   * `failedCooldownFrames`, 300 frames by default) lets it load again, so this count drops again.
+   * See {@link failedTotal}.
    */
   failed: number;
   /**

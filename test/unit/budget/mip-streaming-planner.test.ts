@@ -95,6 +95,30 @@ describe('MipStreamingPlanner', () => {
     expect(system.budget.liveBytes).toBe(0);
   });
 
+  it('lets a texture whose load failed load again once its cool-down ends', () => {
+    const errors: TesseraError[] = [];
+    const system = makeSystem(64 << 20, {
+      onLoadFailed: (_id, error) => errors.push(error),
+      failedCooldownFrames: 50,
+    });
+    const id = system.registry.register({ tag: 'persistent' });
+    system.backend.failIds.add(id);
+    system.planner.add(id, { format: 'bc7-rgba-unorm', width: 512, height: 512, uvDensity: 1 });
+    system.backend.failIds.delete(id); // the server is back
+    const attempts = system.backend.allocations.length;
+    for (let frame = 1; frame < 50; frame++) system.planner.update(frame);
+    // Cooling down: no new attempt, failed now, and settled (nothing to wait for).
+    expect(system.backend.allocations.length).toBe(attempts);
+    expect(system.planner.hasFailed(id)).toBe(true);
+    expect(system.planner.isSettled(id)).toBe(true);
+    system.planner.update(50);
+    expect(system.backend.allocations.length).toBe(attempts + 1);
+    expect(system.planner.isRenderable(id)).toBe(true);
+    expect(system.planner.hasFailed(id)).toBe(false);
+    expect(errors.length).toBe(1);
+    expect(() => makeSystem(1 << 20, { failedCooldownFrames: -1 })).toThrow(/failedCooldownFrames/);
+  });
+
   it('frees every byte and calls the backend release hook on eviction', () => {
     const system = makeSystem(64 << 20);
     const id = addTexture(system, 512);

@@ -27,6 +27,12 @@ export interface MipStreamingPlannerOptions {
   tagWeights?: Record<string, number>;
   /** Called when a chain fails to load; the texture keeps its previous chain (or its placeholder). */
   onLoadFailed?: (textureId: number, error: TesseraError) => void;
+  /**
+   * Frames a texture whose chain failed to load waits before it may load again (as the virtual
+   * texture system's `failedCooldownFrames`), so a texture hit by a burst of network faults or a
+   * server down for a while streams again once it is back. Default 300.
+   */
+  failedCooldownFrames?: number;
 }
 
 /** The planner's numeric options with their defaults, checked. @throws TesseraConfigError('invalid-option'). */
@@ -35,7 +41,12 @@ export function plannerSettings(options: MipStreamingPlannerOptions) {
   if (!Number.isInteger(dropAfterFrames) || dropAfterFrames < 0) {
     throw new TesseraConfigError('invalid-option', 'dropAfterFrames must be an integer >= 0.');
   }
+  const failedCooldownFrames = options.failedCooldownFrames ?? 300;
+  if (!Number.isInteger(failedCooldownFrames) || failedCooldownFrames < 0) {
+    throw new TesseraConfigError('invalid-option', 'failedCooldownFrames must be an integer >= 0.');
+  }
   return {
+    failedCooldownFrames,
     maxLoadsInFlight: positiveInteger(options.maxLoadsInFlight ?? 4, 'maxLoadsInFlight'),
     maxDropsPerFrame: positiveInteger(options.maxDropsPerFrame ?? 8, 'maxDropsPerFrame'),
     dropAfterFrames,

@@ -44,6 +44,10 @@ export class MipStreamingPlanner {
   private readonly caps = new LevelCaps(this.textures);
   private inFlight = 0;
   private registrations = 0;
+  /** Frame of the latest {@link update}. */
+  private frame = 0;
+  /** Earliest frame a failed texture's cool-down ends (+Infinity when none failed). */
+  private nextRetryFrame = Number.POSITIVE_INFINITY;
 
   constructor(
     budget: TextureBudget,
@@ -169,6 +173,8 @@ export class MipStreamingPlanner {
    */
   update(frame: number): void {
     const t = this.textures;
+    this.frame = frame;
+    if (frame >= this.nextRetryFrame) this.endCooldowns(frame);
     const free = this.budget.freeBytes;
     for (let slot = this.caps.relaxOne(free); slot >= 0; slot = this.caps.relaxOne(free)) this.rekey(slot);
     let drops = 0;
@@ -236,6 +242,8 @@ export class MipStreamingPlanner {
     if (error !== undefined) {
       this.budget.release(pending);
       t.failed[slot] = 1;
+      t.failedAt[slot] = this.frame;
+      this.nextRetryFrame = Math.min(this.nextRetryFrame, this.frame + this.settings.failedCooldownFrames);
       this.loadHeap.delete(slot);
       this.rekey(slot);
       this.onLoadFailed?.(
@@ -386,6 +394,27 @@ export class MipStreamingPlanner {
     else {
       this.dropHeap.set(slot, importance);
     }
+  }
+
+  /**
+   * Lets textures whose cool-down after a failed load ended load again (a pinned chain first, as
+   * at `add`); a scan of the slots, only on frames when a cool-down ends.
+   */
+  private endCooldowns(frame: number): void {
+    const t = this.textures;
+    const cooldown = this.settings.failedCooldownFrames;
+    let next = Number.POSITIVE_INFINITY;
+    for (let slot = 0; slot < t.managed.length; slot++) {
+      if (t.managed[slot] === 0 || t.failed[slot] === 0) continue;
+      if (frame - t.failedAt[slot] < cooldown) {
+        next = Math.min(next, t.failedAt[slot] + cooldown);
+        continue;
+      }
+      t.failed[slot] = 0;
+      if (t.pinnedReady[slot] === 0) this.loadHeap.set(slot, -1e15 + ++this.registrations);
+      else this.rekey(slot);
+    }
+    this.nextRetryFrame = next;
   }
 
   private forget(id: number, slot: number): void {
