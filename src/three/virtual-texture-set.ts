@@ -8,10 +8,8 @@ import type { TileData, TileSource } from '../core/vt/tile-source';
 import type { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import type { BackendBridge } from './backend-bridge';
+import type { PageProducers } from './page-producers';
 import { PageTableTextures } from './page-table/page-table-textures';
-import { checkNoRenderedLayer } from './rendered/rendered-pool-format';
-import { RenderedTileSource } from './rendered/rendered-tile-source';
-import type { TileRenderStage } from './rendered/tile-render-stage';
 import type { PoolLayerChoice } from './residency/pool-format-choice';
 import type { SamplingContext } from './sampling/sampling-context';
 import type { BasisTranscoderPool } from './transcode/basis-transcoder-pool';
@@ -27,14 +25,6 @@ export interface PageTableReservation {
   handle: number;
   /** Called when a page-table texture was replaced: the node graphs must rebuild. */
   texturesChanged(): void;
-}
-
-/** What a {@link VirtualTextureSet} needs to add rendered textures (`RenderedTileSource`). */
-export interface RenderedTextureHost {
-  /** Renders of `RenderedTileSource` pages. */
-  readonly stage: TileRenderStage;
-  /** Frees budget for the stage's targets (the pool shrinks to its target). */
-  makeRoom(): void;
 }
 
 /**
@@ -56,8 +46,6 @@ export class VirtualTextureSet {
   private used = 0;
   /** UASTC layers' transcoding (workers started on the first texture that has some). */
   private readonly stages: TranscodingStages;
-  private readonly rendering: TileRenderStage;
-  private readonly makeRoom: () => void;
 
   constructor(
     private bridge: BackendBridge,
@@ -66,11 +54,10 @@ export class VirtualTextureSet {
     private readonly reservation: PageTableReservation,
     formats: readonly PoolLayerChoice[],
     options: Pick<ResolvedSystemOptions, 'layers' | 'tileSize' | 'border' | 'pageTableBytes'>,
-    rendered: RenderedTextureHost,
+    /** Each texture's page producer, chosen at {@link add}. */
+    private readonly producers: PageProducers,
     transcoderPool: () => BasisTranscoderPool,
   ) {
-    this.rendering = rendered.stage;
-    this.makeRoom = rendered.makeRoom;
     this.stages = new TranscodingStages(formats, transcoderPool);
     this.poolLayers = options.layers;
     this.tileSize = options.tileSize;
@@ -95,7 +82,7 @@ export class VirtualTextureSet {
     }
     const name = options.name ?? `vt${this.textures.length}`;
     const poolLayerSource = mapSourceLayers(name, info.layers, this.poolLayers, options.layers);
-    if (!(source instanceof RenderedTileSource)) checkNoRenderedLayer(name, poolLayerSource, this.poolLayers);
+    this.producers.checkLayers(name, source, poolLayerSource);
     const loaded = this.stages.wrap(source, poolLayerSource);
     const storage = options.pageTableStorage ?? 'auto';
     const id = this.streamer.registerTexture(loaded, {
@@ -116,13 +103,11 @@ export class VirtualTextureSet {
     const table = new PageTableTextures(this.bridge, name, pageTable);
     const vt = new VirtualTexture(id, name, source, layout, pageTable, table, this.context, poolLayerSource);
     this.textures[id] = vt;
-    if (source instanceof RenderedTileSource) {
-      try {
-        this.rendering.attach(id, source, poolLayerSource, this.makeRoom);
-      } catch (error) {
-        this.remove(vt);
-        throw error;
-      }
+    try {
+      this.producers.choose(id, source, poolLayerSource);
+    } catch (error) {
+      this.remove(vt);
+      throw error;
     }
     return vt;
   }
@@ -206,7 +191,7 @@ export class VirtualTextureSet {
   remove(vt: VirtualTexture): number {
     const id = this.idOf(vt);
     this.streamer.unregisterTexture(id);
-    this.rendering.detach(id);
+    this.producers.release(id);
     this.textures[id] = null;
     this.used -= vt.pageTableBytes;
     this.reservation.budget.shrink(this.reservation.handle, this.used);
@@ -232,7 +217,7 @@ export class VirtualTextureSet {
   /** Recreates every page table on `bridge` (a new renderer after a device loss) and uploads it. */
   recover(bridge: BackendBridge): void {
     this.bridge = bridge;
-    this.rendering.recover(bridge);
+    this.producers.recover(bridge);
     for (const vt of this.textures) {
       if (!vt) continue;
       vt.replacePageTableTextures(new PageTableTextures(bridge, vt.name, vt.pageTable));
@@ -247,7 +232,7 @@ export class VirtualTextureSet {
   /** Frees every page table and stops the transcoding workers. */
   dispose(): void {
     this.stages.dispose();
-    this.rendering.dispose();
+    this.producers.dispose();
     for (let i = 0; i < this.textures.length; i++) {
       this.textures[i]?.release();
       this.textures[i] = null;

@@ -8,7 +8,7 @@ import { tileBytes } from '../core/vt/tile-bytes';
 import type { TileEncoding } from '../core/vt/tile-source';
 import type { FeedbackMode } from '../core/vt/vt-budget-plan';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
-import { checkRenderedLayerOptions } from './rendered/rendered-pool-format';
+import { checkRenderedLayerOptions } from './page-producers';
 import type { VirtualTextureFiltering } from './sampling/sampling-context';
 import type { TesseraRuntime } from './tessera-runtime';
 import type { VirtualTexturePoolLayer } from './virtual-texture';

@@ -1,7 +1,7 @@
 import type { TesseraError } from '../core/errors';
 import type { PageTableStorage } from '../core/vt/page-table/page-table-blocks';
 import type { PoolTexelFormat } from '../core/vt/residency/pool-format';
-import type { TileRenderCounters } from './rendered/tile-render-stage';
+import type { TileRenderCounters } from './page-producers';
 import type { VirtualTextureLayerMapping } from './virtual-texture';
 
 /** Options of {@link VirtualTextureSystem.add}. */

@@ -13,7 +13,7 @@ import { VirtualTextureStreamer } from '../core/vt/virtual-texture-streamer';
 import { BackendBridge } from './backend-bridge';
 import type { FeedbackCollector } from './feedback/feedback-collector';
 import { SystemFeedback } from './feedback/system-feedback';
-import { TileRenderStage } from './rendered/tile-render-stage';
+import { PageProducers } from './page-producers';
 import { EvictableTextures } from './residency/evictable-textures';
 import { LivePool } from './residency/live-pool';
 import { choosePoolFormats } from './residency/pool-format-choice';
@@ -89,8 +89,10 @@ export class VirtualTextureSystem {
   private disposed = false;
   private uploadsPerFrame: number;
   private readonly settle = new SettleTracker();
-  /** Tile writes and GPU renders of rendered textures (`RenderedTileSource`), per frame. */
+  /** Tile writes into the pool, per frame, each page through its texture's producer. */
   private readonly uploads: TileUploads;
+  /** How each texture's pages are made (loaded bytes, or the rendered-tiles plug-in). */
+  private readonly producers: PageProducers;
 
   /**
    * @throws TesseraConfigError: 'invalid-option' / 'invalid-layers' for bad options,
@@ -127,8 +129,15 @@ export class VirtualTextureSystem {
     this.ownsBudget = o.sharedBudget === undefined;
     this.ownReservations = [reserved.pageTable, reserved.staging];
     const poolFormats = formats.map((choice) => choice.format);
-    const { tileSize, maxRendersPerFrame, layers } = o;
-    const rendering = new TileRenderStage(bridge, budget, poolFormats, tileSize, maxRendersPerFrame, layers);
+    // The rendered-tiles plug-in builds its render stage at the first add() of a rendered texture.
+    this.producers = new PageProducers(bridge, {
+      budget,
+      poolFormats,
+      tileSize: o.tileSize,
+      maxRendersPerFrame: o.maxRendersPerFrame,
+      layers: o.layers,
+      makeRoom: () => this.pool.setShare(this.pool.shareBytes),
+    });
     const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
     this.streamer = new VirtualTextureStreamer({
       pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
@@ -172,13 +181,20 @@ export class VirtualTextureSystem {
         // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
         this.settle.noteRegistration(this.frame);
       },
-      invalidatePages: (vtId, rect) => rendering.invalidate(vtId, this.streamer, rect),
+      invalidatePages: (vt, rect, units) =>
+        this.producers.invalidate(vt.id, vt.name, vt.source, rect, units, this.streamer),
     };
     const tables = { budget, handle: reserved.pageTable, texturesChanged: () => this.graphsChanged() };
-    const rendered = { stage: rendering, makeRoom: () => this.pool.setShare(this.pool.shareBytes) };
     const runtime = this.runtime;
-    this.set = new VirtualTextureSet(bridge, this.streamer, this.context, tables, formats, o, rendered, () =>
-      runtime.transcoderPool(),
+    this.set = new VirtualTextureSet(
+      bridge,
+      this.streamer,
+      this.context,
+      tables,
+      formats,
+      o,
+      this.producers,
+      () => runtime.transcoderPool(),
     );
     this.textures = this.set.textures;
     const poolContext = { bridge, budget, streamer: this.streamer, formats, slotBytes: plan.slotBytes };
@@ -189,11 +205,11 @@ export class VirtualTextureSystem {
         this.budget.bytesOf(reserved.staging) +
         this.set.reserveBytes +
         this.feedback.collector.reservedBytes +
-        rendering.budgetedBytes,
+        this.producers.budgetedBytes,
       minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
       resized: (pool, outcome) => this.poolResized(pool, outcome),
     });
-    this.uploads = new TileUploads(this.streamer, this.pool, this.set, rendering);
+    this.uploads = new TileUploads(this.streamer, this.pool, this.set, this.producers);
     this.member = {
       updateOrder: 0,
       update: (camera, scene) => this.update(camera, scene),
@@ -434,7 +450,7 @@ export class VirtualTextureSystem {
   /** Sets the most pages of rendered textures rendered per frame. @throws TesseraConfigError('invalid-option') */
   setMaxRendersPerFrame(pages: number): void {
     this.assertLive();
-    this.uploads.rendering.maxPerFrame = positiveInteger('maxRendersPerFrame', pages);
+    this.producers.maxRendersPerFrame = positiveInteger('maxRendersPerFrame', pages);
   }
 
   /** Exact GPU bytes by category and streaming counters (allocates: for HUDs and tests). */
@@ -449,6 +465,7 @@ export class VirtualTextureSystem {
       analysisMs: this.feedback.analysisMs,
       streamer: this.streamer,
       uploads: this.uploads,
+      producers: this.producers,
       lastFeedbackFrame: this.settle.lastFeedbackFrame,
       settled: live && this.isSettled,
     });
@@ -513,7 +530,7 @@ export class VirtualTextureSystem {
     Object.assign(this.context, poolSampling(pool));
     this.graphsChanged();
     this.set.flush();
-    if (outcome === 'shed-first') this.uploads.rendering.renderResident(this.streamer, pool);
+    if (outcome === 'shed-first') this.producers.poolRebuilt(this.streamer, pool);
   }
 
   private assertLive(): void {
@@ -532,6 +549,8 @@ export interface SystemStatsInput {
   analysisMs: number;
   streamer: VirtualTextureStreamer;
   uploads: TileUploads;
+  /** The page producers (the rendered-tiles plug-in's counters and bytes). */
+  producers: PageProducers;
   lastFeedbackFrame: number;
   settled: boolean;
 }
@@ -556,7 +575,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
   const pageTables = i.set.usedBytes;
   const feedbackTargets = i.live ? i.feedback.targetBytes : 0;
   const readbackBuffers = i.live ? i.feedback.readbackBytes : 0;
-  const rendering = i.uploads.rendering;
+  const rendering = i.producers;
   const renderTargets = i.live ? rendering.allocatedBytes : 0;
   const total =
     poolLayers.reduce((a, b) => a + b, 0) + pageTables + feedbackTargets + readbackBuffers + renderTargets;
@@ -580,7 +599,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
     residentPages: pool.residentCount,
     uploadsLastFrame: i.uploads.lastFrame,
     uploadsTotal: i.uploads.total,
-    rendering: { ...rendering.counters },
+    rendering: { ...rendering.renderCounters },
     mipBias: i.streamer.mipBias,
     poolEfficiency: poolEfficiency(pool, i.frame),
     readbacks: {

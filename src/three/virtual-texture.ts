@@ -1,6 +1,6 @@
 import type { DataTexture } from 'three';
 import { TesseraConfigError, TesseraError } from '../core/errors';
-import { checkUvRect, type UvRect } from '../core/vt/page-rect';
+import type { UvRect } from '../core/vt/page-rect';
 import type { PageTable } from '../core/vt/page-table/page-table';
 import type { PageTableGeometry } from '../core/vt/page-table/page-table-blocks';
 import type { UastcTarget } from '../core/vt/residency/pool-format';
@@ -12,14 +12,10 @@ import {
   type TileSource,
 } from '../core/vt/tile-source';
 import type { VirtualTextureLayout } from '../core/vt/vt-layout';
+import type { RenderedBc7Modes, RenderedLayerStorage, WorldRect } from './page-producers';
 import type { PageTableTextures } from './page-table/page-table-textures';
-import type { RenderedBc7Modes, RenderedLayerStorage } from './rendered/rendered-pool-format';
-import { RenderedTileSource, type WorldRect } from './rendered/rendered-tile-source';
 import type { SamplingContext } from './sampling/sampling-context';
 import type { SampledVirtualTexture } from './sampling/virtual-texture-graph';
-
-/** Scratch of {@link VirtualTexture.invalidate} (a world rectangle in uv). */
-const worldUv: UvRect = { minU: 0, minV: 0, maxU: 0, maxV: 0 };
 
 /**
  * One virtual texture of a {@link VirtualTextureSystem}: what `virtualTexture(tex, uv)` samples.
@@ -103,16 +99,7 @@ export class VirtualTexture implements SampledVirtualTexture {
     if (this.released) {
       throw new TesseraError('unknown-texture', `virtual texture '${this.name}' was removed`);
     }
-    const source = this.source;
-    if (!(source instanceof RenderedTileSource)) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        `'${this.name}' is not rendered: only a RenderedTileSource re-renders`,
-      );
-    }
-    const uv = units === 'world' ? source.worldToUv(rect as WorldRect, worldUv) : (rect as UvRect);
-    checkUvRect(uv);
-    return this.context.invalidatePages(this.id, uv);
+    return this.context.invalidatePages(this, rect, units);
   }
 
   /**

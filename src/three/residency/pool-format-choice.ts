@@ -4,7 +4,7 @@ import {
   type UastcTarget,
 } from '../../core/vt/residency/pool-format';
 import type { BackendBridge } from '../backend-bridge';
-import { renderedPoolFormat } from '../rendered/rendered-pool-format';
+import { renderedPoolFormat } from '../page-producers';
 import type { VirtualTexturePoolLayer } from '../virtual-texture';
 import { compressionSupportOf } from './compression-support';
 

@@ -3,6 +3,8 @@ import type { UniformNode } from 'three/webgpu';
 import type { FilterMode } from '../../core/vt/feedback/mip-rule';
 import type { UvRect } from '../../core/vt/page-rect';
 import type { PoolShape } from '../../core/vt/residency/pool-shape';
+import type { TileSource } from '../../core/vt/tile-source';
+import type { WorldRect } from '../page-producers';
 import type { PoolTexture } from '../residency/pool-textures';
 
 /**
@@ -62,8 +64,15 @@ export interface SamplingContext {
   readonly mipBias: UniformNode<'float', number>;
   /** Called when a node material using `vt` is compiled, so the feedback pass can mirror it. */
   registerMaterial(material: Material, vtId: number, uv: VirtualUv): void;
-  /** Marks the resident pages of rendered texture `vtId` overlapping `rect` for a re-render; returns how many. */
-  invalidatePages(vtId: number, rect: UvRect): number;
+  /**
+   * Marks the resident pages of rendered texture `vt` overlapping `rect` (uv, or the source's world
+   * units with `'world'`) for a re-render; returns how many (see `VirtualTexture.invalidate`).
+   */
+  invalidatePages(
+    vt: { readonly id: number; readonly name: string; readonly source: TileSource },
+    rect: UvRect | WorldRect,
+    units: 'uv' | 'world',
+  ): number;
 }
 
 /** The pool fields of a {@link SamplingContext} for `pool` (at creation and after each resize). */

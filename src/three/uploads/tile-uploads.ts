@@ -1,14 +1,14 @@
 import type { TileData } from '../../core/vt/tile-source';
 import type { VirtualTextureStreamer } from '../../core/vt/virtual-texture-streamer';
-import type { TileRenderStage } from '../rendered/tile-render-stage';
+import type { PageProducers } from '../page-producers';
 import type { LivePool } from '../residency/live-pool';
 import type { VirtualTextureSet } from '../virtual-texture-set';
 
 /**
- * One frame's writes into the pool: loaded tiles' bytes through the live pool (`queue.writeTexture`
- * / `texSubImage`), rendered textures' pages through the render stage (rendered on the GPU and
- * copied into the slot), and re-renders of invalidated pages, within the frame's upload and render
- * bounds.
+ * One frame's writes into the pool: each page through the producer its texture chose at `add()`
+ * (`PageProducers`): by default its loaded bytes through the live pool (`queue.writeTexture` /
+ * `texSubImage`), or made by a plug-in (rendered textures render theirs on the GPU), within the
+ * frame's upload bound and the producers' own bounds, with the producers' work before and after.
  */
 export class TileUploads {
   /** Tiles written into the pool during the latest frame. */
@@ -21,10 +21,11 @@ export class TileUploads {
     private readonly streamer: VirtualTextureStreamer,
     private readonly pool: LivePool,
     set: VirtualTextureSet,
-    readonly rendering: TileRenderStage,
+    private readonly producers: PageProducers,
   ) {
     this.handler = (vt, slot, pageId, data) => {
-      if (rendering.has(vt)) return rendering.render(vt, pool.textures, slot, pageId);
+      const producer = producers.of(vt);
+      if (producer !== null) return producer.produce(vt, pool.textures, slot, pageId, data);
       pool.writePage(set.textures[vt]!.poolLayerSource, slot, pageId, data.layers);
       set.recycle(vt, data);
       return true;
@@ -36,9 +37,9 @@ export class TileUploads {
    * frame's render bound, new rendered pages the rest, then re-renders whatever is left.
    */
   run(maxTiles: number): void {
-    const rendering = this.rendering.beginFrame(this.streamer, this.pool.textures);
-    this.lastFrame = this.streamer.drainUploads(this.handler, maxTiles, undefined, rendering.admit);
-    rendering.refreshPages(this.streamer, this.pool.textures);
+    this.producers.beginFrame(this.streamer, this.pool.textures);
+    this.lastFrame = this.streamer.drainUploads(this.handler, maxTiles, undefined, this.producers.admit);
+    this.producers.endFrame(this.streamer, this.pool.textures);
     this.total += this.lastFrame;
   }
 }
