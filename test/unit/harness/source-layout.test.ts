@@ -86,6 +86,24 @@ describe('source layout', () => {
     });
   }
 
+  // Rendered tiles and the GPU compressor are opt-in plug-ins: the core path reaches them through
+  // one seam (page-producers.ts: each texture's page producer, chosen at add()), and the /three
+  // entry re-exports their public names. Nothing else imports them, so the system, the uploads and
+  // the texture set stay free of them.
+  const pluginFolders = ['src/three/rendered/', 'src/three/gpu-compress/'];
+  const pluginSeams = ['src/three/page-producers.ts', 'src/three/index.ts'];
+  it(`imports ${pluginFolders.join(' and ')} only from ${pluginSeams.join(' and ')} (type imports included)`, () => {
+    const inside = (path: string): boolean => pluginFolders.some((folder) => path.startsWith(folder));
+    const reaching = files
+      .filter((f) => !inside(relative(root, f)) && !pluginSeams.includes(relative(root, f)))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((target) => inside(relative(root, target)))
+          .map((target) => `${relative(root, f)} -> ${relative(root, target)}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+
   // demo/ and examples/ are applications: they import `@tessera-vt/tessera` by name (a Vite alias and tsconfig
   // paths resolve it to source), so they only use what the package exports.
   for (const app of ['demo', 'examples']) {
