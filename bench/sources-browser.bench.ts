@@ -3,7 +3,7 @@
  * `sources.archive.<encoding>.tiles_per_s` (bench/sources.bench.ts has the Node half). Archives of
  * the procedural world are baked here in Node into a temporary folder under the repository's
  * `.tmp/`, which the benchmark's own Vite server serves (with Range support) to
- * bench/sources-browser/archive-rate.html; the page opens each with `ArchiveTileSource.openUrl`
+ * bench/sources-browser/archive-rate.html; the page opens each with `ArchiveTileSource.open(url)`
  * and a `WorkerDecoderPool` and reports tiles (both layers decoded) per second. Then
  * bench/sources-browser/pool-rate.html takes the WebP and UASTC + zstd archives of the same content
  * all the way into pool textures, on each backend (see {@link poolRates}).

@@ -44,7 +44,7 @@ async function measure(options: Ktx2FixtureOptions): Promise<Ktx2Figures> {
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/t.ktx2`;
     const signal = new AbortController().signal;
-    const source = await Ktx2Source.fromUrl(url);
+    const source = await Ktx2Source.open(url);
     let pinned = 0;
     while (Math.max(source.width >> pinned, source.height >> pinned) > PINNED_MAX_EDGE) pinned++;
     const chain = (from: number, to: number) => {

@@ -50,11 +50,11 @@ await runBenchPage(async () => {
     beginStep() {
       const current = ++step;
       completeFrame = -1;
-      stepStart = vts.currentFrame;
+      stepStart = vts.frameNumber;
       // The frame the system knew it had settled, not the earlier feedback frame it resolves with.
       vts.whenSettled().then(
         () => {
-          if (step === current) completeFrame = vts.currentFrame - stepStart;
+          if (step === current) completeFrame = vts.frameNumber - stepStart;
         },
         () => {},
       );

@@ -1,7 +1,7 @@
 /**
  * Benchmark page for bench/sources-browser.bench.ts: fetch + decode rate of archive tiles in
  * Chromium. For each encoding it opens `<dir><encoding>.tsra` (baked by the driver, served by
- * Vite with Range support) with `ArchiveTileSource.openUrl` and a {@link WorkerDecoderPool} of
+ * Vite with Range support) with `ArchiveTileSource.open(url)` and a {@link WorkerDecoderPool} of
  * module workers, then loads every page of every mip in a fixed shuffled order with a window of
  * tiles in flight (as a streaming session keeps several requests open). One warm-up rep is
  * dropped; the median of the timed reps is reported in tiles (all layers decoded) per second.
@@ -13,6 +13,7 @@
 
 import type { TileData } from '../../src/core/vt/tile-source';
 import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
+import { HttpClient } from '../../src/sources/io/http/http-client';
 import type { PayloadEncodingName } from '../../src/sources/io/payload-encoding';
 import { InlineTileDecoder, type TileDecoder } from '../../src/sources/io/tile-decoder';
 import { WorkerDecoderPool, type WorkerLike } from '../../src/sources/io/worker/worker-decoder-pool';
@@ -95,7 +96,10 @@ async function measure(
   encoding: string,
   decoder: TileDecoder,
 ): Promise<{ rate: number; tiles: TileData[]; count: number }> {
-  const source = await ArchiveTileSource.openUrl(url, { decoder, http: { fetch: uncachedFetch } });
+  const source = await ArchiveTileSource.open(url, {
+    decoder,
+    http: new HttpClient({ fetch: uncachedFetch }),
+  });
   const pages = allPages(source);
   const tiles = await loadAll(source, pages);
   checkTiles(tiles, source.info.tileSize, encoding);

@@ -5,7 +5,7 @@
  * decoder's workers, upload 2 x 64 KiB of rgba8 into an rgba8 pool) and UASTC + zstd (fetch,
  * inflate in the decode workers, transcode in Tessera's transcode workers to the device's best
  * block formats, BC7 + BC5 here, upload 2 x 16 KiB of blocks into that pool). Both use the
- * library's own stages: `ArchiveTileSource.openUrl`, the transcoding stage `add()` puts in front of
+ * library's own stages: `ArchiveTileSource.open(url)`, the transcoding stage `add()` puts in front of
  * a UASTC source, `PoolTextures.writeTiles` (queue.writeTexture / compressedTexSubImage2D). A rep
  * loads every page of every mip, shuffled, with 16 loads in flight, writes each tile into a slot
  * as it arrives, and ends when the GPU queue has done the writes; one warm-up rep is dropped, the
@@ -16,6 +16,7 @@
 import type { WebGPURenderer } from 'three/webgpu';
 import type { TileEncoding, TileLayerUsage } from '../../src/core/vt/tile-source';
 import { ArchiveTileSource } from '../../src/sources/archive/archive-tile-source';
+import { HttpClient } from '../../src/sources/io/http/http-client';
 import { BackendBridge } from '../../src/three/backend-bridge';
 import { choosePoolFormats } from '../../src/three/residency/pool-format-choice';
 import { PoolTextures } from '../../src/three/residency/pool-textures';
@@ -50,7 +51,7 @@ async function measure(
   renderer: WebGPURenderer,
   url: string,
 ): Promise<{ rate: number; formats: string[]; count: number }> {
-  const archive = await ArchiveTileSource.openUrl(url, { http: { fetch: uncachedFetch } });
+  const archive = await ArchiveTileSource.open(url, { http: new HttpClient({ fetch: uncachedFetch }) });
   const bridge = new BackendBridge(renderer);
   // The pool layers the README gives such an archive: its own encodings, opaque colour.
   const layers = archive.info.layers.map((layer) => ({

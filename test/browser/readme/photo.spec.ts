@@ -30,7 +30,7 @@ const MIN_MESH_PSNR = 50;
 
 /**
  * The README path on a photograph: bake an image with the CLI's defaults, add the archive with
- * `ArchiveTileSource.openUrl`, show it with `virtualTexture(vt)` on a plane of the photo's aspect.
+ * `ArchiveTileSource.open(url)`, show it with `virtualTexture(vt)` on a plane of the photo's aspect.
  * Settled, the frame equals three's own `TextureLoader` texture of the same image on the same plane
  * (orientation, content rectangle and filtering all right), straight on and after the canvas is
  * resized (the feedback follows the drawing buffer).

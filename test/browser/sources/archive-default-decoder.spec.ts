@@ -37,7 +37,7 @@ const MIP0_PAGES: [number, number, number][] = [
 
 const image = smoothTestImage();
 
-test.describe('ArchiveTileSource.openUrl with the default decoder (browser codecs in workers)', () => {
+test.describe('ArchiveTileSource.open(url) with the default decoder (browser codecs in workers)', () => {
   test.beforeAll(async () => {
     const folder = resolve(import.meta.dirname, '../../..', ARCHIVE_FOLDER);
     rmSync(folder, { recursive: true, force: true });

@@ -86,7 +86,7 @@ test('a photograph baked as UASTC + zstd streams into a BC7 pool and matches Tex
 
 /**
  * Second half: the committed UASTC asset (albedo + a normal layer, zstd 19, RDO 1) opened with
- * `ArchiveTileSource.openUrl` and no pool options: its colour layer lands in BC7 (sRGB), its
+ * `ArchiveTileSource.open(url)` and no pool options: its colour layer lands in BC7 (sRGB), its
  * normal layer in BC5, both sampled; streaming settles with no error, the tracker agrees with
  * `stats()`, and dispose leaves nothing.
  */

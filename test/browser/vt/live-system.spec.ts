@@ -151,7 +151,7 @@ test('a budget cut sheds pool slots within the budget at every frame; a raise sh
         };
       }
     ).__tesseraGpuTracker;
-    system.setBudgetShare(share);
+    system.setShareBytes(share);
     // The cut itself: never old and new pools at once (at most what was held before).
     const cutPeak = tracker.snapshot().byPrefix['tessera:']?.peak ?? 0;
     tracker.resetPeak();
@@ -172,7 +172,7 @@ test('a budget cut sheds pool slots within the budget at every frame; a raise sh
     const blurry = await vtScene.compare(1.3);
     let refused = '';
     try {
-      system.setBudgetShare(1024);
+      system.setShareBytes(1024);
     } catch (error) {
       refused = (error as { code: string }).code;
     }
@@ -210,7 +210,7 @@ test('a budget cut sheds pool slots within the budget at every frame; a raise sh
     expect(cut.afterPeak, 'after the cut, never above the new share').toBeLessThanOrEqual(cut.share);
   }
   const raised = await page.evaluate(async () => {
-    vtScene.debug.system.setBudgetShare(24 * 1024 * 1024);
+    vtScene.debug.system.setShareBytes(24 * 1024 * 1024);
     const slots = vtScene.stats().slotCount;
     await vtScene.settle(300);
     return { slots, comparison: await vtScene.compare(1.3), stats: vtScene.stats() };
@@ -249,10 +249,10 @@ test('a resize with room for both pools copies the surviving pages GPU-side', as
     await vtScene.stepPaced(90);
     const settled = await vtScene.compare(1.3);
     const before = vtScene.stats();
-    system.setBudgetShare(16 * 1024 * 1024);
+    system.setShareBytes(16 * 1024 * 1024);
     vtScene.step();
     const grown = { stats: vtScene.stats(), comparison: await vtScene.compare(1.3) };
-    system.setBudgetShare(8 * 1024 * 1024);
+    system.setShareBytes(8 * 1024 * 1024);
     vtScene.step();
     const shrunk = { stats: vtScene.stats(), comparison: await vtScene.compare(1.3) };
     return { settled, before, grown, shrunk };
@@ -359,7 +359,7 @@ test('remove(vt) frees its page table and slots; the others keep streaming', asy
     const errors: string[] = [];
     for (const use of [
       () => system.remove(second),
-      () => system.makeEvictable(second),
+      () => system.setEvictable(second, true),
       () => vtScene.debug.virtualTexture(second),
     ]) {
       try {

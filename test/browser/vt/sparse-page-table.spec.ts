@@ -74,7 +74,7 @@ test('the page-table atlas shrinks when its pages leave, and every lookup stays 
     const { system, vt } = (
       vtScene as unknown as {
         debug: {
-          system: { setBudgetShare(bytes: number): void };
+          system: { setShareBytes(bytes: number): void };
           vt: { pageTable: { usedBlocks: number; blockCapacity: number } };
         };
       }
@@ -106,7 +106,7 @@ test('the page-table atlas shrinks when its pages leave, and every lookup stays 
     }
     // A smaller share (half the budget: 110 slots here, room for the view at mip bias 0): the pool
     // keeps about the current view's pages; the others leave.
-    system.setBudgetShare(12 * 1024 * 1024);
+    system.setShareBytes(12 * 1024 * 1024);
     settleFrames.push(await vtScene.waitSettled(200));
     // The shrink is checked once per jitter cycle (16 frames).
     vtScene.step(48);

@@ -12,7 +12,7 @@ import { texture } from 'three/tsl';
 const loader = new TextureLoader();
 
 export class ArchiveTileSource {
-  static async openUrl(url) {
+  static async open(url) {
     const map = await loader.loadAsync(url.replace(/\.tsva$/, '.jpg'));
     map.colorSpace = SRGBColorSpace;
     return new ArchiveTileSource(map);

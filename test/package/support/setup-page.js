@@ -59,8 +59,8 @@ async function main() {
   const streaming = new TextureStreamingSystem(renderer, { budgetBytes: 32 * 2 ** 20, transcoderPath });
   for (const system of [compressed, webp, streaming]) system.events.on('error', ({ error }) => fail(error));
 
-  scene.add(plane(compressed.add(await ArchiveTileSource.openUrl('/fixtures/uastc.tsva')), -1.1));
-  scene.add(plane(webp.add(await ArchiveTileSource.openUrl('/fixtures/webp.tsva')), 0));
+  scene.add(plane(compressed.add(await ArchiveTileSource.open('/fixtures/uastc.tsva')), -1.1));
+  scene.add(plane(webp.add(await ArchiveTileSource.open('/fixtures/webp.tsva')), 0));
   const loader = new GLTFLoader();
   const gltfStreaming = registerGltfTextureStreaming(loader, streaming, { tag: 'scene', onError: fail });
   const gltf = await loader.loadAsync('/fixtures/scene.gltf');

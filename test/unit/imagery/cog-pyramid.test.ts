@@ -496,7 +496,7 @@ describe('openCogPyramid over HTTP', () => {
   it('opens in a few Range requests, then one request per tile, retrying a 503', async () => {
     const client = new HttpClient({ retries: 2, baseDelayMs: 1, random: () => 0 });
     server.requests = 0;
-    const pyramid = await openCogPyramid(`${server.url}/earth.tif`, { client });
+    const pyramid = await openCogPyramid(`${server.url}/earth.tif`, { http: client });
     const opening = server.requests;
     // Header plus one block per IFD that libvips writes after its level's tiles.
     expect(opening).toBeLessThanOrEqual(pyramid.info.levels.length + 2);
@@ -522,7 +522,9 @@ describe('openCogPyramid over HTTP', () => {
   });
 
   it('a 404 is a typed http-status error', async () => {
-    const error = await errorOf(openCogPyramid(`${server.url}/missing.tif`, { http: { retries: 0 } }));
+    const error = await errorOf(
+      openCogPyramid(`${server.url}/missing.tif`, { http: new HttpClient({ retries: 0 }) }),
+    );
     expect(error).toBeInstanceOf(TileSourceError);
     expect((error as TileSourceError).code).toBe('http-status');
   });

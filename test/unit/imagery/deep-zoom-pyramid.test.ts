@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
 import { openDeepZoomPyramid, parseDeepZoomDescriptor } from '../../../src/sources/imagery/deep-zoom-pyramid';
 import type { ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
-import type { HttpClientOptions } from '../../../src/sources/io/http/http-client';
+import { HttpClient, type HttpClientOptions } from '../../../src/sources/io/http/http-client';
 import {
   readLibvipsLevels,
   type StaticServer,
@@ -80,7 +80,9 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<Tile
 
 describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
   it('states the levels Deep Zoom numbers, from full resolution down to 1 x 1', async () => {
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, {
+      http: new HttpClient(fast),
+    });
     expect(pyramid.descriptor).toEqual({
       width: 3000,
       height: 1700,
@@ -101,7 +103,9 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
   it('returns every tile of every level as exactly its cell of the level libvips made (PNG)', async () => {
     // libvips' full-resolution level is the image itself.
     expect(Buffer.from(reference[0].data).equals(Buffer.from(image.data))).toBe(true);
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, {
+      http: new HttpClient(fast),
+    });
     for (let level = 0; level < pyramid.info.levels.length; level++) {
       const { width, height, tileWidth, tileHeight } = pyramid.info.levels[level];
       for (let y = 0; y * tileHeight < height; y++) {
@@ -122,7 +126,9 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
   });
 
   it('strips the overlap from interior, first and edge tiles', async () => {
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, {
+      http: new HttpClient(fast),
+    });
     const fileSize = async (path: string) => {
       const meta = await sharp(join(dir, 'earth-png_files', path)).metadata();
       return [meta.width, meta.height];
@@ -147,7 +153,9 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
   });
 
   it('places JPEG tiles (254-texel cells, overlap 1) where libvips drew them', async () => {
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-jpeg.dzi`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-jpeg.dzi`, {
+      http: new HttpClient(fast),
+    });
     expect(pyramid.info.levels[0]).toMatchObject({ tileWidth: 254, tileHeight: 254 });
     for (const [level, x, y] of [
       [0, 0, 0],
@@ -180,7 +188,9 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
   });
 
   it('resolves null for a missing tile (404) and for cells outside the grid, without a request', async () => {
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, {
+      http: new HttpClient(fast),
+    });
     unlinkSync(join(dir, 'earth-png_files', '11', '2_1.png'));
     expect(await pyramid.loadTile(1, 2, 1, live())).toBeNull();
     const before = server.requests.length;
@@ -206,13 +216,13 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
     );
     const urls: string[] = [];
     const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.json?v=2`, {
-      http: {
+      http: new HttpClient({
         ...fast,
         fetch: (input, init) => {
           urls.push(String(input));
           return fetch(input, init);
         },
-      },
+      }),
     });
     expect(pyramid.info.levels).toHaveLength(13);
     const tile = (await pyramid.loadTile(0, 1, 1, live()))!;
@@ -234,7 +244,7 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
         },
       }),
     );
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/moved.json`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/moved.json`, { http: new HttpClient(fast) });
     const tile = (await pyramid.loadTile(3, 0, 0, live()))!;
     expect([tile.width, tile.height]).toEqual([375, 213]);
     pyramid.dispose?.();
@@ -253,7 +263,8 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
       '<Image Format="../x" Overlap="1" TileSize="256"><Size Width="10" Height="10"/></Image>',
     );
     serve('bad-json.json', '{"Image": ');
-    const open = (name: string) => openDeepZoomPyramid(`${server.baseUrl}/${name}`, { http: fast });
+    const open = (name: string) =>
+      openDeepZoomPyramid(`${server.baseUrl}/${name}`, { http: new HttpClient(fast) });
     await expectCode(open('html.dzi'), 'corrupt');
     await expectCode(open('collection.dzc'), 'unsupported');
     await expectCode(open('no-tile-size.dzi'), 'corrupt');
@@ -264,7 +275,9 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
   });
 
   it('reports a failing tile server as a retryable typed error, and a disposed pyramid as such', async () => {
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, {
+      http: new HttpClient(fast),
+    });
     server.override('/earth-png_files/12/0_1.png', (_req, res) => {
       res.writeHead(503).end();
       return true;
@@ -283,7 +296,9 @@ describe('openDeepZoomPyramid', { timeout: 60_000 }, () => {
         await errorOf(openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, { signal: aborted.signal })),
       ),
     ).toBe(true);
-    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, { http: fast });
+    const pyramid = await openDeepZoomPyramid(`${server.baseUrl}/earth-png.dzi`, {
+      http: new HttpClient(fast),
+    });
     let reached!: () => void;
     const requested = new Promise<void>((resolve) => {
       reached = resolve;

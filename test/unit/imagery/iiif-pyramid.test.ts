@@ -10,7 +10,7 @@ import {
   parseIiifInfo,
 } from '../../../src/sources/imagery/iiif-pyramid';
 import type { ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
-import type { HttpClientOptions } from '../../../src/sources/io/http/http-client';
+import { HttpClient, type HttpClientOptions } from '../../../src/sources/io/http/http-client';
 import type { ImageDecoder } from '../../../src/sources/io/tile-decoder';
 import {
   readLibvipsLevels,
@@ -107,7 +107,7 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
   it('reads levels from the scale factors, each the size libvips made', async () => {
     for (const name of ['v2-png', 'v3-png']) {
       const pyramid = await openIiifPyramid(`${server.baseUrl}/${name}/info.json`, {
-        http: fast,
+        http: new HttpClient(fast),
         format: 'png',
       });
       expect(pyramid.service).toMatchObject({
@@ -130,7 +130,7 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
   it('asks for exactly the tile URLs sharp wrote, API 2 and 3', async () => {
     for (const name of ['v2-png', 'v3-png', 'v2-jpeg', 'v3-jpeg']) {
       const pyramid = await openIiifPyramid(`${server.baseUrl}/${name}/info.json`, {
-        http: fast,
+        http: new HttpClient(fast),
         format: name === 'v3-png' ? 'png' : undefined,
       });
       expect(requestedTiles(pyramid), name).toEqual(writtenTiles(name));
@@ -139,7 +139,8 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
   });
 
   it('picks the tile format from the info.json: API 2 formats, else JPEG', async () => {
-    const open = (name: string) => openIiifPyramid(`${server.baseUrl}/${name}/info.json`, { http: fast });
+    const open = (name: string) =>
+      openIiifPyramid(`${server.baseUrl}/${name}/info.json`, { http: new HttpClient(fast) });
     expect((await open('v2-png')).service.format).toBe('png');
     expect((await open('v2-jpeg')).service.format).toBe('jpg');
     // sharp's API 3 info.json says nothing of PNG tiles: the option has to.
@@ -153,7 +154,7 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
       ['v3-png', { format: 'png' as const }],
     ] as const) {
       const pyramid = await openIiifPyramid(`${server.baseUrl}/${name}/info.json`, {
-        http: fast,
+        http: new HttpClient(fast),
         ...options,
       });
       for (let level = 0; level < pyramid.info.levels.length; level++) {
@@ -176,7 +177,9 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
   });
 
   it('places JPEG tiles where libvips drew them', async () => {
-    const pyramid = await openIiifPyramid(`${server.baseUrl}/v3-jpeg/info.json`, { http: fast });
+    const pyramid = await openIiifPyramid(`${server.baseUrl}/v3-jpeg/info.json`, {
+      http: new HttpClient(fast),
+    });
     expect(pyramid.info.levels).toHaveLength(5);
     for (const [level, x, y] of [
       [0, 0, 0],
@@ -202,7 +205,9 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
   });
 
   it('resolves null for a missing tile (404) and for cells outside the grid', async () => {
-    const pyramid = await openIiifPyramid(`${server.baseUrl}/v2-png/info.json`, { http: fast });
+    const pyramid = await openIiifPyramid(`${server.baseUrl}/v2-png/info.json`, {
+      http: new HttpClient(fast),
+    });
     unlinkSync(join(dir, 'v2-png', '1024,1024,1024,676', '512,', '0', 'default.png'));
     expect(await pyramid.loadTile(1, 1, 1, live())).toBeNull();
     const before = server.requests.length;
@@ -218,7 +223,7 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
     info['@id'] = 'https://example.com/iiif/earth';
     writeFileSync(join(dir, 'v2-png', 'moved.json'), JSON.stringify(info));
     const pyramid = await openIiifPyramid(`${server.baseUrl}/v2-png/moved.json`, {
-      http: fast,
+      http: new HttpClient(fast),
       serviceId: `${server.baseUrl}/v2-png/`,
     });
     expect(pyramid.service.id).toBe(`${server.baseUrl}/v2-png`);
@@ -257,7 +262,8 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
       profile: ['http://iiif.io/api/image/2/level0.json'],
     });
     serve('huge-tiles.json', { ...v2, width: 10, height: 10, tiles: [{ width: 8192, scaleFactors: [1] }] });
-    const open = (name: string) => openIiifPyramid(`${server.baseUrl}/${name}`, { http: fast });
+    const open = (name: string) =>
+      openIiifPyramid(`${server.baseUrl}/${name}`, { http: new HttpClient(fast) });
     await expectCode(open('not-json.json'), 'corrupt');
     await expectCode(open('array.json'), 'corrupt');
     await expectCode(open('v1.json'), 'corrupt');
@@ -270,7 +276,9 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
   });
 
   it('reports a failing tile server as retryable, and a disposed pyramid as such', async () => {
-    const pyramid = await openIiifPyramid(`${server.baseUrl}/v2-png/info.json`, { http: fast });
+    const pyramid = await openIiifPyramid(`${server.baseUrl}/v2-png/info.json`, {
+      http: new HttpClient(fast),
+    });
     server.override('/v2-png/0,512,512,512/512,/0/default.png', (_req, res) => {
       res.writeHead(503).end();
       return true;
@@ -285,7 +293,7 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
     aborted.abort();
     const url = `${server.baseUrl}/v2-png/info.json`;
     expect(isAbortError(await errorOf(openIiifPyramid(url, { signal: aborted.signal })))).toBe(true);
-    const pyramid = await openIiifPyramid(url, { http: fast });
+    const pyramid = await openIiifPyramid(url, { http: new HttpClient(fast) });
     let reached!: () => void;
     const requested = new Promise<void>((resolve) => {
       reached = resolve;
@@ -313,7 +321,7 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
       },
     });
     const url = `${server.baseUrl}/v2-png/info.json`;
-    const padded = await openIiifPyramid(url, { http: fast, decoder: short(0, 1) });
+    const padded = await openIiifPyramid(url, { http: new HttpClient(fast), decoder: short(0, 1) });
     const tile = (await padded.loadTile(0, 0, 3, live()))!;
     expect([tile.width, tile.height]).toEqual([512, 164]);
     expect(
@@ -321,7 +329,7 @@ describe('openIiifPyramid', { timeout: 60_000 }, () => {
         Buffer.from(tile.data.subarray(162 * 2048, 163 * 2048)),
       ),
     ).toBe(true);
-    const refused = await openIiifPyramid(url, { http: fast, decoder: short(2, 0) });
+    const refused = await openIiifPyramid(url, { http: new HttpClient(fast), decoder: short(2, 0) });
     await expectCode(refused.loadTile(0, 0, 3, live()), 'wrong-size');
   });
 });

@@ -71,7 +71,10 @@ const equalBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffe
 describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
   it('opens with one request: levels from the header, attribution from the metadata', async () => {
     const before = server.requests.length;
-    const p = await openPmtilesPyramid(`${server.baseUrl}/earth.pmtiles`, { http: fast, tileSize: 256 });
+    const p = await openPmtilesPyramid(`${server.baseUrl}/earth.pmtiles`, {
+      http: new HttpClient(fast),
+      tileSize: 256,
+    });
     expect(server.requests.length - before).toBe(1);
     expect(server.ranges.at(-1)).toBe('bytes=0-16383');
     expect(p.info.levels).toEqual([
@@ -84,7 +87,7 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
     expect(p.header.maxZoom).toBe(MAX_ZOOM);
     p.dispose();
     const credited = await openPmtilesPyramid(`${server.baseUrl}/earth.pmtiles`, {
-      http: fast,
+      http: new HttpClient(fast),
       tileSize: 256,
       attribution: 'mine',
     });
@@ -93,9 +96,9 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
   });
 
   it('takes the tile size from the first tile stored when not given', async () => {
-    const small = await openPmtilesPyramid(`${server.baseUrl}/earth.pmtiles`, { http: fast });
+    const small = await openPmtilesPyramid(`${server.baseUrl}/earth.pmtiles`, { http: new HttpClient(fast) });
     expect(small.tileSize).toBe(256);
-    const big = await openPmtilesPyramid(`${server.baseUrl}/big.pmtiles`, { http: fast });
+    const big = await openPmtilesPyramid(`${server.baseUrl}/big.pmtiles`, { http: new HttpClient(fast) });
     expect(big.tileSize).toBe(512);
     expect(big.info.levels.map((l) => l.width)).toEqual([1024, 512]);
     const tile = (await big.loadTile(0, 1, 0, live()))!;
@@ -108,7 +111,10 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
 
   for (const name of ['earth.pmtiles', 'leaves.pmtiles']) {
     it(`reads every tile of ${name} exactly, one Range request per tile`, async () => {
-      const p = await openPmtilesPyramid(`${server.baseUrl}/${name}`, { http: fast, tileSize: 256 });
+      const p = await openPmtilesPyramid(`${server.baseUrl}/${name}`, {
+        http: new HttpClient(fast),
+        tileSize: 256,
+      });
       const before = server.requests.length;
       for (const tile of tiles) {
         const loaded = await p.loadTile(MAX_ZOOM - tile.z, tile.x, tile.y, live());
@@ -125,7 +131,10 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
   }
 
   it('resolves a tile the archive does not hold to null without a request', async () => {
-    const p = await openPmtilesPyramid(`${server.baseUrl}/earth.pmtiles`, { http: fast, tileSize: 256 });
+    const p = await openPmtilesPyramid(`${server.baseUrl}/earth.pmtiles`, {
+      http: new HttpClient(fast),
+      tileSize: 256,
+    });
     const before = server.requests.length;
     expect(await p.loadTile(MAX_ZOOM - OMITTED.z, OMITTED.x, OMITTED.y, live())).toBeNull();
     expect(await p.loadTile(0, 4, 0, live())).toBeNull(); // outside the world
@@ -133,7 +142,7 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
     p.dispose();
     // With leaf directories: at most the leaf is read, never a tile.
     const leaves = await openPmtilesPyramid(`${server.baseUrl}/leaves.pmtiles`, {
-      http: fast,
+      http: new HttpClient(fast),
       tileSize: 256,
     });
     const start = server.requests.length;
@@ -147,15 +156,18 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
 
   it('rejects a vector archive as unsupported and a non-archive as bad-magic', async () => {
     const vector = await expectCode(
-      openPmtilesPyramid(`${server.baseUrl}/vector.pmtiles`, { http: fast }),
+      openPmtilesPyramid(`${server.baseUrl}/vector.pmtiles`, { http: new HttpClient(fast) }),
       'unsupported',
     );
     expect(vector.retryable).toBe(false);
     await expectCode(
-      openPmtilesPyramid(`${server.baseUrl}/not-an-archive.pmtiles`, { http: fast }),
+      openPmtilesPyramid(`${server.baseUrl}/not-an-archive.pmtiles`, { http: new HttpClient(fast) }),
       'bad-magic',
     );
-    await expectCode(openPmtilesPyramid(`${server.baseUrl}/missing.pmtiles`, { http: fast }), 'http-status');
+    await expectCode(
+      openPmtilesPyramid(`${server.baseUrl}/missing.pmtiles`, { http: new HttpClient(fast) }),
+      'http-status',
+    );
   });
 
   it('rejects a server that ignores Range', async () => {
@@ -164,7 +176,10 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
       res.writeHead(200, { 'content-length': body.length }).end(body);
       return true;
     });
-    await expectCode(openPmtilesPyramid(`${server.baseUrl}/whole.pmtiles`, { http: fast }), 'range-ignored');
+    await expectCode(
+      openPmtilesPyramid(`${server.baseUrl}/whole.pmtiles`, { http: new HttpClient(fast) }),
+      'range-ignored',
+    );
   });
 
   it("retries through the client's policy, sharing its per-host cap", async () => {
@@ -179,7 +194,7 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
       res.writeHead(503).end();
       return true;
     });
-    const p = await openPmtilesPyramid(url, { client, tileSize: 256 });
+    const p = await openPmtilesPyramid(url, { http: client, tileSize: 256 });
     server.resetPeak();
     const loads = await Promise.all([0, 1, 2, 3].map((x) => p.loadTile(0, x, 0, live())));
     for (const [x, loaded] of loads.entries()) {
@@ -201,7 +216,7 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
       return true;
     });
     const p = await openPmtilesPyramid(`${server.baseUrl}/broken-leaf.pmtiles`, {
-      http: { ...fast, retries: 0 },
+      http: new HttpClient({ ...fast, retries: 0 }),
       tileSize: 256,
     });
     const error = await expectCode(p.loadTile(0, 3, 3, live()), 'http-status');
@@ -222,7 +237,10 @@ describe('PMTiles pyramid over HTTP Range', { timeout: 30_000 }, () => {
       pending = res;
       return true;
     });
-    const p = await openPmtilesPyramid(`${server.baseUrl}/slow.pmtiles`, { http: fast, tileSize: 256 });
+    const p = await openPmtilesPyramid(`${server.baseUrl}/slow.pmtiles`, {
+      http: new HttpClient(fast),
+      tileSize: 256,
+    });
     const controller = new AbortController();
     const promise = p.loadTile(0, 0, 0, controller.signal);
     while (pending === undefined) await new Promise((r) => setTimeout(r, 5));

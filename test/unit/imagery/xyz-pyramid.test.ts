@@ -57,7 +57,11 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<Tile
 }
 
 function pngPyramid(http: HttpClientOptions = fast): XyzPyramid {
-  return new XyzPyramid({ url: `${server.baseUrl}/png/{z}/{x}/{y}.png`, maxZoom: MAX_ZOOM, http });
+  return new XyzPyramid({
+    url: `${server.baseUrl}/png/{z}/{x}/{y}.png`,
+    maxZoom: MAX_ZOOM,
+    http: new HttpClient(http),
+  });
 }
 
 describe('XyzPyramid URL templates', () => {
@@ -185,7 +189,7 @@ describe('XyzPyramid tiles over HTTP', { timeout: 30_000 }, () => {
     const p = new XyzPyramid({
       url: `${server.baseUrl}/webp/{z}/{x}/{y}.webp`,
       maxZoom: MAX_ZOOM,
-      http: fast,
+      http: new HttpClient(fast),
     });
     const tile = webpTiles.find((t) => t.z === 2 && t.x === 2 && t.y === 1)!;
     const loaded = (await p.loadTile(0, 2, 1, live()))!;
@@ -248,7 +252,7 @@ describe('XyzPyramid tiles over HTTP', { timeout: 30_000 }, () => {
     const dead = await serveWebMap(dir);
     const url = `${dead.baseUrl}/png/{z}/{x}/{y}.png`;
     await dead.close();
-    const p = new XyzPyramid({ url, maxZoom: MAX_ZOOM, http: fast });
+    const p = new XyzPyramid({ url, maxZoom: MAX_ZOOM, http: new HttpClient(fast) });
     const results = await Promise.allSettled([0, 1, 2, 3].map((x) => p.loadTile(0, x, 0, live())));
     for (const result of results) {
       expect(result.status).toBe('rejected');
@@ -265,11 +269,15 @@ describe('XyzPyramid tiles over HTTP', { timeout: 30_000 }, () => {
     const slow = await serveWebMap(dir, { delayMs: 20 });
     try {
       const client = new HttpClient({ ...fast, maxRequestsPerHost: 3 });
-      const png = new XyzPyramid({ url: `${slow.baseUrl}/png/{z}/{x}/{y}.png`, maxZoom: MAX_ZOOM, client });
+      const png = new XyzPyramid({
+        url: `${slow.baseUrl}/png/{z}/{x}/{y}.png`,
+        maxZoom: MAX_ZOOM,
+        http: client,
+      });
       const webp = new XyzPyramid({
         url: `${slow.baseUrl}/webp/{z}/{x}/{y}.webp`,
         maxZoom: MAX_ZOOM,
-        client,
+        http: client,
       });
       const loads: Promise<unknown>[] = [];
       for (let y = 0; y < 4; y++) {

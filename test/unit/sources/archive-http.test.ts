@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAbortError, TileSourceError } from '../../../src/core/errors';
 import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
+import { HttpClient } from '../../../src/sources/io/http/http-client';
 import { HttpRangeReader, type HttpRangeReaderOptions } from '../../../src/sources/io/http-range-reader';
 import { buildTestArchive } from './archive-fixtures';
 import { serveRange, startServer } from './misbehaving-server';
@@ -33,7 +34,7 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<Tile
 describe('ArchiveTileSource over HTTP', { timeout: 30_000 }, () => {
   it('loads every tile byte-exact through Range requests', async () => {
     server = await startServer(bytes);
-    const source = await ArchiveTileSource.openUrl(server.url('/a.tsva'), { http: fast });
+    const source = await ArchiveTileSource.open(server.url('/a.tsva'), { http: new HttpClient(fast) });
     expect(source.info).toMatchObject({ widthPages: 4, heightPages: 4, tileSize: 32, border: 2 });
     expect(source.info.layers.map((l) => l.format)).toEqual(['rgba8unorm-srgb', 'rgba8unorm']);
     for (const [key, expected] of tiles) {

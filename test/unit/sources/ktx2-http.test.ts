@@ -42,7 +42,7 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
     it(`${label}: opens with one small request, then one request per chain, byte-exact`, async () => {
       const file = await writeKtx2Fixture(options);
       server = await startServer(file);
-      const source = await Ktx2Source.fromUrl(server.url('/t.ktx2'), fast);
+      const source = await Ktx2Source.open(server.url('/t.ktx2'), { http: new HttpClient(fast) });
       expect(server.count('/t.ktx2')).toBe(1);
       expect(server.ranges).toEqual([`bytes=0-${KTX2_OPEN_BYTES - 1}`]);
       expect(source.openBytes).toBeLessThanOrEqual(KTX2_OPEN_BYTES);
@@ -87,7 +87,7 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
     const options: Ktx2FixtureOptions = { width: 1024, height: 1024, payload: 'bc7' };
     const file = await writeKtx2Fixture(options);
     server = await startServer(file);
-    const source = await Ktx2Source.fromUrl(server.url('/t.ktx2'), fast);
+    const source = await Ktx2Source.open(server.url('/t.ktx2'), { http: new HttpClient(fast) });
     const levels = [];
     for (let level = 2; level < source.mipLevelCount; level++) levels.push(source.loadLevel(level, live()));
     await Promise.all(levels);
@@ -106,8 +106,8 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
       },
     });
     const warn = vi.fn();
-    const first = await Ktx2Source.fromUrl(server.url('/plain.ktx2'), { ...fast, warn });
-    const second = await Ktx2Source.fromUrl(server.url('/plain.ktx2'), { ...fast, warn });
+    const first = await Ktx2Source.open(server.url('/plain.ktx2'), { http: new HttpClient(fast), warn });
+    const second = await Ktx2Source.open(server.url('/plain.ktx2'), { http: new HttpClient(fast), warn });
     expect(server.count('/plain.ktx2')).toBe(2);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(first.fileBytes).toBe(file.length);
@@ -131,7 +131,7 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
     });
     const client = new HttpClient(fast);
     const warn = vi.fn();
-    const source = await Ktx2Source.fromUrl(server.url('/glitch.ktx2'), { client, warn });
+    const source = await Ktx2Source.open(server.url('/glitch.ktx2'), { http: client, warn });
     const level = await source.loadLevel(0, live());
     expect(Buffer.from(level).equals(Buffer.from(expectedLevel(options, 0)))).toBe(true);
     expect(server.count('/glitch.ktx2')).toBe(3);
@@ -148,7 +148,7 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
     container.keyValue.padding = 'x'.repeat(3000);
     const file = write(container);
     server = await startServer(file);
-    const source = await Ktx2Source.fromUrl(server.url('/big.ktx2'), fast);
+    const source = await Ktx2Source.open(server.url('/big.ktx2'), { http: new HttpClient(fast) });
     expect(server.count('/big.ktx2')).toBe(2);
     expect(source.openBytes).toBeGreaterThan(3000);
     const level = await source.loadLevel(source.mipLevelCount - 1, live());
@@ -161,7 +161,7 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
     const options: Ktx2FixtureOptions = { width: 64, height: 64, payload: 'rgba8' };
     const file = await writeKtx2Fixture(options);
     server = await startServer(file);
-    const source = await Ktx2Source.fromUrl(server.url('/t.ktx2'), fast);
+    const source = await Ktx2Source.open(server.url('/t.ktx2'), { http: new HttpClient(fast) });
     const controller = new AbortController();
     const aborted = source.loadLevel(3, controller.signal);
     const kept = source.loadLevel(4, live());
@@ -178,7 +178,7 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
     const broken = file.slice();
     for (let i = 8; i < source.layout.levelLengths[0]; i++) broken[offset + i] ^= 0x5a;
     server = await startServer(broken);
-    const remote = await Ktx2Source.fromUrl(server.url('/z.ktx2'), fast);
+    const remote = await Ktx2Source.open(server.url('/z.ktx2'), { http: new HttpClient(fast) });
     const error = await remote.loadLevel(0, live()).catch((e) => e);
     expect(error).toBeInstanceOf(TileSourceError);
     expect((error as TileSourceError).code).toBe('decode-failed');
@@ -196,9 +196,13 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
         return true;
       },
     });
-    const missing = await Ktx2Source.fromUrl(server.url('/missing.ktx2'), fast).catch((e) => e);
+    const missing = await Ktx2Source.open(server.url('/missing.ktx2'), { http: new HttpClient(fast) }).catch(
+      (e) => e,
+    );
     expect((missing as TileSourceError).code).toBe('http-status');
-    const short = await Ktx2Source.fromUrl(server.url('/short.ktx2'), fast).catch((e) => e);
+    const short = await Ktx2Source.open(server.url('/short.ktx2'), { http: new HttpClient(fast) }).catch(
+      (e) => e,
+    );
     expect((short as TileSourceError).code).toBe('truncated');
     void serveRange;
   });

@@ -227,7 +227,7 @@ describe('HttpClient Range reads', { timeout: 30_000 }, () => {
   it('serves an archive tile loaded again (a page evicted and wanted back) with no request', async () => {
     const { bytes, tiles } = buildTestArchive();
     server = await startServer(bytes);
-    const source = await ArchiveTileSource.openUrl(server.url('/a.tsva'), { http: fast });
+    const source = await ArchiveTileSource.open(server.url('/a.tsva'), { http: new HttpClient(fast) });
     await source.load(0, 2, 3, live());
     const before = server.count('/a.tsva');
     const again = await source.load(0, 2, 3, live());

@@ -50,7 +50,9 @@ describe('block formats need the device feature', () => {
 describe('Ktx2Source.open over any RangeReader', () => {
   it('reads the metadata and levels through the reader', async () => {
     const file = await writeKtx2Fixture({ width: 64, height: 32, payload: 'rgba8' });
-    const source = await Ktx2Source.open(new MemoryRangeReader(file), new AbortController().signal);
+    const source = await Ktx2Source.open(new MemoryRangeReader(file), {
+      signal: new AbortController().signal,
+    });
     expect([source.width, source.height, source.mipLevelCount]).toEqual([64, 32, 7]);
     const level = await source.loadLevel(6, new AbortController().signal);
     expect(Array.from(level)).toEqual([255, 255, 255, 255]);

@@ -38,7 +38,7 @@ async function pinnedBound(texture: StreamedTexture): Promise<void> {
 describe('streamed texture sampling', () => {
   it('the placeholder and every chain carry the texture’s sampling: default repeat + trilinear', async () => {
     const streaming = new TextureStreamingSystem(fakeWebGl2Renderer(), { budgetBytes: 64 << 20 });
-    const texture = streaming.createTexture(new CountingSource(256, 256, loads));
+    const texture = streaming.add(new CountingSource(256, 256, loads));
     const expected = {
       wrapS: RepeatWrapping,
       wrapT: RepeatWrapping,
@@ -66,9 +66,9 @@ describe('streamed texture sampling', () => {
       channel: 1,
       uvTransform: { offset: [0.25, 0] as const, repeat: [0.5, 2] as const, rotation: 0.5 },
     };
-    const a = streaming.createTexture(new CountingSource(256, 256, loads), options);
-    const b = streaming.createTexture(new CountingSource(128, 128, loads), options);
-    const plain = streaming.createTexture(new CountingSource(128, 128, loads));
+    const a = streaming.add(new CountingSource(256, 256, loads), options);
+    const b = streaming.add(new CountingSource(128, 128, loads), options);
+    const plain = streaming.add(new CountingSource(128, 128, loads));
     // Sampled alike: one placeholder; sampled otherwise: another (a material is built from it).
     expect(a.texture).toBe(b.texture);
     expect(plain.texture).not.toBe(a.texture);
@@ -94,14 +94,14 @@ describe('streamed texture sampling', () => {
 
   it('colorSpace reads the same bytes as sRGB colour or linear data, where the format has both', () => {
     const streaming = new TextureStreamingSystem(fakeWebGl2Renderer(), { budgetBytes: 64 << 20 });
-    const colour = streaming.createTexture(new CountingSource(64, 64, loads), { colorSpace: SRGBColorSpace });
+    const colour = streaming.add(new CountingSource(64, 64, loads), { colorSpace: SRGBColorSpace });
     expect(colour.source.format).toBe('bc7-rgba-unorm-srgb');
     expect(colour.texture.colorSpace).toBe(SRGBColorSpace);
-    const data = streaming.createTexture(new CountingSource(64, 64, loads, 'bc7-rgba-unorm-srgb'), {
+    const data = streaming.add(new CountingSource(64, 64, loads, 'bc7-rgba-unorm-srgb'), {
       colorSpace: NoColorSpace,
     });
     expect(data.source.format).toBe('bc7-rgba-unorm');
-    const twoChannel = streaming.createTexture(new CountingSource(64, 64, loads, 'bc5-rg-unorm'), {
+    const twoChannel = streaming.add(new CountingSource(64, 64, loads, 'bc5-rg-unorm'), {
       colorSpace: SRGBColorSpace,
     });
     expect(twoChannel.source.format).toBe('bc5-rg-unorm');
@@ -113,7 +113,7 @@ describe('streamed texture sampling', () => {
     for (const options of [{ anisotropy: 0 }, { anisotropy: 17 }, { channel: 4 }, { channel: 0.5 }]) {
       let error: TesseraConfigError | undefined;
       try {
-        streaming.createTexture(new CountingSource(64, 64, loads), options);
+        streaming.add(new CountingSource(64, 64, loads), options);
       } catch (caught) {
         error = caught as TesseraConfigError;
       }

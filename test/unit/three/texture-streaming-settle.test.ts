@@ -14,7 +14,7 @@ function world(budgetBytes: number, shedLevelCacheBytes?: number) {
   camera.position.set(0, 0, 2);
   camera.lookAt(0, 0, 0);
   SIZES.forEach((size, i) => {
-    const texture = streaming.createTexture(new CountingSource(size, size, loads), { name: `t${i}` });
+    const texture = streaming.add(new CountingSource(size, size, loads), { name: `t${i}` });
     const mesh = new Mesh(new PlaneGeometry(2, 2), new MeshBasicMaterial());
     mesh.position.set((i - 3.5) * 0.8, (i % 2) - 0.5, -i * 0.5);
     scene.add(mesh);

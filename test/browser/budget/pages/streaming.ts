@@ -87,14 +87,11 @@ function makeRegion(
   const textures: StreamedTexture[] = [];
   for (let i = 0; i < count; i++) {
     const rgb: [number, number, number] = [(hue + 60 * i) % 256, (hue * 3 + 90 * i) % 256, 200];
-    const texture = system.createTexture(
-      new LevelListSource(solidPyramid(size, rgb), { width: size, height: size }),
-      {
-        name: `${name}${i}`,
-        tag: `scene:${name}`,
-        core: i === 0,
-      },
-    );
+    const texture = system.add(new LevelListSource(solidPyramid(size, rgb), { width: size, height: size }), {
+      name: `${name}${i}`,
+      tag: `scene:${name}`,
+      core: i === 0,
+    });
     const mesh = new Mesh(geometry, new MeshBasicNodeMaterial());
     mesh.position.set((i - (count - 1) / 2) * 2.2, 0, 0);
     scene.add(mesh);
@@ -230,7 +227,7 @@ async function badInput() {
   );
   const small = new TextureStreamingSystem(renderer, { budgetBytes: 10_000 });
   out.pinnedChainOverBudget = code(() =>
-    small.createTexture(new LevelListSource(solidPyramid(256, [1, 2, 3]), { width: 256, height: 256 })),
+    small.add(new LevelListSource(solidPyramid(256, [1, 2, 3]), { width: 256, height: 256 })),
   );
   small.dispose();
 
@@ -244,7 +241,7 @@ async function badInput() {
   const scene = new Scene();
   camera.position.set(0, 0, 1.5);
   camera.lookAt(0, 0, 0);
-  const failing = system.createTexture(
+  const failing = system.add(
     {
       width: 64,
       height: 64,
@@ -268,7 +265,7 @@ async function badInput() {
 
   // A transient texture drawn, then hidden: swept after 3 idle frames, placeholder bound, no GPU error.
   scene.remove(failingMesh);
-  const transient = system.createTexture(
+  const transient = system.add(
     new LevelListSource(solidPyramid(128, [255, 0, 0]), { width: 128, height: 128 }),
     { name: 'transient', tag: 'transient' },
   );
@@ -302,10 +299,9 @@ async function badInput() {
     planner: { mipBias: -4 },
     needRefreshFrames: 1,
   });
-  const green = biased.createTexture(
-    new LevelListSource(solidPyramid(256, [0, 255, 0]), { width: 256, height: 256 }),
-    { name: 'green' },
-  );
+  const green = biased.add(new LevelListSource(solidPyramid(256, [0, 255, 0]), { width: 256, height: 256 }), {
+    name: 'green',
+  });
   const farScene = new Scene();
   const far = new Mesh(geometry, new MeshBasicNodeMaterial());
   farScene.add(far);
@@ -341,7 +337,7 @@ async function badInput() {
   basis.levelCount = 1;
   basis.levels = [{ levelData: new Uint8Array(16), uncompressedByteLength: 16 }];
   out.ktxBasis = code(() => new Ktx2Source(write(basis)));
-  const blue = system.createTexture(ktx, { name: 'ktx' });
+  const blue = system.add(ktx, { name: 'ktx' });
   const ktxMesh = new Mesh(geometry, new MeshBasicNodeMaterial());
   const ktxScene = new Scene();
   ktxScene.add(ktxMesh);
@@ -354,12 +350,10 @@ async function badInput() {
   out.ktxPixel = await centrePixel(ktxScene);
 
   // Releasing twice, and a texture of another system.
-  out.releaseTwice = code(() => system.release(transient));
+  out.releaseTwice = code(() => system.remove(transient));
   const other = new TextureStreamingSystem(renderer, { budgetBytes: 1 << 20 });
-  const foreign = other.createTexture(
-    new LevelListSource(solidPyramid(64, [0, 0, 0]), { width: 64, height: 64 }),
-  );
-  out.releaseUnknown = code(() => system.release(foreign));
+  const foreign = other.add(new LevelListSource(solidPyramid(64, [0, 0, 0]), { width: 64, height: 64 }));
+  out.releaseUnknown = code(() => system.remove(foreign));
   out.unretainUnheld = code(() => system.unretain(failing));
   other.dispose();
   system.dispose();

@@ -10,10 +10,10 @@ import { type Object3D, OrthographicCamera, Scene } from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js';
 import type { Texture } from 'three/webgpu';
-import { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { registerGltfTextureStreaming } from '../../../../src/three/gltf/gltf-texture-streaming';
 import type { StreamedTexture } from '../../../../src/three/streamed/streamed-texture';
 import { TextureStreamingSystem } from '../../../../src/three/streamed/texture-streaming-system';
+import { TesseraRuntime } from '../../../../src/three/tessera-runtime';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
 
 interface Tracker {
@@ -57,8 +57,9 @@ async function frame(system: TextureStreamingSystem, phase: string, n: number): 
 }
 
 async function run(ktx2Urls: string[]) {
-  const budget = new TextureBudget({ budgetBytes: BUDGET });
-  const system = new TextureStreamingSystem(renderer, { budget, needRefreshFrames: 1 });
+  const runtime = new TesseraRuntime({ budgetBytes: BUDGET });
+  const budget = runtime.budget;
+  const system = new TextureStreamingSystem(renderer, { runtime, needRefreshFrames: 1 });
   const errors: { name: string; code: string }[] = [];
   const loader = new GLTFLoader();
   const gltfStreaming = registerGltfTextureStreaming(loader, system, {
@@ -207,6 +208,7 @@ async function run(ktx2Urls: string[]) {
   };
   gltfStreaming.dispose();
   system.dispose();
+  runtime.dispose();
   await nextTask();
   return out;
 }

@@ -27,7 +27,7 @@ import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { pageMip, pageX, pageY } from '../../../../src/core/index';
 import {
   ArchiveTileSource,
-  TextureBudget,
+  TesseraRuntime,
   type VirtualTextureFiltering,
   VirtualTextureSystem,
   virtualTexture,
@@ -56,9 +56,10 @@ let width = Number(params.get('w') ?? 640);
 let height = Number(params.get('h') ?? 320);
 const renderer = await createTestRenderer(width, height);
 
-// ?tight=1: a shared budget that others fill right after the system is made, so a resize finds no room.
+// ?tight=1: a runtime whose budget others fill right after the system is made, so a resize finds no room.
 const tight = params.get('tight') === '1';
-const shared = tight ? new TextureBudget({ budgetBytes: 48 * 2 ** 20 }) : undefined;
+const runtime = tight ? new TesseraRuntime({ budgetBytes: 48 * 2 ** 20 }) : undefined;
+const shared = runtime?.budget;
 
 /** The system's own budget when not `tight`, in bytes. */
 const PHOTO_BUDGET_BYTES = 128 * 2 ** 20;
@@ -67,8 +68,7 @@ const filtering = (params.get('filtering') ?? 'trilinear') as VirtualTextureFilt
 
 // --- The README's code ---
 const vts = new VirtualTextureSystem(renderer, {
-  budgetBytes: tight ? 40 * 2 ** 20 : PHOTO_BUDGET_BYTES,
-  budget: shared,
+  ...(runtime ? { runtime, shareBytes: 40 * 2 ** 20 } : { budgetBytes: PHOTO_BUDGET_BYTES }),
   filtering,
   // ?pool=uastc: the archive was baked with `--encoding uastc`; its pool layer is the README's
   // block-compressed one (opaque photograph: no alpha).
@@ -76,7 +76,7 @@ const vts = new VirtualTextureSystem(renderer, {
     ? { layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', alpha: false } as const] }
     : {}),
 });
-const photo = vts.add(await ArchiveTileSource.openUrl(params.get('archive') as string));
+const photo = vts.add(await ArchiveTileSource.open(params.get('archive') as string));
 // Filled after `add`: a sparse page table reserves its first blocks from the budget when added.
 if (shared) shared.tryReserve('other', shared.freeBytes);
 const scene = new Scene();
@@ -108,7 +108,7 @@ vts.events.on('page-loaded', (event) => {
   pageEvents.count++;
   if (!photo.pageTable.isResident(pageMip(event.pageId), pageX(event.pageId), pageY(event.pageId)))
     pageEvents.unmapped++;
-  if (event.frame !== vts.currentFrame) pageEvents.wrongFrame++;
+  if (event.frame !== vts.frameNumber) pageEvents.wrongFrame++;
 });
 
 // The reference: three's own texture of the same image on the same plane (mipmapped, trilinear).

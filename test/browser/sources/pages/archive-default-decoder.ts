@@ -1,5 +1,5 @@
 /**
- * Page for archive-default-decoder.spec.ts: opens archives with `ArchiveTileSource.openUrl(url)`
+ * Page for archive-default-decoder.spec.ts: opens archives with `ArchiveTileSource.open(url)`
  * and no options, as a new user would, and reports the tiles and the workers the default decoder
  * started. Exposes `globalThis.archiveDefaultDecoder` and sets the title to 'ready'.
  */
@@ -28,7 +28,7 @@ const api = {
   async loadTiles(url: string, pages: Page[]) {
     workers.created = [];
     workers.terminated = 0;
-    const source = await ArchiveTileSource.openUrl(url);
+    const source = await ArchiveTileSource.open(url);
     try {
       const signal = new AbortController().signal;
       const tiles = await Promise.all(pages.map(([m, x, y]) => source.load(m, x, y, signal)));
@@ -44,7 +44,7 @@ const api = {
 
   /** Loads `pages`, in two rounds, expecting failures; returns each rejection's error code. */
   async loadFailing(url: string, pages: Page[]) {
-    const source = await ArchiveTileSource.openUrl(url);
+    const source = await ArchiveTileSource.open(url);
     try {
       const signal = new AbortController().signal;
       const codes: string[] = [];

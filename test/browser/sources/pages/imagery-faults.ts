@@ -6,7 +6,7 @@
  * system's and sources' failure counts.
  */
 
-import { VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
+import { HttpClient, VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
 import { ImageryTileSource, xyzPyramid } from '@tessera-vt/tessera/imagery';
 import { Mesh, PerspectiveCamera, PlaneGeometry, Scene, UnsignedByteType } from 'three';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
@@ -30,7 +30,7 @@ const sides = ['left', 'right'].map((side, i) => {
     url: location.origin + (params.get(side) as string),
     maxZoom: Number(params.get('maxZoom')),
     // Quick retries: the faults are injected, not load on a real server.
-    http: { baseDelayMs: 20, maxDelayMs: 300, timeoutMs: 1000, retries: 4 },
+    http: new HttpClient({ baseDelayMs: 20, maxDelayMs: 300, timeoutMs: 1000, retries: 4 }),
   });
   const source = new ImageryTileSource(pyramid);
   const vt = vts.add(source);

@@ -52,10 +52,10 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
  */
 async function stream(url: string, frames: number) {
   const mark = (globalThis as unknown as { markFrame(f: number, mip: number): Promise<void> }).markFrame;
-  const source = await Ktx2Source.fromUrl(url);
+  const source = await Ktx2Source.open(url);
   const glBaseline = tracker.liveBytesWithPrefix('webgl:texture');
   const system = new TextureStreamingSystem(renderer, { budgetBytes: 8 << 20, needRefreshFrames: 1 });
-  const texture = system.createTexture(source, { name: 'ktx2' });
+  const texture = system.add(source, { name: 'ktx2' });
   const mesh = new Mesh(geometry, new MeshBasicNodeMaterial());
   const scene = new Scene();
   scene.add(mesh);
@@ -108,7 +108,7 @@ async function stream(url: string, frames: number) {
  * the view (the bad one in front), and reports each texture's resident mip and the errors emitted.
  */
 async function streamBadAndGood(badUrl: string, goodUrl: string, frames: number) {
-  const [bad, good] = await Promise.all([Ktx2Source.fromUrl(badUrl), Ktx2Source.fromUrl(goodUrl)]);
+  const [bad, good] = await Promise.all([Ktx2Source.open(badUrl), Ktx2Source.open(goodUrl)]);
   const system = new TextureStreamingSystem(renderer, { budgetBytes: 8 << 20, needRefreshFrames: 1 });
   const errors: { texture: string; code: string; cause: string }[] = [];
   system.events.on('error', ({ error, texture }) => {
@@ -116,7 +116,7 @@ async function streamBadAndGood(badUrl: string, goodUrl: string, frames: number)
     errors.push({ texture: texture.name, code: typed.code ?? String(error), cause: typed.cause?.code ?? '' });
   });
   const scene = new Scene();
-  const textures = [system.createTexture(bad, { name: 'bad' }), system.createTexture(good, { name: 'good' })];
+  const textures = [system.add(bad, { name: 'bad' }), system.add(good, { name: 'good' })];
   textures.forEach((texture, i) => {
     const mesh = new Mesh(geometry, new MeshBasicNodeMaterial());
     mesh.position.z = -0.01 * i;

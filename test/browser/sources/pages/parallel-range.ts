@@ -60,7 +60,7 @@ const api = {
     const counters = () => ({ requests: client.counters.requests, cacheHits: client.counters.cacheHits });
     switch (kind) {
       case 'archive': {
-        const source = await ArchiveTileSource.openUrl(url, { http: { client } });
+        const source = await ArchiveTileSource.open(url, { http: client });
         try {
           const tiles = spread(count, source.info.widthPages, source.info.heightPages);
           const load = () => tiles.map(([x, y]) => source.load(0, x, y, signal));
@@ -85,8 +85,8 @@ const api = {
       case 'cog': {
         const pyramid =
           kind === 'pmtiles'
-            ? await openPmtilesPyramid(url, { client })
-            : await openCogPyramid(url, { client });
+            ? await openPmtilesPyramid(url, { http: client })
+            : await openCogPyramid(url, { http: client });
         try {
           const finest = pyramid.info.levels[0];
           const tiles = spread(
@@ -101,7 +101,7 @@ const api = {
         }
       }
       case 'ktx2': {
-        const source = await Ktx2Source.fromUrl(url, { client });
+        const source = await Ktx2Source.open(url, { http: client });
         const levels = Array.from({ length: source.mipLevelCount }, (_, level) => level);
         // Levels asked for in one task are merged into one request (they are adjacent in the file);
         // asked for a task apart, as the streamer asks for them frame after frame, each is a read.

@@ -69,7 +69,7 @@ async function makeSystem(errors: ErrorRecord[], start: number): Promise<System>
       transcoderPath,
     });
     vts.events.on('error', ({ error }) => record(error));
-    const source = await ArchiveTileSource.openUrl('/assets/world-seed7-16p-uastc.tsva');
+    const source = await ArchiveTileSource.open('/assets/world-seed7-16p-uastc.tsva');
     const world = vts.add(source, { name: 'world' });
     (mesh.material as MeshBasicNodeMaterial).colorNode = virtualTexture(world, uv(), { uvSpace: 'virtual' });
     return {
@@ -84,8 +84,8 @@ async function makeSystem(errors: ErrorRecord[], start: number): Promise<System>
   }
   const streaming = new TextureStreamingSystem(renderer, { budgetBytes: 8 << 20, transcoderPath });
   streaming.events.on('error', ({ error }) => record(error));
-  const source = await Ktx2Source.fromUrl(params.get('ktx2') as string);
-  const texture = streaming.createTexture(source, { name: 'uastc' });
+  const source = await Ktx2Source.open(params.get('ktx2') as string);
+  const texture = streaming.add(source, { name: 'uastc' });
   streaming.attach(mesh, texture);
   return {
     update: () => streaming.update(camera, scene),

@@ -1,6 +1,6 @@
 /**
  * Page for uastc-archive.spec.ts: the committed UASTC archive (`?archive=`, albedo + normal
- * layers) opened with `ArchiveTileSource.openUrl` and added to a system with the README's UASTC
+ * layers) opened with `ArchiveTileSource.open(url)` and added to a system with the README's UASTC
  * pool layers and no forced target, so each layer's pool format is the device's choice. A plane shows both layers (albedo lit by the
  * normal layer's tangent-space normal), so both pools are sampled and requested. Exposes
  * `globalThis.uastcAsset` and sets the title to 'ready'.
@@ -44,7 +44,7 @@ const vts = new VirtualTextureSystem(renderer, {
     { name: 'normal', format: 'uastc-4x4', usage: 'normal' },
   ],
 });
-const source = await ArchiveTileSource.openUrl(params.get('archive') as string);
+const source = await ArchiveTileSource.open(params.get('archive') as string);
 const world = vts.add(source, { name: 'world' });
 const albedo = virtualTexture(world, uv(), { uvSpace: 'virtual' });
 const normal = albedo.layer('normal');

@@ -2,10 +2,10 @@ import { DataTexture, FloatType, Mesh, OrthographicCamera, PlaneGeometry, RGBAFo
 import { positionWorld } from 'three/tsl';
 import { MeshBasicNodeMaterial, type Node, RenderTarget } from 'three/webgpu';
 import { createDetailTextures } from '../../../../demo/terrain/detail-textures';
-import { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { RenderedTileSource } from '../../../../src/three/rendered/rendered-tile-source';
 import { splatAlbedo } from '../../../../src/three/rendered/splat-albedo';
 import { virtualTexture } from '../../../../src/three/sampling/virtual-texture-node';
+import { TesseraRuntime } from '../../../../src/three/tessera-runtime';
 import type { VirtualTexture } from '../../../../src/three/virtual-texture';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
@@ -53,15 +53,16 @@ const source = new RenderedTileSource({
   world: { x: 0, y: 0, width: WORLD, height: WORLD },
   layers: [{ name: 'albedo', node: albedo }],
 });
-const budget = new TextureBudget({ budgetBytes: BUDGET });
+const runtime = new TesseraRuntime({ budgetBytes: BUDGET });
+const budget = runtime.budget;
 const camera = new OrthographicCamera(0, SIZE, SIZE, 0, 0.5, 20);
 camera.position.z = 10;
 
 /** A system of one rendered albedo layer stored as `rendered`, its texture on a plane. */
 function rendered(storage: 'compressed' | 'rgba8') {
   const system = new VirtualTextureSystem(renderer, {
-    budget,
-    budgetBytes: BUDGET / 2,
+    runtime,
+    shareBytes: BUDGET / 2,
     maxUploadsPerFrame: 8,
     maxRendersPerFrame: 6,
     layers: [{ name: 'albedo', format: 'rgba8unorm-srgb', rendered: storage }],
@@ -186,6 +187,7 @@ const api = {
   dispose(): number {
     bc.system.dispose();
     rgba8.system.dispose();
+    runtime.dispose();
     source.dispose();
     return isWebGPU ? tracker.liveBytesWithPrefix('tessera:') : 0;
   },

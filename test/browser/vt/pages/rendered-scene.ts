@@ -11,13 +11,13 @@ import {
 import { float, positionWorld, uv, vec4 } from 'three/tsl';
 import { MeshBasicNodeMaterial, type Node, RenderTarget } from 'three/webgpu';
 import { createDetailTextures } from '../../../../demo/terrain/detail-textures';
-import { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/vt/page-id';
 import { DecalList } from '../../../../src/three/rendered/decal-list';
 import { RenderedTileSource } from '../../../../src/three/rendered/rendered-tile-source';
 import { ribbonGeometry } from '../../../../src/three/rendered/ribbon-geometry';
 import { splatAlbedo } from '../../../../src/three/rendered/splat-albedo';
 import { virtualTexture } from '../../../../src/three/sampling/virtual-texture-node';
+import { TesseraRuntime } from '../../../../src/three/tessera-runtime';
 import { VirtualTextureSystem } from '../../../../src/three/virtual-texture-system';
 import { createTestRenderer, requestedBackend } from '../../support/renderer';
 import { linearToSrgb } from '../test-content';
@@ -67,10 +67,11 @@ const source = new RenderedTileSource({
   world: { x: 0, y: 0, width: WORLD, height: WORLD },
   layers: [{ name: 'albedo', node: albedo }],
 });
-const budget = new TextureBudget({ budgetBytes: BUDGET });
+const runtime = new TesseraRuntime({ budgetBytes: BUDGET });
+const budget = runtime.budget;
 const system = new VirtualTextureSystem(renderer, {
-  budget,
-  budgetBytes: BUDGET,
+  runtime,
+  shareBytes: BUDGET,
   filtering: 'bilinear',
   maxUploadsPerFrame: 8,
   maxRendersPerFrame: 6,
@@ -271,7 +272,7 @@ const api = {
    */
   cut(bytes: number) {
     const before = system.stats().rendering.rerenderedTotal;
-    system.setBudgetShare(bytes);
+    system.setShareBytes(bytes);
     const after = system.stats();
     return { rerendered: after.rendering.rerenderedTotal - before, resident: after.residentPages };
   },
@@ -281,6 +282,7 @@ const api = {
   stats: () => system.stats(),
   dispose(): number {
     system.dispose();
+    runtime.dispose();
     source.dispose();
     return isWebGPU ? tracker.liveBytesWithPrefix('tessera:') : 0;
   },

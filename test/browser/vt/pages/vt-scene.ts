@@ -11,7 +11,7 @@ import {
 } from 'three';
 import { mix, uv } from 'three/tsl';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
-import { TextureBudget } from '../../../../src/core/budget/texture-budget';
+import type { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/vt/feedback/feedback-jitter';
 import { trilinearBlend } from '../../../../src/core/vt/feedback/mip-rule';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/vt/page-id';
@@ -652,19 +652,22 @@ Object.assign(globalThis, {
       };
     },
     /**
-     * Builds a second system on a fresh budget of `bytes` and reports how it failed (error code,
-     * budget bytes left reserved, tracker bytes allocated meanwhile), or 'ok' after disposing it.
+     * Builds a second system on a fresh runtime of `bytes` (all of its budget as the share) and
+     * reports how it failed (error code, budget bytes left reserved, tracker bytes allocated
+     * meanwhile), or 'ok' after disposing it.
      */
     tryConstruct(bytes: number) {
       const before = trackedBytes();
-      const budget = new TextureBudget({ budgetBytes: bytes });
+      const runtime = new TesseraRuntime({ budgetBytes: bytes });
       let code = 'ok';
       try {
-        new VirtualTextureSystem(renderer, { budget, feedbackScale }).dispose();
+        new VirtualTextureSystem(renderer, { runtime, feedbackScale }).dispose();
       } catch (error) {
         code = (error as { code?: string }).code ?? String(error);
       }
-      return { code, reservedAfter: budget.liveBytes, allocated: trackedBytes() - before };
+      const reservedAfter = runtime.budget.liveBytes;
+      runtime.dispose();
+      return { code, reservedAfter, allocated: trackedBytes() - before };
     },
     /**
      * Builds systems with UASTC layers on this device: one forcing BC7 where only ASTC is allowed
@@ -696,14 +699,15 @@ Object.assign(globalThis, {
       return { forced, fallbackFormats };
     },
     /**
-     * Two systems on one fresh budget: one with a UASTC layer (a BC7 pool), one rgba8, each a 16 MiB
-     * share and a texture. Reports their slots, formats, bytes (theirs, the tracker's, the
+     * Two systems on one fresh runtime: one with a UASTC layer (a BC7 pool), one rgba8, each a
+     * 16 MiB share and a texture. Reports their slots, formats, bytes (theirs, the tracker's, the
      * budget's), then the same after disposing both.
      */
     twoPools() {
-      const budget = new TextureBudget({ budgetBytes: 40 << 20 });
+      const runtime = new TesseraRuntime({ budgetBytes: 40 << 20 });
+      const budget = runtime.budget;
       const before = trackedBytes();
-      const share = { budget, budgetBytes: 16 << 20, feedbackScale };
+      const share = { runtime, shareBytes: 16 << 20, feedbackScale };
       const compressed = new VirtualTextureSystem(renderer, {
         ...share,
         layers: [{ name: 'albedo', format: 'uastc-4x4-srgb', target: 'bc7' }],
@@ -732,6 +736,7 @@ Object.assign(globalThis, {
       plain.dispose();
       result.trackedAfter = trackedBytes() - before;
       result.liveAfter = budget.liveBytes;
+      runtime.dispose();
       return result;
     },
     /**
