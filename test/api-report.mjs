@@ -13,7 +13,7 @@
  * `.tmp/api-report/`), so it runs from a clean clone with nothing built.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,6 +146,13 @@ function reportDiff(report) {
 }
 
 const failures = [];
+for (const entry of ENTRIES) {
+  // Each entry lists its names one by one, so that a new export is a decision, not a side effect.
+  const source = path.join('src', entry.dts.replace(/\.d\.ts$/, '.ts'));
+  if (/^\s*export\s+(type\s+)?\*/m.test(readFileSync(path.join(ROOT, source), 'utf8'))) {
+    failures.push(`${source}: \`export *\` re-exports a module wholesale; list its public names one by one`);
+  }
+}
 for (const [i, entry] of ENTRIES.entries()) {
   const sourceFile = compilerState.program.getSourceFile(entryFiles[i]);
   const names = checker.getExportsOfModule(checker.getSymbolAtLocation(sourceFile));

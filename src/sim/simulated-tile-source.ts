@@ -61,6 +61,7 @@ interface PendingLoad {
  * so a FIFO is enough.
  */
 export class SimulatedTileSource implements TileSource {
+  /** What the source holds ({@link TileSource.info}). */
   readonly info: TileSourceInfo;
   /** Frames from start to settle, in frames. */
   readonly latencyFrames: number;
@@ -117,6 +118,7 @@ export class SimulatedTileSource implements TileSource {
     return this.currentFrame;
   }
 
+  /** Starts a simulated load of page (`x`, `y`) at `mip`: it settles `latencyFrames` frames later (or fails, at the configured rate); rejects at once when `signal` aborts. */
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     void mip;
     void x;

@@ -9,6 +9,7 @@ import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world
  * (about 2-3 ms per 128² tile with both layers in V8, more at the coarsest mips); run it inside a worker to keep it off the main thread.
  */
 export class ProceduralTileSource implements TileSource {
+  /** What the source holds ({@link TileSource.info}). */
   readonly info: TileSourceInfo;
   /** The world, for {@link ProceduralWorld.heightAt} (terrain geometry). */
   readonly world: ProceduralWorld;
@@ -18,6 +19,7 @@ export class ProceduralTileSource implements TileSource {
     this.info = this.world.info;
   }
 
+  /** Generates page (`x`, `y`) at `mip` on this thread: the albedo and normal layers; `bad-index` outside the pyramid. */
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const pagesW = Math.max(1, this.info.widthPages >> mip);

@@ -4,18 +4,27 @@ import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world
 
 /** Source -> worker: generate page (`x`, `y`) of mip `mip`. */
 export interface GenerateRequest {
+  /** The message kind. */
   type: 'generate';
+  /** Job id, echoed in the reply. */
   id: number;
+  /** The world to generate from (built once per distinct options in the worker). */
   options: ProceduralWorldOptions;
+  /** Mip level of the page. */
   mip: number;
+  /** Page column at that mip. */
   x: number;
+  /** Page row at that mip. */
   y: number;
 }
 
 /** Worker -> source: the tile's layers (buffers transferred). */
 export interface GenerateReply {
+  /** The message kind. */
   type: 'generated';
+  /** The request's job id. */
   id: number;
+  /** The tile's albedo and normal layers, rgba8 (buffers transferred). */
   layers: Uint8Array[];
 }
 

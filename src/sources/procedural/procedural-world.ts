@@ -34,6 +34,7 @@ export class ProceduralWorld {
   readonly mipCount: number;
   /** Mip-0 size, texels. */
   readonly widthTexels: number;
+  /** Mip-0 height, texels. */
   readonly heightTexels: number;
   /** Relief, style and octave constants derived from the seed and size. */
   readonly style: TerrainStyle;

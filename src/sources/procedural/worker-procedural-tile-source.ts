@@ -12,18 +12,22 @@ import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world
 
 /** The part of the Web Worker API this source uses (a `Worker` satisfies it). */
 export interface GenerateWorkerLike {
+  /** Sends a request to the worker. */
   postMessage(message: GenerateRequest): void;
+  /** Listens for the worker's replies. */
   addEventListener(type: 'message', listener: (event: MessageEvent<GenerateReply>) => void): void;
   /**
    * Set by the source: a worker that fails before answering (its script did not load or start)
    * makes its jobs reject with TileSourceError('decode-failed') instead of waiting forever.
    */
   onerror?: ((event: ErrorEvent) => void) | null;
+  /** Stops the worker. */
   terminate(): void;
 }
 
 /** Procedural tiles from workers; {@link world} stays on this thread for `heightAt`. */
 export class WorkerProceduralTileSource implements TileSource {
+  /** What the source holds ({@link TileSource.info}). */
   readonly info: TileSourceInfo;
   /** A local copy of the world, for {@link ProceduralWorld.heightAt} (terrain geometry). */
   readonly world: ProceduralWorld;
@@ -68,6 +72,7 @@ export class WorkerProceduralTileSource implements TileSource {
     });
   }
 
+  /** Generates page (`x`, `y`) at `mip` in a worker: the albedo and normal layers; `bad-index` outside the pyramid. */
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     if (this.pool.disposed) return Promise.reject(disposedError());
     if (signal.aborted) return Promise.reject(signal.reason);
@@ -81,6 +86,7 @@ export class WorkerProceduralTileSource implements TileSource {
     );
   }
 
+  /** Terminates the workers; pending and later loads reject. */
   dispose(): void {
     this.pool.dispose(disposedError);
   }

@@ -17,9 +17,13 @@ type Expr = any;
 
 /** A rectangle in the world units of a {@link RenderedTileSource} (x right, y along the texture's v). */
 export interface WorldRect {
+  /** Left edge, world units. */
   x: number;
+  /** Edge at the texture's smaller v, world units. */
   y: number;
+  /** Extent along x, world units. */
   width: number;
+  /** Extent along y, world units. */
   height: number;
 }
 
@@ -79,6 +83,7 @@ const LAYER_OFFSET = 1;
  * show it render again.
  */
 export class RenderedTileSource implements TileSource {
+  /** What the source holds ({@link TileSource.info}). */
   readonly info: TileSourceInfo;
   /** The validated layout (pages per mip, border). */
   readonly layout: VirtualTextureLayout;

@@ -15,8 +15,9 @@ import type { PoolTexture } from '../residency/pool-textures';
 export interface VirtualUv {
   /** Unclamped virtual uv (vec2): its derivatives give the footprint. */
   readonly uv: unknown;
-  /** Largest virtual uv sampled, per axis (the content's far edge, or just under 1). */
+  /** Largest virtual u sampled (the content's far edge, or just under 1). */
   readonly maxU: number;
+  /** Largest virtual v sampled (the content's far edge, or just under 1). */
   readonly maxV: number;
   /** Added to the footprint's lambda of sampling and feedback alike, in mips (0 when absent). */
   readonly lodBias?: number;

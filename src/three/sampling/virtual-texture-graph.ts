@@ -34,10 +34,15 @@ type Expr = any;
 export interface SampledVirtualTexture {
   /** Index written into page ids (0..15). */
   readonly id: number;
+  /** Width of mip 0, in pages. */
   readonly widthPages: number;
+  /** Height of mip 0, in pages. */
   readonly heightPages: number;
+  /** Number of mip levels. */
   readonly mipCount: number;
+  /** Side of a page in the pool, border included, in texels. */
   readonly tileSize: number;
+  /** Border texels on each side of a page. */
   readonly border: number;
   /** Texels of mip 0 holding content from the left edge (the rest is padding). */
   readonly contentWidth: number;

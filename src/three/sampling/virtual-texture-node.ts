@@ -61,6 +61,7 @@ export type VirtualTextureSampleNode = import('three/webgpu').Node<'vec4'> & {
  * material with the feedback pass, so page requests follow whatever the material draws.
  */
 export class VirtualTextureNode extends Node {
+  /** three's node type name (node serialization and debugging). */
   static get type(): string {
     return 'VirtualTextureNode';
   }

@@ -18,18 +18,25 @@ import {
  * swapped in with other settings would be drawn as the first one was, or rebuild the material.
  */
 export interface TextureSampling {
+  /** Wrapping along u (three's `texture.wrapS`). */
   readonly wrapS: Wrapping;
+  /** Wrapping along v (three's `texture.wrapT`). */
   readonly wrapT: Wrapping;
+  /** Magnification filter (three's `texture.magFilter`). */
   readonly magFilter: MagnificationTextureFilter;
+  /** Minification filter (three's `texture.minFilter`). */
   readonly minFilter: MinificationTextureFilter;
   /** Anisotropy ratio (1 = off); three applies it only when every filter is linear. */
   readonly anisotropy: number;
   /** UV set read (three's `texture.channel`: 0 = `uv`, 1 = `uv1`, ...). */
   readonly channel: number;
-  /** UV offset, repeat, rotation (radians) and rotation centre, as three's `Texture` fields. */
+  /** UV offset, as three's `Texture.offset`. */
   readonly offset: Vector2;
+  /** UV repeat, as three's `Texture.repeat`. */
   readonly repeat: Vector2;
+  /** UV rotation in radians, counter-clockwise, as three's `Texture.rotation`. */
   readonly rotation: number;
+  /** Centre of the rotation in uv, as three's `Texture.center`. */
   readonly center: Vector2;
 }
 

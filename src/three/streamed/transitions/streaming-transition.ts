@@ -25,6 +25,7 @@ export interface StreamingTransitionOptions {
 
 /** Figures of a finished transition, in bytes and frames. */
 export interface TransitionResult {
+  /** The order the transition ran in. */
   order: TransitionOrder;
   /** Highest budget live bytes from start to done (A and B and the overlap), bytes. */
   peakBytes: number;
@@ -41,7 +42,9 @@ export interface TransitionResult {
   naivePeakEstimateBytes: number;
   /** The budget at the end, bytes. */
   budgetBytes: number;
+  /** Frames from start to ready (the new scene's core textures resident). */
   framesToReady: number;
+  /** Frames from start to done (the old scene released). */
   framesToDone: number;
 }
 
