@@ -5,9 +5,13 @@ import { LevelListSource } from './level-list-source';
 
 /** The part of a Worker the generator uses (tests may pass their own). */
 export interface ImagePyramidWorker {
+  /** Sends a request, transferring the listed buffers. */
   postMessage(message: ImagePyramidRequest, transfer: Transferable[]): void;
+  /** Receives the worker's responses (set by the generator). */
   onmessage: ((event: MessageEvent<ImagePyramidResponse>) => void) | null;
+  /** Receives an error the worker failed with (set by the generator: its jobs then reject). */
   onerror: ((event: ErrorEvent) => void) | null;
+  /** Stops the worker. */
   terminate(): void;
 }
 
@@ -21,6 +25,7 @@ export interface ImagePyramidGeneratorOptions {
 
 /** What an image becomes: its full mip chain in memory, as a streamed texture's source. */
 export interface GeneratedPyramid {
+  /** The mip chain, as a source for `TextureStreamingSystem`. */
   readonly source: LevelListSource;
   /** Bytes held on the CPU for it (every level, RGBA8). */
   readonly cpuBytes: number;

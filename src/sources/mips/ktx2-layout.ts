@@ -39,7 +39,9 @@ export type Ktx2Supercompression = 'none' | 'zstd' | 'zlib' | 'basislz';
 
 /** What a stream needs to know about a KTX2 file: its shape, format and where each level lies. */
 export interface Ktx2Layout {
+  /** Width of level 0, in texels. */
   readonly width: number;
+  /** Height of level 0, in texels. */
   readonly height: number;
   /** Levels in the file (at least 1). */
   readonly levelCount: number;
@@ -52,6 +54,10 @@ export interface Ktx2Layout {
   readonly hasAlpha: boolean;
   /** ETC1S only: the checked BasisLZ codebooks and slice positions; null otherwise. */
   readonly basisLz: BasisLzGlobalData | null;
+  /**
+   * The levels' supercompression: `zstd` and `zlib` are inflated on load; `basislz` is ETC1S, which
+   * the transcoder decodes.
+   */
   readonly supercompression: Ktx2Supercompression;
   /** Byte offset of each level in the file (index = level, 0 finest). */
   readonly levelOffsets: Float64Array;

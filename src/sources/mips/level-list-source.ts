@@ -22,9 +22,13 @@ export type MipLevelInput =
  * textures, the image's top row is at v = 1.
  */
 export class LevelListSource implements MipPyramidSource {
+  /** Width of level 0, in texels. */
   readonly width: number;
+  /** Height of level 0, in texels. */
   readonly height: number;
+  /** Number of levels given. */
   readonly mipLevelCount: number;
+  /** The levels' format. */
   readonly format: StreamedTextureFormat;
   private readonly levels: Uint8Array[];
 
@@ -60,6 +64,7 @@ export class LevelListSource implements MipPyramidSource {
     });
   }
 
+  /** Resolves level `level` (0 finest) from memory; `bad-index` for a level not given. */
   loadLevel(level: number, signal: AbortSignal): Promise<Uint8Array> {
     if (signal.aborted) return Promise.reject(new DOMException('Level load aborted.', 'AbortError'));
     const data = this.levels[level];
