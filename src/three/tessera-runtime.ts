@@ -8,6 +8,7 @@ import {
   type SourceRuntimeLease,
 } from '../sources/io/source-runtime';
 import type { ImageDecoder, TileDecoder } from '../sources/io/tile-decoder';
+import { ImagePyramidGenerator } from '../sources/mips/image-pyramid-generator';
 import { BasisTranscoderPool } from './transcode/basis-transcoder-pool';
 
 /** Options of a {@link TesseraRuntime}. */
@@ -29,6 +30,11 @@ export interface TesseraRuntimeOptions {
   transcoderPath?: string;
   /** Transcoder workers, 1..16. Default: hardware threads - 1, at most 4. */
   transcodeWorkers?: number;
+  /**
+   * Workers decoding images without stored mips (glTF PNG, JPEG, WebP) and generating their mips,
+   * 1..16. Default: hardware threads - 1, at most 4.
+   */
+  imageWorkers?: number;
 }
 
 /** What a runtime drives: a system attached by its constructor (internal contract). */
@@ -67,6 +73,8 @@ export class TesseraRuntime implements SourceRuntime {
   private readonly transcoderPath: string | undefined;
   private readonly transcodeWorkers: number | undefined;
   private transcoder: BasisTranscoderPool | null = null;
+  private readonly imageWorkers: number | undefined;
+  private images: ImagePyramidGenerator | null = null;
   private disposed = false;
 
   /**
@@ -88,6 +96,7 @@ export class TesseraRuntime implements SourceRuntime {
     this.http = options.http ?? this.lease.runtime.http;
     this.transcoderPath = options.transcoderPath;
     this.transcodeWorkers = options.transcodeWorkers;
+    this.imageWorkers = options.imageWorkers;
   }
 
   /** Decodes images and archive tiles: the shared pool of decode workers, started at first use. */
@@ -106,6 +115,16 @@ export class TesseraRuntime implements SourceRuntime {
       size: this.transcodeWorkers,
     });
     return this.transcoder;
+  }
+
+  /**
+   * The shared image decode-and-mip workers, started at the first image (internal: the glTF plugin).
+   * @internal
+   */
+  imagePyramids(): ImagePyramidGenerator {
+    this.assertLive();
+    this.images ??= new ImagePyramidGenerator({ size: this.imageWorkers });
+    return this.images;
   }
 
   /** True once the transcoder workers were started (tests count them). */
@@ -156,7 +175,7 @@ export class TesseraRuntime implements SourceRuntime {
   }
 
   /**
-   * Disposes every system given this runtime, stops the transcoder workers and lets go of the
+   * Disposes every system given this runtime, stops the transcoder and image workers and lets go of the
    * shared client and decode workers (they stop once no source uses them either). Idempotent.
    */
   dispose(): void {
@@ -165,6 +184,8 @@ export class TesseraRuntime implements SourceRuntime {
     this.members.length = 0;
     this.transcoder?.dispose();
     this.transcoder = null;
+    this.images?.dispose();
+    this.images = null;
     this.lease.release();
     this.disposed = true;
   }

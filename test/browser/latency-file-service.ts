@@ -10,9 +10,12 @@ import type { Plugin } from 'vite';
  * The server counts, per session and file, the requests and the most of them in flight at once:
  * parallelism measured where it matters, at the server, whatever the browser's cache or
  * connection pool did to the requests on the way. `/__latency/stats/<session>` returns those
- * counts as JSON. A fresh session per run keeps runs (and the browser's cache entries) apart.
+ * counts as JSON, with the whole session's (every file together) under {@link SESSION_TOTAL}. A fresh session per run keeps runs (and the browser's cache entries) apart.
  */
 export const LATENCY_PATH = '/__latency/';
+
+/** Key of the whole session's counts (every file together) in the stats. */
+export const SESSION_TOTAL = '*';
 
 /** Time every answer waits before it is sent, ms. */
 export const LATENCY_MS = 80;
@@ -58,13 +61,15 @@ export function latencyFileService(root: string): Plugin {
           files = {};
           sessions.set(session, files);
         }
-        files[file] ??= { requests: 0, rangeRequests: 0, inFlight: 0, peakInFlight: 0 };
-        const stats = files[file];
-        stats.requests++;
-        if (request.headers.range !== undefined) stats.rangeRequests++;
-        stats.inFlight++;
-        stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
-        response.on('close', () => stats.inFlight--);
+        for (const key of [file, SESSION_TOTAL]) {
+          files[key] ??= { requests: 0, rangeRequests: 0, inFlight: 0, peakInFlight: 0 };
+          const stats = files[key];
+          stats.requests++;
+          if (request.headers.range !== undefined) stats.rangeRequests++;
+          stats.inFlight++;
+          stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
+          response.on('close', () => stats.inFlight--);
+        }
         await new Promise((resolve) => setTimeout(resolve, LATENCY_MS));
         if (response.destroyed) return;
         const path = join(root, file);

@@ -42,12 +42,42 @@ export interface CogDecoderPool {
   ): { decode(buffer: ArrayBufferLike): Promise<ArrayBufferLike> };
 }
 
+/** The geotiff pool every COG pyramid given none shares, and how many hold it. */
+let sharedGeotiffPool: { pool: GeotiffPool; users: number } | null = null;
+
+type GeotiffPool = InstanceType<GeotiffModule['Pool']>;
+
+/**
+ * A hold on the geotiff `Pool` shared by every COG pyramid given no pool: started at the first
+ * compressed tile, its workers stopped when the last pyramid holding it is disposed.
+ */
+function leaseGeotiffPool(geotiff: GeotiffModule): { pool: CogDecoderPool; release: () => void } {
+  if (sharedGeotiffPool === null) {
+    const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator
+      ?.hardwareConcurrency;
+    sharedGeotiffPool = { pool: new geotiff.Pool(defaultDecodeWorkerCount(cores)), users: 0 };
+  }
+  const shared = sharedGeotiffPool;
+  shared.users++;
+  let released = false;
+  return {
+    pool: shared.pool as unknown as CogDecoderPool,
+    release: () => {
+      if (released) return;
+      released = true;
+      if (--shared.users > 0) return;
+      void shared.pool.destroy();
+      if (sharedGeotiffPool === shared) sharedGeotiffPool = null;
+    },
+  };
+}
+
 /** Options of {@link openCogPyramid}. */
 export interface CogPyramidOptions extends SourceIoOptions {
   /**
    * Where deflate, LZW, JPEG, zstd, LERC and PackBits tiles are decoded. Default: where `Worker`
-   * exists (browsers), a geotiff `Pool` of the pyramid's own (as many workers as the archive
-   * decoder's), stopped on `dispose()`; elsewhere (Node) inline. `null`: inline, in the calling
+   * exists (browsers), one geotiff `Pool` shared by every COG (as many workers as the decode
+   * pool's), stopped when the last COG using it is disposed; elsewhere (Node) inline. `null`: inline, in the calling
    * thread. A pool passed here is the caller's: `dispose()` leaves it running.
    */
   pool?: CogDecoderPool | null;
@@ -147,7 +177,8 @@ export class CogPyramid implements ImageryPyramid {
   private readonly io: SourceIo;
   /** The pool tiles decode on: the caller's, one of this pyramid's own (browsers), or none. */
   private pool: CogDecoderPool | null | undefined;
-  private ownedPool: { destroy(): unknown } | null = null;
+  /** This pyramid's hold on the shared geotiff pool (see {@link leaseGeotiffPool}). */
+  private poolLease: (() => void) | null = null;
   private disposed = false;
 
   /** The HTTP client's request counts when the GeoTIFF is read over HTTP (see {@link ImageryPyramid.requestCounters}). */
@@ -236,22 +267,20 @@ export class CogPyramid implements ImageryPyramid {
     this.lifetime.abort(disposedError());
     this.metadata.clear();
     this.io.release();
-    void this.ownedPool?.destroy();
-    this.ownedPool = null;
+    this.poolLease?.();
+    this.poolLease = null;
     void this.tiff.close();
   }
 
-  /** The caller's pool, else (once) a geotiff `Pool` of this pyramid's own where workers exist. */
+  /** The caller's pool, else the geotiff `Pool` every COG shares where workers exist. */
   private decodePool(): CogDecoderPool | null {
     if (this.pool !== undefined) return this.pool;
     if (this.options.pool !== undefined) {
       this.pool = this.options.pool;
     } else if (typeof (globalThis as { Worker?: unknown }).Worker === 'function') {
-      const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator
-        ?.hardwareConcurrency;
-      const pool = new this.geotiff.Pool(defaultDecodeWorkerCount(cores));
-      this.ownedPool = pool;
-      this.pool = pool as unknown as CogDecoderPool;
+      const lease = leaseGeotiffPool(this.geotiff);
+      this.poolLease = lease.release;
+      this.pool = lease.pool;
     } else {
       this.pool = null;
     }

@@ -46,7 +46,10 @@ export interface GltfTextureStreamingOptions {
   isCore?: (textureName: string) => boolean;
   /** Anisotropic filtering of the streamed textures, samples (1..16). Default the system's. */
   anisotropy?: number;
-  /** Image decode-and-downsample workers (PNG/JPEG/WebP), 1..16. Default: threads - 1, at most 4. */
+  /**
+   * Image decode-and-downsample workers (PNG/JPEG/WebP) of this registration's own, 1..16.
+   * Default: the runtime's (see `TesseraRuntimeOptions.imageWorkers`), shared by every registration.
+   */
   imageWorkers?: number;
   /**
    * Told about a texture that could not be streamed (a bad or unsupported KTX2 file, an image that
@@ -71,6 +74,7 @@ export class GltfTextureStreaming {
   private readonly isCore: (textureName: string) => boolean;
   private readonly anisotropy: number | undefined;
   private readonly images: ImagePyramidGenerator;
+  private readonly ownsImages: boolean;
   private readonly onError: (error: unknown, textureName: string) => void;
   private readonly byRoot = new WeakMap<Object3D, StreamedTexture[]>();
   private disposed = false;
@@ -86,7 +90,10 @@ export class GltfTextureStreaming {
     const core = options.core ?? true;
     this.isCore = options.isCore ?? (() => core);
     this.anisotropy = options.anisotropy;
-    this.images = new ImagePyramidGenerator({ size: options.imageWorkers });
+    this.ownsImages = options.imageWorkers !== undefined;
+    this.images = this.ownsImages
+      ? new ImagePyramidGenerator({ size: options.imageWorkers })
+      : streaming.runtime.imagePyramids();
     this.onError =
       options.onError ??
       ((error, name) => console.warn(`tessera: glTF texture '${name}' is not streamed: ${String(error)}`));
@@ -134,10 +141,13 @@ export class GltfTextureStreaming {
     return loader.parseAsync(buffer, resourcePath);
   }
 
-  /** Stops the image workers. Streamed textures stay the streaming system's (release them there). */
+  /**
+   * Stops this registration's own image workers (the runtime's stay). Streamed textures stay the
+   * streaming system's (remove them there).
+   */
   dispose(): void {
     this.disposed = true;
-    this.images.dispose();
+    if (this.ownsImages) this.images.dispose();
   }
 
   /** @internal the plugins of one `GLTFLoader.parse` ({@link GLTF_PLUGIN_COUNT} of them). */
