@@ -17,7 +17,6 @@ import {
   VirtualTextureSystem,
   virtualTexture,
 } from '../../../../src/index';
-import { HttpRangeReader } from '../../../../src/sources/io/http-range-reader';
 import { createTestRenderer } from '../../support/renderer';
 
 const params = new URLSearchParams(location.search);
@@ -37,7 +36,7 @@ const vts = new VirtualTextureSystem(renderer, {
     { name: 'normal', format: 'rgba8unorm', usage: 'normal' },
   ],
 });
-const source = await ArchiveTileSource.open(new HttpRangeReader(`${assets}world-seed7-64p.tsva`));
+const source = await ArchiveTileSource.open(`${assets}world-seed7-64p.tsva`);
 const world = vts.add(source, { name: 'world' });
 const ground = new Mesh(new PlaneGeometry(16, 16), new MeshBasicNodeMaterial());
 (ground.material as MeshBasicNodeMaterial).colorNode = virtualTexture(world, uv());
@@ -45,14 +44,12 @@ scene.add(ground);
 
 const streaming = new TextureStreamingSystem(renderer, { budgetBytes: 16 * 2 ** 20 });
 const props = ['bark', 'leaves', 'rock', 'roof', 'wall'];
-const sources = await Promise.all(
-  props.map((name) => Ktx2Source.fromUrl(`${assets}props/valley-${name}.ktx2`)),
-);
+const sources = await Promise.all(props.map((name) => Ktx2Source.open(`${assets}props/valley-${name}.ktx2`)));
 sources.forEach((ktx2, i) => {
   const mesh = new Mesh(new PlaneGeometry(1.5, 1.5), new MeshBasicNodeMaterial());
   mesh.position.set(-5 + i * 2.5, (i % 2) * 3 - 1.5, 0.01);
   scene.add(mesh);
-  streaming.attach(mesh, streaming.createTexture(ktx2, { name: props[i] }));
+  streaming.attach(mesh, streaming.add(ktx2, { name: props[i] }));
 });
 
 const errors: string[] = [];
