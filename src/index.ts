@@ -43,13 +43,13 @@ export {
   virtualTexture,
 } from './three/sampling/virtual-texture-node';
 export { StreamedTexture, type StreamedTextureOptions } from './three/streamed/streamed-texture';
-export { TesseraRuntime, type TesseraRuntimeOptions } from './three/tessera-runtime';
 export {
   type TextureStreamingEvents,
   type TextureStreamingStats,
   TextureStreamingSystem,
   type TextureStreamingSystemOptions,
 } from './three/streamed/texture-streaming-system';
+export { TesseraRuntime, type TesseraRuntimeOptions } from './three/tessera-runtime';
 export { VirtualTexture } from './three/virtual-texture';
 export { VirtualTextureSystem } from './three/virtual-texture-system';
 export type { VirtualTextureSystemOptions } from './three/virtual-texture-system-options';
