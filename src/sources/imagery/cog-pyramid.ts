@@ -17,6 +17,7 @@ import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
 import { MemoryRangeReader, type RangeReader } from '../io/range-reader';
 import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { ImageDecoder } from '../io/tile-decoder';
+import { applyRgbNodata, cogJpegColour, spliceCogJpeg } from './cog-jpeg';
 import { CogMetadataSource } from './cog-metadata-source';
 import {
   type CogRampStop,
@@ -162,6 +163,8 @@ interface CogLevelState {
   table: Promise<TileTable> | undefined;
   decoder: Promise<{ decode(buffer: ArrayBufferLike): Promise<ArrayBufferLike> }> | undefined;
   converter: CogTexelConverter | undefined;
+  /** JPEG levels decoded by the image decoder: the IFD's `JPEGTables` (`null`: none), read once. */
+  jpegTables?: Promise<Uint8Array | null>;
 }
 
 /** Where each tile's bytes are: `TileOffsets` and `TileByteCounts`. */
@@ -239,6 +242,45 @@ export class CogPyramid implements ImageryPyramid {
     const { tileWidth, tileHeight } = state.level;
     if (state.layout === null) {
       return this.io.decoder.decodeImage(bytes, MAX_IMAGE_TEXELS, both);
+    }
+    const jpegColour = state.compression === JPEG ? cogJpegColour(state.layout) : null;
+    if (jpegColour !== null) {
+      // The platform's JPEG decoder (the browser's, in the decode workers) interpolates chroma
+      // as libjpeg does for GDAL; geotiff's replicates it, tens of levels off along colour edges.
+      let tile: ImageryTile;
+      try {
+        const tables = await raceAbort(this.jpegTables(state), signal);
+        const stream = spliceCogJpeg(tables, bytes, jpegColour);
+        tile = await this.io.decoder.decodeImage(stream, MAX_IMAGE_TEXELS, both);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        if (this.disposed) throw disposedError();
+        if (error instanceof TileSourceError) {
+          throw new TileSourceError(
+            error.code,
+            `${this.where()}: tile ${x},${y} of level ${level}: ${error.message}`,
+            error.retryable,
+            { cause: error },
+          );
+        }
+        throw new TileSourceError(
+          'decode-failed',
+          `${this.where()}: tile ${x},${y} of level ${level}: ${(error as Error).message}`,
+          false,
+          { cause: error },
+        );
+      }
+      if (this.disposed) throw disposedError();
+      if (tile.width !== tileWidth || tile.height !== tileHeight) {
+        throw new TileSourceError(
+          'wrong-size',
+          `${this.where()}: tile ${x},${y} of level ${level} is a ${tile.width}x${tile.height} JPEG, ` +
+            `expected ${tileWidth}x${tileHeight}`,
+          false,
+        );
+      }
+      if (jpegColour === 'rgb') applyRgbNodata(tile.data, state.layout.nodata);
+      return tile;
     }
     let decoded: ArrayBufferLike;
     try {
@@ -357,6 +399,22 @@ export class CogPyramid implements ImageryPyramid {
             : Number(view.getBigUint64(p, le));
     }
     return out;
+  }
+
+  /** The level's `JPEGTables`, read once (a failed read is forgotten, so a later tile tries again). */
+  private jpegTables(state: CogLevelState): Promise<Uint8Array | null> {
+    if (state.jpegTables === undefined) {
+      const load = state.image.fileDirectory
+        .loadValue('JPEGTables')
+        .then((value) =>
+          value === undefined || value === null ? null : Uint8Array.from(value as ArrayLike<number>),
+        );
+      state.jpegTables = load;
+      load.catch(() => {
+        if (state.jpegTables === load) state.jpegTables = undefined;
+      });
+    }
+    return state.jpegTables;
   }
 
   private decoder(

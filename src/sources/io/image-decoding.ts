@@ -141,6 +141,8 @@ export async function decodeImageInNode(bytes: Uint8Array, maxTexels: number): P
         useTArray: true,
         formatAsRGBA: true,
         maxResolutionInMP: maxTexels / 1e6,
+        // jpeg-js reads an Adobe marker's transform 0 (RGB, as a TIFF's RGB JPEG tiles say) as YCbCr.
+        ...(adobeTransform(bytes) === 0 ? { colorTransform: false } : {}),
       });
       return { width: image.width, height: image.height, data: new Uint8Array(image.data) };
     } catch (e) {
@@ -148,4 +150,24 @@ export async function decodeImageInNode(bytes: Uint8Array, maxTexels: number): P
     }
   }
   throw new TileSourceError('unsupported', `${format}: no decoder here (install sharp)`, false);
+}
+
+/** The colour transform of a JPEG's Adobe `APP14` marker (0 none, 1 YCbCr, 2 YCCK), or `null` without one. */
+function adobeTransform(bytes: Uint8Array): number | null {
+  let at = 2;
+  while (at + 4 <= bytes.length && bytes[at] === 0xff) {
+    const marker = bytes[at + 1];
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    // The scan starts: no marker before it said anything.
+    if (marker === 0xda || marker === 0xd9) return null;
+    const length = (bytes[at + 2] << 8) | bytes[at + 3];
+    const isAdobe =
+      marker === 0xee && length >= 12 && String.fromCharCode(...bytes.subarray(at + 4, at + 9)) === 'Adobe';
+    if (isAdobe && at + 15 < bytes.length) return bytes[at + 15];
+    at += 2 + length;
+  }
+  return null;
 }
