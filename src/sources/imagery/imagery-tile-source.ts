@@ -9,11 +9,13 @@
  * the other side (`repeat`, a whole-world web map's longitude).
  *
  * Tiles the pyramid lacks (404, empty, outside the coverage) are filled from the nearest coarser
- * level that has the area, magnified, so a sparse pyramid shows its coarser imagery rather than
- * holes or errors; where no level has it, the texels are transparent. Mips coarser than the
- * pyramid's coarsest level are box-filtered from it once, in memory, as are the mips of a
- * non-square texture past its short side's last page, which halve only the long side (a page
- * table's mip keeps one page across the short side, so its scale there stops shrinking).
+ * level that has the area, magnified as the GPU's bilinear sampler would magnify it, so a sparse
+ * pyramid shows its coarser imagery, smooth, rather than holes, blocks or errors; where no level
+ * has it, the texels are transparent. Mips coarser than the pyramid's coarsest level are
+ * box-filtered from it once, in memory, as are the mips of a non-square texture past its short
+ * side's last page, which halve only the long side (a page table's mip keeps one page across the
+ * short side, so its scale there stops shrinking); texels without data (alpha 0) are left out of
+ * those averages, so no-data never darkens the coarse mips.
  */
 
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
@@ -25,7 +27,7 @@ import type {
   TileSourceRequestCounters,
 } from '../../core/vt/tile-source';
 import { linearToSrgbByte, SRGB_BYTE_TO_LINEAR } from '../color/srgb';
-import { downsampleRgba8 } from '../mips/box-downsample';
+import { downsampleRgba8SkippingNoData } from '../mips/box-downsample';
 import type { ImageryLevel, ImageryPyramid, ImageryTile } from './imagery-pyramid';
 import { type CachedTile, ImageryTileCache, tileKey } from './imagery-tile-cache';
 import { raceAbort } from './race-abort';
@@ -347,42 +349,121 @@ export class ImageryTileSource implements TileSource {
   }
 
   /**
-   * A missing tile's stand-in: its cell magnified (nearest) from the next coarser pyramid level,
-   * whose own missing tiles stand in the same way, down to transparent past the coarsest.
+   * A missing tile's stand-in: its cell as the GPU's bilinear sampler magnifies the nearest
+   * coarser pyramid level with a tile under it, `k` levels up. Texel `x` of the cell is level
+   * `level + k` sampled at `(x + 0.5) / 2^k - 0.5` (texel centres aligned) with bilinear weights,
+   * sRGB colour interpolated in linear light as the sampler of an sRGB pool filters it, so a
+   * stand-in is as smooth as the coarser mip drawn magnified, not blocks of `2^k` texels. The
+   * parent texels it reads, one beyond its footprint included, are what that level's pages hold
+   * (its own missing tiles stood in for the same way, image edges clamped or wrapped as pages
+   * are), so neighbouring stand-ins continue each other without a step. Past the coarsest level
+   * with nothing under the cell, the stand-in is transparent.
    */
   private async standIn(level: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
     const grid = this.levelGrids[level];
-    const width = Math.min(grid.tileWidth, grid.width - tx * grid.tileWidth);
-    const height = Math.min(grid.tileHeight, grid.height - ty * grid.tileHeight);
-    const data = new Uint8Array(width * height * 4);
-    const parent = this.levelGrids[level + 1];
-    if (parent === undefined) return { width, height, data };
     const left = tx * grid.tileWidth;
     const top = ty * grid.tileHeight;
-    // The parent tiles under this cell (usually one).
-    const pxs = Math.floor(Math.min(parent.width - 1, left >> 1) / parent.tileWidth);
-    const pxe = Math.floor(Math.min(parent.width - 1, (left + width - 1) >> 1) / parent.tileWidth);
-    const pys = Math.floor(Math.min(parent.height - 1, top >> 1) / parent.tileHeight);
-    const pye = Math.floor(Math.min(parent.height - 1, (top + height - 1) >> 1) / parent.tileHeight);
+    const width = Math.min(grid.tileWidth, grid.width - left);
+    const height = Math.min(grid.tileHeight, grid.height - top);
+    const data = new Uint8Array(width * height * 4);
+    // The nearest coarser level with a tile under the cell, asking level after level for the
+    // tiles under it only, as a nearest-neighbour fallback would.
+    let k = 0;
+    for (let j = 1; k === 0 && level + j < this.levelGrids.length; j++) {
+      const parent = this.levelGrids[level + j];
+      const scale = 2 ** j;
+      const pxs = Math.floor(Math.min(parent.width - 1, Math.floor(left / scale)) / parent.tileWidth);
+      const pxe = Math.floor(
+        Math.min(parent.width - 1, Math.floor((left + width - 1) / scale)) / parent.tileWidth,
+      );
+      const pys = Math.floor(Math.min(parent.height - 1, Math.floor(top / scale)) / parent.tileHeight);
+      const pye = Math.floor(
+        Math.min(parent.height - 1, Math.floor((top + height - 1) / scale)) / parent.tileHeight,
+      );
+      const found: Promise<CachedTile>[] = [];
+      for (let py = pys; py <= pye; py++) {
+        for (let px = pxs; px <= pxe; px++) {
+          found.push(
+            this.cache.get(tileKey(level + j, px, py), signal, (s) =>
+              this.loadSourceTile(level + j, px, py, s),
+            ),
+          );
+        }
+      }
+      if ((await Promise.all(found)).some((tile) => tile !== null)) k = j;
+    }
+    if (k === 0) return { width, height, data };
+    const parentLevel = level + k;
+    const parent = this.levelGrids[parentLevel];
+    const scale = 2 ** k;
+    // The parent's texels the samples read: the footprint and one texel around it.
+    const firstColumn = Math.floor((left + 0.5) / scale - 0.5);
+    const firstRow = Math.floor((top + 0.5) / scale - 0.5);
+    const patchWidth = Math.floor((left + width - 0.5) / scale - 0.5) + 2 - firstColumn;
+    const patchHeight = Math.floor((top + height - 0.5) / scale - 0.5) + 2 - firstRow;
+    const columns = new Int32Array(patchWidth);
+    const rows = new Int32Array(patchHeight);
+    const tileColumns = new Set<number>();
+    const tileRows = new Set<number>();
+    for (let c = 0; c < patchWidth; c++) {
+      columns[c] = this.sourceColumn(parent, firstColumn + c);
+      tileColumns.add(Math.floor(columns[c] / parent.tileWidth));
+    }
+    for (let r = 0; r < patchHeight; r++) {
+      rows[r] = clamp(firstRow + r, 0, parent.height - 1);
+      tileRows.add(Math.floor(rows[r] / parent.tileHeight));
+    }
     const parents = new Map<number, ImageryTile>();
     const pending: Promise<void>[] = [];
-    for (let py = pys; py <= pye; py++) {
-      for (let px = pxs; px <= pxe; px++) {
+    for (const py of tileRows) {
+      for (const px of tileColumns) {
         pending.push(
-          this.levelTile(level + 1, px, py, signal).then((t) => void parents.set(py * 4194304 + px, t)),
+          this.levelTile(parentLevel, px, py, signal).then((t) => void parents.set(py * 4194304 + px, t)),
         );
       }
     }
     await Promise.all(pending);
-    for (let y = 0; y < height; y++) {
-      const sy = Math.min(parent.height - 1, (top + y) >> 1);
-      const py = Math.floor(sy / parent.tileHeight);
-      for (let x = 0; x < width; x++) {
-        const sx = Math.min(parent.width - 1, (left + x) >> 1);
-        const px = Math.floor(sx / parent.tileWidth);
+    // The patch in the space the sampler filters in: linear light for sRGB colour.
+    const patch = new Float32Array(patchWidth * patchHeight * 4);
+    for (let r = 0; r < patchHeight; r++) {
+      const py = Math.floor(rows[r] / parent.tileHeight);
+      const oy = rows[r] - py * parent.tileHeight;
+      for (let c = 0; c < patchWidth; c++) {
+        const px = Math.floor(columns[c] / parent.tileWidth);
         const t = parents.get(py * 4194304 + px) as ImageryTile;
-        const from = ((sy - py * parent.tileHeight) * t.width + (sx - px * parent.tileWidth)) * 4;
-        data.set(t.data.subarray(from, from + 4), (y * width + x) * 4);
+        const from = (oy * t.width + (columns[c] - px * parent.tileWidth)) * 4;
+        const to = (r * patchWidth + c) * 4;
+        for (let ch = 0; ch < 3; ch++) {
+          patch[to + ch] = this.srgb ? SRGB_BYTE_TO_LINEAR[t.data[from + ch]] : t.data[from + ch];
+        }
+        patch[to + 3] = t.data[from + 3];
+      }
+    }
+    const sampleColumn = new Int32Array(width);
+    const weightX = new Float64Array(width);
+    for (let x = 0; x < width; x++) {
+      const u = (left + x + 0.5) / scale - 0.5;
+      sampleColumn[x] = Math.floor(u) - firstColumn;
+      weightX[x] = u - Math.floor(u);
+    }
+    for (let y = 0; y < height; y++) {
+      const v = (top + y + 0.5) / scale - 0.5;
+      const r0 = (Math.floor(v) - firstRow) * patchWidth;
+      const r1 = r0 + patchWidth;
+      const fy = v - Math.floor(v);
+      for (let x = 0; x < width; x++) {
+        const fx = weightX[x];
+        const a = (r0 + sampleColumn[x]) * 4;
+        const b = a + 4;
+        const c = (r1 + sampleColumn[x]) * 4;
+        const d = c + 4;
+        const o = (y * width + x) * 4;
+        for (let ch = 0; ch < 4; ch++) {
+          const upper = patch[a + ch] + (patch[b + ch] - patch[a + ch]) * fx;
+          const bottom = patch[c + ch] + (patch[d + ch] - patch[c + ch]) * fx;
+          const value = upper + (bottom - upper) * fy;
+          data[o + ch] = ch < 3 && this.srgb ? linearToSrgbByte(value) : Math.round(value);
+        }
       }
     }
     return { width, height, data };
@@ -451,40 +532,17 @@ export class ImageryTileSource implements TileSource {
 }
 
 /**
- * `image` box-filtered by 2 along x, y or both (sRGB colour averaged in linear light, as
- * `downsampleRgba8` does; an odd last column or row is counted twice).
+ * `image` box-filtered by 2 along x, y or both, texels without data (alpha 0) left out of each
+ * average (see `downsampleRgba8SkippingNoData`; an odd last column or row is counted twice).
  */
 function halve(image: ImageryTile, alongX: boolean, alongY: boolean, srgb: boolean): ImageryTile {
   const { width, height, data } = image;
-  if (alongX && alongY) {
-    return {
-      width: Math.max(1, width >> 1),
-      height: Math.max(1, height >> 1),
-      data: downsampleRgba8(data, width, height, srgb),
-    };
-  }
   if (!alongX && !alongY) return image;
-  const w = alongX ? Math.max(1, width >> 1) : width;
-  const h = alongY ? Math.max(1, height >> 1) : height;
-  const out = new Uint8Array(w * h * 4);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const ax = alongX ? Math.min(width - 1, 2 * x) : x;
-      const ay = alongY ? Math.min(height - 1, 2 * y) : y;
-      const bx = alongX ? Math.min(width - 1, 2 * x + 1) : x;
-      const by = alongY ? Math.min(height - 1, 2 * y + 1) : y;
-      const a = (ay * width + ax) * 4;
-      const b = (by * width + bx) * 4;
-      const o = (y * w + x) * 4;
-      for (let c = 0; c < 3; c++) {
-        out[o + c] = srgb
-          ? linearToSrgbByte((SRGB_BYTE_TO_LINEAR[data[a + c]] + SRGB_BYTE_TO_LINEAR[data[b + c]]) / 2)
-          : (data[a + c] + data[b + c] + 1) >> 1;
-      }
-      out[o + 3] = (data[a + 3] + data[b + 3] + 1) >> 1;
-    }
-  }
-  return { width: w, height: h, data: out };
+  return {
+    width: alongX ? Math.max(1, width >> 1) : width,
+    height: alongY ? Math.max(1, height >> 1) : height,
+    data: downsampleRgba8SkippingNoData(data, width, height, srgb, alongX, alongY),
+  };
 }
 
 function nextPowerOfTwo(n: number): number {

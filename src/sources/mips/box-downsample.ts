@@ -63,6 +63,78 @@ export function downsampleRgba8(src: Uint8Array, width: number, height: number, 
 }
 
 /**
+ * The next level of an image whose texels with alpha 0 hold no data (no-data, outside the image,
+ * a missing area of a map): each output texel averages only the texels that have data, weighted
+ * by their alpha (the average of premultiplied colour, divided by the average alpha), so colour
+ * never darkens or bleeds towards the empty texels' black, as a coastline beside no-data would
+ * under {@link downsampleRgba8}. Alpha is the plain average (the fraction of the block covered),
+ * and a block without data stays transparent black. Where the texels of a block share one alpha
+ * (an opaque image) the result is exactly {@link downsampleRgba8}'s. sRGB colour is averaged in
+ * linear light.
+ * @param srgb true when the colour channels are sRGB-encoded (average in linear light).
+ * @param alongX halve the width (default true); false keeps it, averaging pairs along y only.
+ * @param alongY halve the height (default true).
+ * @returns RGBA8 texels, `max(1, width >> 1)` (or `width`) x `max(1, height >> 1)` (or `height`).
+ */
+export function downsampleRgba8SkippingNoData(
+  src: Uint8Array,
+  width: number,
+  height: number,
+  srgb: boolean,
+  alongX = true,
+  alongY = true,
+): Uint8Array {
+  const w = alongX ? Math.max(1, width >> 1) : width;
+  const h = alongY ? Math.max(1, height >> 1) : height;
+  const out = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++) {
+    // Along an axis that is kept, a block is the texel twice: the same average, one code path.
+    const y0 = alongY ? Math.min(height - 1, y * 2) : y;
+    const y1 = alongY ? Math.min(height - 1, y * 2 + 1) : y;
+    for (let x = 0; x < w; x++) {
+      const x0 = alongX ? Math.min(width - 1, x * 2) : x;
+      const x1 = alongX ? Math.min(width - 1, x * 2 + 1) : x;
+      const a = (y0 * width + x0) * 4;
+      const b = (y0 * width + x1) * 4;
+      const c = (y1 * width + x0) * 4;
+      const d = (y1 * width + x1) * 4;
+      const o = (y * w + x) * 4;
+      const wa = src[a + 3];
+      const wb = src[b + 3];
+      const wc = src[c + 3];
+      const wd = src[d + 3];
+      const coverage = wa + wb + wc + wd;
+      if (coverage === 0) continue;
+      out[o + 3] = (coverage + 2) >> 2;
+      const uniform = wa === wb && wa === wc && wa === wd;
+      for (let ch = 0; ch < 3; ch++) {
+        if (srgb) {
+          const l = uniform
+            ? (SRGB_TO_LINEAR[src[a + ch]] +
+                SRGB_TO_LINEAR[src[b + ch]] +
+                SRGB_TO_LINEAR[src[c + ch]] +
+                SRGB_TO_LINEAR[src[d + ch]]) *
+              0.25
+            : (wa * SRGB_TO_LINEAR[src[a + ch]] +
+                wb * SRGB_TO_LINEAR[src[b + ch]] +
+                wc * SRGB_TO_LINEAR[src[c + ch]] +
+                wd * SRGB_TO_LINEAR[src[d + ch]]) /
+              coverage;
+          out[o + ch] = LINEAR_TO_SRGB[Math.round(l * LINEAR_STEPS)];
+        } else {
+          out[o + ch] = uniform
+            ? (src[a + ch] + src[b + ch] + src[c + ch] + src[d + ch] + 2) >> 2
+            : Math.round(
+                (wa * src[a + ch] + wb * src[b + ch] + wc * src[c + ch] + wd * src[d + ch]) / coverage,
+              );
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * Every level of an image from `level0` down to 1x1 (level 0 included, as given).
  * @returns levels finest first.
  */

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraConfigError, TileSourceError } from '../../../src/core/errors';
-import { linearToSrgbByte, SRGB_BYTE_TO_LINEAR } from '../../../src/sources/color/srgb';
 import type { ImageryPyramid, ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
 import { ImageryTileSource } from '../../../src/sources/imagery/imagery-tile-source';
-import { downsampleRgba8 } from '../../../src/sources/mips/box-downsample';
+import { downsampleRgba8, downsampleRgba8SkippingNoData } from '../../../src/sources/mips/box-downsample';
 import { loadEarthImage, type RgbaImage } from '../../support/imagery/earth-image';
 
 /** A pyramid cut from images in memory (as a tile server would serve them), counting loads. */
 class MemoryPyramid implements ImageryPyramid {
   loads = 0;
+  /** `level/x/y` of every load, in order. */
+  readonly requested: string[] = [];
   readonly info: ImageryPyramid['info'];
   constructor(
     readonly images: RgbaImage[],
@@ -31,6 +32,7 @@ class MemoryPyramid implements ImageryPyramid {
     await new Promise((r) => setTimeout(r, 1));
     if (signal.aborted) throw signal.reason;
     this.loads++;
+    this.requested.push(`${level}/${x}/${y}`);
     if (this.missing(level, x, y)) return null;
     const im = this.images[level];
     const w = Math.min(this.tileSize, im.width - x * this.tileSize);
@@ -66,6 +68,11 @@ function texel(im: RgbaImage, x: number, y: number, repeat: boolean): number[] {
   return [...im.data.subarray(i, i + 4)];
 }
 
+/**
+ * Throws unless every texel of `page` (T x T) is texel (x0 + i, y0 + j) of `im` within
+ * `tolerance` levels per channel.
+ * @returns the largest difference seen.
+ */
 function expectPage(
   page: Uint8Array,
   im: RgbaImage,
@@ -73,16 +80,85 @@ function expectPage(
   y0: number,
   T: number,
   repeat: boolean,
-): void {
+  tolerance = 0,
+): number {
+  let largest = 0;
   for (let j = 0; j < T; j++) {
     for (let i = 0; i < T; i++) {
       const got = [...page.subarray((j * T + i) * 4, (j * T + i) * 4 + 4)];
       const want = texel(im, x0 + i, y0 + j, repeat);
-      if (got.join() !== want.join()) {
+      const diff = Math.max(...got.map((v, c) => Math.abs(v - want[c])));
+      largest = Math.max(largest, diff);
+      if (diff > tolerance) {
         throw new Error(`texel ${i},${j} (image ${x0 + i},${y0 + j}): ${got} != ${want}`);
       }
     }
   }
+  return largest;
+}
+
+// The sRGB transfer functions written out here, so the references share no code with the library.
+const toLinear = (byte: number) => {
+  const c = byte / 255;
+  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+};
+const toSrgbByte = (l: number) =>
+  Math.round(255 * Math.min(1, Math.max(0, l <= 0.0031308 ? l * 12.92 : 1.055 * l ** (1 / 2.4) - 0.055)));
+
+/**
+ * Texel (x, y) of the finer level that `parent`, `k` levels coarser, becomes under a bilinear
+ * sampler magnifying it: `parent` read at ((x + 0.5) / 2^k - 0.5, (y + 0.5) / 2^k - 0.5), texel
+ * reads clamped to the edges (wrapped across x for `repeat`), colour interpolated in linear light
+ * when `srgb` (as the sampler of an sRGB texture filters), alpha as stored.
+ */
+function bilinearTexel(
+  parent: RgbaImage,
+  k: number,
+  x: number,
+  y: number,
+  srgb: boolean,
+  repeat = false,
+): number[] {
+  const u = (x + 0.5) / 2 ** k - 0.5;
+  const v = (y + 0.5) / 2 ** k - 0.5;
+  const i = Math.floor(u);
+  const j = Math.floor(v);
+  const fx = u - i;
+  const fy = v - j;
+  const sum = [0, 0, 0, 0];
+  for (const [di, dj, weight] of [
+    [0, 0, (1 - fx) * (1 - fy)],
+    [1, 0, fx * (1 - fy)],
+    [0, 1, (1 - fx) * fy],
+    [1, 1, fx * fy],
+  ]) {
+    const t = texel(parent, i + di, j + dj, repeat);
+    for (let c = 0; c < 4; c++) sum[c] += weight * (srgb && c < 3 ? toLinear(t[c]) : t[c]);
+  }
+  return sum.map((value, c) => (srgb && c < 3 ? toSrgbByte(value) : Math.round(value)));
+}
+
+/**
+ * `image` with the cells of `tileSize` for which `standIn(x, y)` gives a level distance `k > 0`
+ * replaced by {@link bilinearTexel} of `levels[k]`: the reference of a level whose missing tiles
+ * stand in smoothly.
+ */
+function withStandIns(
+  image: RgbaImage,
+  tileSize: number,
+  parentOf: (tx: number, ty: number) => { parent: RgbaImage; k: number } | null,
+  srgb = true,
+  repeat = false,
+): RgbaImage {
+  const data = image.data.slice();
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < image.width; x++) {
+      const from = parentOf(Math.floor(x / tileSize), Math.floor(y / tileSize));
+      if (from !== null)
+        data.set(bilinearTexel(from.parent, from.k, x, y, srgb, repeat), (y * image.width + x) * 4);
+    }
+  }
+  return { width: image.width, height: image.height, data };
 }
 
 const signal = () => new AbortController().signal;
@@ -156,12 +232,12 @@ describe('ImageryTileSource', () => {
         const a = texel(im, 2 * x, y, false);
         const b = texel(im, 2 * x + 1, y, false);
         const o = (y * halvedX.width + x) * 4;
-        for (let c = 0; c < 3; c++)
-          halvedX.data[o + c] = linearToSrgbByte((SRGB_BYTE_TO_LINEAR[a[c]] + SRGB_BYTE_TO_LINEAR[b[c]]) / 2);
+        for (let c = 0; c < 3; c++) halvedX.data[o + c] = toSrgbByte((toLinear(a[c]) + toLinear(b[c])) / 2);
         halvedX.data[o + 3] = (a[3] + b[3] + 1) >> 1;
       }
     }
-    expectPage((await source.load(5, 0, 0, signal())).layers[0], halvedX, -2, -2, 64, false);
+    // Within a level: the reference rounds the exact transfer functions, the library its tables.
+    expectPage((await source.load(5, 0, 0, signal())).layers[0], halvedX, -2, -2, 64, false, 1);
   });
 
   it('fills missing tiles from the coarser level, and leaves uncovered areas transparent', async () => {
@@ -176,17 +252,10 @@ describe('ImageryTileSource', () => {
       border: 4,
     });
     const page = (await source.load(0, 3, 0, signal())).layers[0]; // texels 356..484: inside level-0 tile (1, 0)
-    const parent = levels[1];
-    for (const [i, j] of [
-      [10, 10],
-      [60, 100],
-    ]) {
-      const x = 3 * 120 - 4 + i;
-      const y = j - 4;
-      expect([...page.subarray((j * 128 + i) * 4, (j * 128 + i) * 4 + 4)]).toEqual(
-        texel(parent, x >> 1, y >> 1, false),
-      );
-    }
+    const reference = withStandIns(levels[0], 256, (tx, ty) =>
+      tx === 1 && ty === 0 ? { parent: levels[1], k: 1 } : null,
+    );
+    expectPage(page, reference, 3 * 120 - 4, -4, 128, false, 1);
     const hole = (await source.load(0, 5, 5, signal())).layers[0]; // texels ~596: level-0 (2, 2), level-1 (1, 1)
     expect(hole.subarray((64 * 128 + 64) * 4, (64 * 128 + 64) * 4 + 4).every((v) => v === 0)).toBe(true);
     expect(source.counters.missingTiles).toBeGreaterThanOrEqual(2);
@@ -258,5 +327,181 @@ describe('ImageryTileSource', () => {
     );
     const ok = await source.load(0, 4, 2, signal());
     expectPage(ok.layers[0], earth, 476, 236, 128, false);
+  });
+});
+
+describe('ImageryTileSource stand-ins and derived levels', () => {
+  it('stands in for missing tiles with the coarser level bilinearly magnified: every page, borders included, matches a whole-image reference', async () => {
+    const levels = levelsOf(earth, 3); // 1000x600 in 4x3 tiles, 500x300 in 2x2, 250x150 in one
+    // Level 0 lacks (1, 0) and (2, 0), side by side over two different level-1 tiles, and (1, 2),
+    // whose level-1 tile (0, 1) is missing too: it stands in from level 2, four times magnified.
+    const missing = (level: number, x: number, y: number) =>
+      (level === 0 && y === 0 && (x === 1 || x === 2)) ||
+      (level === 0 && x === 1 && y === 2) ||
+      (level === 1 && x === 0 && y === 1);
+    const pyramid = new MemoryPyramid(levels, 256, { missing });
+    const source = new ImageryTileSource(pyramid, { tileSize: 128, border: 4 });
+    const reference = withStandIns(levels[0], 256, (tx, ty) => {
+      if (ty === 0 && (tx === 1 || tx === 2)) return { parent: levels[1], k: 1 };
+      if (tx === 1 && ty === 2) return { parent: levels[2], k: 2 };
+      return null;
+    });
+    let largest = 0;
+    for (let y = 0; y * 120 < 600; y++) {
+      for (let x = 0; x * 120 < 1000; x++) {
+        const page = (await source.load(0, x, y, signal())).layers[0];
+        largest = Math.max(largest, expectPage(page, reference, x * 120 - 4, y * 120 - 4, 128, false, 1));
+      }
+    }
+    console.log(`stand-in pages against the bilinear reference: max abs diff ${largest}`);
+    // The nearest-texel fallback this replaces is far from the reference (so the check can fail).
+    const blocky = texel(levels[1], (300 >> 1) + 1, 61 >> 1, false);
+    const smooth = texel(reference, 302, 61, false);
+    expect(Math.max(...blocky.map((v, c) => Math.abs(v - smooth[c])))).toBeGreaterThan(1);
+    // Each tile was asked for once, and only the ones a level-by-level fallback asks for.
+    expect(new Set(pyramid.requested).size).toBe(pyramid.requested.length);
+    expect(pyramid.requested.filter((key) => !key.startsWith('0/')).sort()).toEqual([
+      '1/0/0',
+      '1/0/1',
+      '1/1/0',
+      '2/0/0',
+    ]);
+  });
+
+  it('magnifies a single bright texel into a tent, not a block, in linear and in sRGB colour', async () => {
+    for (const colorSpace of ['linear', 'srgb'] as const) {
+      // Level 1: 32x32 black with one white texel at (5, 5). Level 0: 64x64, its tile (0, 0) missing.
+      const coarse = { width: 32, height: 32, data: new Uint8Array(32 * 32 * 4) };
+      for (let i = 3; i < coarse.data.length; i += 4) coarse.data[i] = 255;
+      coarse.data.fill(255, (5 * 32 + 5) * 4, (5 * 32 + 5) * 4 + 4);
+      const fine = { width: 64, height: 64, data: new Uint8Array(64 * 64 * 4).fill(255) };
+      const pyramid = new MemoryPyramid([fine, coarse], 32, {
+        missing: (l, x, y) => l === 0 && x === 0 && y === 0,
+      });
+      const source = new ImageryTileSource(pyramid, { tileSize: 16, border: 2, colorSpace });
+      const page = (await source.load(0, 0, 0, signal())).layers[0]; // texels -2..13
+      const at = (x: number, y: number) => page[((y + 2) * 16 + (x + 2)) * 4];
+      // Texel x of level 0 reads level 1 at (x + 0.5) / 2 - 0.5: the white texel weighs 0, 1/4,
+      // 3/4, 3/4, 1/4, 0 on texels 8..13 (and the same down the rows), in light.
+      const tent = [0, 0.25, 0.75, 0.75, 0.25, 0];
+      const encode = (l: number) => (colorSpace === 'srgb' ? toSrgbByte(l) : Math.round(255 * l));
+      let largestStep = 0;
+      for (let j = 0; j < 6; j++) {
+        for (let i = 0; i < 6; i++) {
+          expect(
+            Math.abs(at(8 + i, 8 + j) - encode(tent[i] * tent[j])),
+            `${colorSpace} ${i},${j}`,
+          ).toBeLessThanOrEqual(1);
+        }
+      }
+      // In light, no step between neighbouring texels is larger than half the parent's one step
+      // (a block would step by all of it, 255, at its edge).
+      const light = (v: number) => (colorSpace === 'srgb' ? 255 * toLinear(v) : v);
+      for (let y = 0; y < 13; y++) {
+        for (let x = 0; x < 13; x++) {
+          largestStep = Math.max(
+            largestStep,
+            Math.abs(light(at(x + 1, y)) - light(at(x, y))),
+            Math.abs(light(at(x, y + 1)) - light(at(x, y))),
+          );
+        }
+      }
+      expect(largestStep).toBeLessThanOrEqual(255 / 2 + 1);
+      expect(at(10, 10)).toBeLessThan(255);
+    }
+  });
+
+  it('wraps a stand-in across the antimeridian as a repeating sampler would', async () => {
+    const world = await loadEarthImage(512, 256, 10);
+    const levels = levelsOf(world, 2);
+    // Level 0 lacks its leftmost column of tiles: their stand-ins read level 1's far right column.
+    const pyramid = new MemoryPyramid(levels, 128, {
+      wrapX: 'repeat',
+      missing: (l, x) => l === 0 && x === 0,
+    });
+    const source = new ImageryTileSource(pyramid, { tileSize: 64, border: 4 });
+    const reference = withStandIns(
+      levels[0],
+      128,
+      (tx) => (tx === 0 ? { parent: levels[1], k: 1 } : null),
+      true,
+      true,
+    );
+    for (const [x, y] of [
+      [0, 0],
+      [0, 2],
+      [8, 1],
+    ]) {
+      expectPage(
+        (await source.load(0, x, y, signal())).layers[0],
+        reference,
+        x * 56 - 4,
+        y * 56 - 4,
+        64,
+        true,
+        1,
+      );
+    }
+  });
+
+  it('derives coarser levels of an image half no-data without darkening its valid half', async () => {
+    // 64x64: columns 0..36 an sRGB orange, opaque; the rest no-data (transparent black).
+    const orange = [200, 120, 40, 255];
+    const image = { width: 64, height: 64, data: new Uint8Array(64 * 64 * 4) };
+    for (let y = 0; y < 64; y++) for (let x = 0; x < 37; x++) image.data.set(orange, (y * 64 + x) * 4);
+    const source = new ImageryTileSource(new MemoryPyramid([image], 64), { tileSize: 16, border: 2 });
+    expect(source.info.widthPages).toBe(8); // mips 1..3 derived in memory
+    for (let mip = 1; mip <= 3; mip++) {
+      const width = 64 >> mip;
+      // Column 37 / 2^mip holds the coastline: part data, part not.
+      const coast = Math.floor(37 / 2 ** mip);
+      for (let px = 0; px * 12 < width; px++) {
+        const page = (await source.load(mip, px, 0, signal())).layers[0];
+        for (let i = 2; i < 14 && px * 12 + i - 2 < width; i++) {
+          const x = px * 12 + i - 2;
+          const got = [...page.subarray((8 * 16 + i) * 4, (8 * 16 + i) * 4 + 4)];
+          if (x < coast) expect(got, `mip ${mip} x ${x}`).toEqual(orange);
+          else if (x > coast) expect(got, `mip ${mip} x ${x}`).toEqual([0, 0, 0, 0]);
+          else {
+            // The valid fraction of the block as alpha, the colour undarkened.
+            expect(got.slice(0, 3), `mip ${mip} coast`).toEqual(orange.slice(0, 3));
+            const valid = (37 - coast * 2 ** mip) / 2 ** mip;
+            expect(Math.abs(got[3] - 255 * valid)).toBeLessThanOrEqual(1);
+          }
+        }
+      }
+    }
+    // A plain box filter darkens that coastline (what this guards against).
+    const plain = downsampleRgba8(image.data, 64, 64, true);
+    expect(plain[18 * 4]).toBeLessThan(orange[0] - 40);
+  });
+});
+
+describe('downsampleRgba8SkippingNoData', () => {
+  it('averages only texels with data, weighted by alpha; alpha is the covered fraction', () => {
+    // One 2x2 block: transparent black and opaque white.
+    const src = new Uint8Array([0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255]);
+    expect([...downsampleRgba8SkippingNoData(src, 2, 2, true)]).toEqual([255, 255, 255, 128]);
+    expect([...downsampleRgba8SkippingNoData(src, 2, 2, false)]).toEqual([255, 255, 255, 128]);
+    // Along x only: each row's pair; along y only: each column's pair.
+    expect([...downsampleRgba8SkippingNoData(src, 2, 2, true, true, false)]).toEqual([
+      255, 255, 255, 128, 255, 255, 255, 128,
+    ]);
+    expect([...downsampleRgba8SkippingNoData(src, 2, 2, true, false, true)]).toEqual([
+      0, 0, 0, 0, 255, 255, 255, 255,
+    ]);
+    // Half-transparent red beside opaque blue, linear data: red weighs a third.
+    const mixed = new Uint8Array([255, 0, 0, 128, 0, 0, 255, 255]);
+    const [r, g, b, a] = downsampleRgba8SkippingNoData(mixed, 2, 1, false, true, false);
+    expect([r, g, b, a]).toEqual([Math.round((255 * 128) / 383), 0, Math.round((255 * 255) / 383), 192]);
+  });
+
+  it('equals the plain box filter on an opaque image', () => {
+    const { data, width, height } = earth;
+    expect(
+      Buffer.from(downsampleRgba8SkippingNoData(data, width, height, true)).equals(
+        Buffer.from(downsampleRgba8(data, width, height, true)),
+      ),
+    ).toBe(true);
   });
 });
