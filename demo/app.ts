@@ -132,7 +132,9 @@ export class DemoApp {
     }
     this.streaming = new TextureStreamingSystem(renderer, { runtime });
     this.streaming.events.on('error', (event) =>
-      this.reportError(new Error(`${event.error.code}: ${event.texture.name}: ${event.error.message}`)),
+      this.reportError(
+        new Error(`${event.error.code}: ${event.texture?.name ?? event.textureName}: ${event.error.message}`),
+      ),
     );
     this.regions = new RegionScenes(
       this.scene,

@@ -26,6 +26,7 @@ export type {
   MipPyramidSource,
   StreamedTextureFormat,
 } from './core/streaming/mip-pyramid-source';
+export type { StreamingProgress } from './core/streaming/streaming-progress';
 export type { TileData, TileSource, TileSourceInfo } from './core/vt/tile-source';
 export { ArchiveTileSource, type ArchiveTileSourceOptions } from './sources/archive/archive-tile-source';
 export { HttpClient, type HttpClientOptions } from './sources/io/http/http-client';

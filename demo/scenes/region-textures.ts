@@ -51,7 +51,10 @@ export function createRegionGltfLoader(streaming: TextureStreamingSystem): Regio
     tag: regionTag(REGION_NAMES[0]),
     isCore: (name) => CORE_TEXTURE_NAMES.has(name),
     anisotropy: 4,
-    onError: (error) => failures.push(error),
+  });
+  // A texture that could not be streamed at all: the system's error event with no texture.
+  streaming.events.on('error', ({ error, texture }) => {
+    if (texture === null) failures.push(error);
   });
   return async (_streaming, props) => {
     const region = props.region.name;

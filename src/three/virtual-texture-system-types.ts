@@ -1,8 +1,10 @@
+import type { TextureBudgetStats } from '../core/budget/texture-budget-options';
 import type { TesseraError } from '../core/errors';
+import type { StreamingProgress } from '../core/streaming/streaming-progress';
 import type { PageTableStorage } from '../core/vt/page-table/page-table-blocks';
 import type { PoolTexelFormat } from '../core/vt/residency/pool-format';
 import type { TileRenderCounters } from './page-producers';
-import type { VirtualTextureLayerMapping } from './virtual-texture';
+import type { VirtualTexture, VirtualTextureLayerMapping } from './virtual-texture';
 
 /** Options of {@link VirtualTextureSystem.add}. */
 export interface VirtualTextureAddOptions {
@@ -107,14 +109,12 @@ export interface VirtualTextureSystemStats {
   feedbackSize: { width: number; height: number };
   /** Where streaming stands: done when {@link VirtualTextureStreamingState.settled}. */
   streaming: VirtualTextureStreamingState;
+  /** The budget's figures by category and tag (shared with the runtime's other systems), in bytes. */
+  budget: TextureBudgetStats;
 }
 
 /** Where streaming stands (see {@link VirtualTextureSystem.whenSettled}). */
-export interface VirtualTextureStreamingState {
-  /** Pages requested by the feedback, waiting for a load to start. */
-  queued: number;
-  /** Tile loads running (fetch, decode or generation). */
-  loading: number;
+export interface VirtualTextureStreamingState extends StreamingProgress {
   /** Loaded tiles waiting to be written into the pool (at most `maxUploadsPerFrame` per frame). */
   awaitingUpload: number;
   /**
@@ -122,35 +122,26 @@ export interface VirtualTextureStreamingState {
    * `byCategory.staging`).
    */
   stagedBytes: number;
-  /**
-   * Pages failed now: their loads failed for good (after the source's retries) and they keep their
-   * coarser fallback, or the placeholder, until a request after the cool-down
-   * (`failedCooldownFrames`, 300 frames by default) retries them, so this count drops
-   * again. Each failure is reported once by the `error` event. See {@link failedTotal}.
-   */
-  failed: number;
-  /** Page failures (as counted by {@link failed}) since the system was made; never decreases. */
-  failedTotal: number;
-  /**
-   * HTTP retries after transient failures (5xx, resets, timeouts, cut or mismatched bodies) of the
-   * sources of the live virtual textures, from their `requestCounters` (0 for sources that do not
-   * load over HTTP).
-   */
-  retries: number;
   /** Frame the latest analysed feedback was rendered at (0 before the first). */
   lastFeedbackFrame: number;
-  /**
-   * True when every texture's coarsest mip is resident (or failed) and the latest feedback's pages
-   * are all resident or failed: nothing queued, loading or awaiting upload. A moving camera
-   * unsettles it.
-   */
-  settled: boolean;
+}
+
+/** The `error` event of a {@link VirtualTextureSystem} (the streaming system's has the same shape). */
+export interface VirtualTextureErrorEvent {
+  /** What failed. */
+  error: TesseraError;
+  /** The texture whose page failed. */
+  texture: VirtualTexture;
+  /** The page (`page-id.ts` packing) that failed. */
+  pageId: number;
+  /** @deprecated Use `texture.id`. */
+  vt: number;
 }
 
 /** Events of a {@link VirtualTextureSystem}. */
 export interface VirtualTextureSystemEvents {
   /** A tile failed to load or upload; the page keeps its coarser fallback. */
-  error: { error: TesseraError; vt: number; pageId: number };
+  error: VirtualTextureErrorEvent;
   /**
    * A page was written into the pool and mapped in its page table during frame `frame` (one reused
    * object: copy fields to keep them).

@@ -148,9 +148,13 @@ export class VirtualTextureSystem {
       maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
     });
     this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);
-    for (const type of ['error', 'page-evicted', 'page-loaded'] as const) {
+    for (const type of ['page-evicted', 'page-loaded'] as const) {
       this.streamer.on(type, (event) => this.events.emit(type, event as never));
     }
+    this.streamer.on('error', ({ error, vt, pageId }) => {
+      const texture = this.textures[vt];
+      if (texture) this.events.emit('error', { error, texture, pageId, vt });
+    });
     const size = { width: feedbackSize.x, height: feedbackSize.y };
     const sinks = {
       streamer: this.streamer,
@@ -459,6 +463,7 @@ export class VirtualTextureSystem {
     return systemStats({
       live,
       frame: this.frame,
+      budget: this.budget,
       pool: this.pool,
       set: this.set,
       feedback: this.feedback.collector,
@@ -542,6 +547,7 @@ export class VirtualTextureSystem {
 export interface SystemStatsInput {
   live: boolean;
   frame: number;
+  budget: TextureBudget;
   pool: LivePool;
   set: VirtualTextureSet;
   feedback: FeedbackCollector;
@@ -612,6 +618,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
     },
     feedbackMode: i.feedback.mode,
     feedbackSize: { width: i.feedback.width, height: i.feedback.height },
+    budget: i.budget.stats(),
     streaming: {
       queued: s.queued,
       loading: s.inFlight,

@@ -13,7 +13,8 @@ import type {
   GLTFLoaderPlugin,
   GLTFParser,
 } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { TileSourceError } from '../../core/errors';
+import { warnDeprecated } from '../../core/deprecation';
+import { TesseraError, TileSourceError } from '../../core/errors';
 import type { EncodedPyramidSource } from '../../core/streaming/mip-pyramid-source';
 import { isEtc1sPyramidFormat, isUastcPyramidFormat } from '../../core/streaming/mip-pyramid-source';
 import { ImagePyramidGenerator } from '../../sources/mips/image-pyramid-generator';
@@ -54,8 +55,10 @@ export interface GltfTextureStreamingOptions {
   /**
    * Told about a texture that could not be streamed (a bad or unsupported KTX2 file, an image that
    * does not decode, a budget too small for its pinned mips): the material loads without that map
-   * (as three's GLTFLoader does with a failing image) and everything else streams. Default: a
-   * console warning.
+   * (as three's GLTFLoader does with a failing image) and everything else streams. Such a texture
+   * is always reported by the streaming system's `error` event (`texture` null, `textureName` the
+   * image's name); with no listener and no `onError`, by a console warning.
+   * @deprecated Listen to the streaming system's `error` event.
    */
   onError?: (error: unknown, textureName: string) => void;
 }
@@ -94,9 +97,23 @@ export class GltfTextureStreaming {
     this.images = this.ownsImages
       ? new ImagePyramidGenerator({ size: options.imageWorkers })
       : streaming.runtime.imagePyramids();
-    this.onError =
-      options.onError ??
-      ((error, name) => console.warn(`tessera: glTF texture '${name}' is not streamed: ${String(error)}`));
+    if (options.onError !== undefined)
+      warnDeprecated('GltfTextureStreamingOptions.onError', "streaming.events.on('error')");
+    const onError = options.onError;
+    this.onError = (error, name) => {
+      onError?.(error, name);
+      const typed =
+        error instanceof TesseraError
+          ? error
+          : new TesseraError('texture-load-failed', `glTF texture '${name}': ${String(error)}`, {
+              cause: error,
+            });
+      // The system's error event, in its shape; a console warning when nobody listens.
+      if (streaming.events.has('error'))
+        streaming.events.emit('error', { error: typed, texture: null, textureName: name });
+      else if (onError === undefined)
+        console.warn(`tessera: glTF texture '${name}' is not streamed: ${String(error)}`);
+    };
   }
 
   /**

@@ -16,6 +16,7 @@ import {
 import type { MipStreamingPlannerOptions } from '../../core/streaming/planning/mip-streaming-options';
 import { MipStreamingPlanner, PINNED_MAX_EDGE } from '../../core/streaming/planning/mip-streaming-planner';
 import { ShedLevelCache } from '../../core/streaming/planning/shed-level-cache';
+import type { StreamingProgress } from '../../core/streaming/streaming-progress';
 import type { StaleSweepOptions } from '../../core/streaming/sweep/stale-sweep';
 import { type LifetimePolicy, StaleSweep } from '../../core/streaming/sweep/stale-sweep';
 import { ManagedTextureRegistry } from '../../core/streaming/texture-registry';
@@ -456,10 +457,16 @@ export class TextureStreamingSystem {
     return {
       frame: this.frame,
       textures: this.table.live.length,
-      loadsInFlight: this.planner.loadsInFlight,
       shedLevelBytes: this.shedLevels.bytes,
-      failed: this.failedNow(),
-      failedTotal: this.failedLevels,
+      streaming: {
+        queued: this.planner.queuedLoads,
+        loading: this.planner.loadsInFlight,
+        failed: this.failedNow(),
+        failedTotal: this.failedLevels,
+        retries: this.http.counters.retries,
+        settled: !this.disposed && this.isSettled,
+      },
+      loadsInFlight: this.planner.loadsInFlight,
       failedLevels: this.failedLevels,
       retries: this.http.counters.retries,
       budget: this.budget.stats(),
@@ -568,10 +575,23 @@ export interface TextureStreamingSystemOptions extends StreamedTranscodingOption
   now?: () => number;
 }
 
+/**
+ * The `error` event of a `TextureStreamingSystem` (the virtual-texture system's has the same shape):
+ * a chain failed to load, or (texture null) a glTF texture could not be streamed at all.
+ */
+export interface TextureStreamingErrorEvent {
+  /** What failed. */
+  error: TesseraError;
+  /** The texture whose chain failed; null for a glTF texture that could not be made at all. */
+  texture: StreamedTexture | null;
+  /** The glTF image's name, for a glTF texture (else undefined). */
+  textureName?: string;
+}
+
 /** Events of a `TextureStreamingSystem`. */
 export interface TextureStreamingEvents {
-  /** A chain failed to load; the texture keeps its previous chain or its placeholder. */
-  error: { error: TesseraError; texture: StreamedTexture };
+  /** A chain failed to load (the texture keeps its previous chain or its placeholder), or a glTF texture could not be streamed. */
+  error: TextureStreamingErrorEvent;
   /** A texture was released (sweep, transition or explicit) and its users now bind the placeholder. */
   released: { texture: StreamedTexture };
 }
@@ -581,29 +601,19 @@ export interface TextureStreamingStats {
   frame: number;
   /** Live streamed textures. */
   textures: number;
-  /** Chain loads in flight. */
-  loadsInFlight: number;
   /** CPU bytes held by the cache of shed levels (see `shedLevelCacheBytes`; not in the budget). */
   shedLevelBytes: number;
   /**
-   * Textures failed now: their latest chain load failed for good (after the source's retries);
-   * each keeps its previous chain or its placeholder until the cool-down (`planner`'s
-   * `failedCooldownFrames`, 300 frames by default) lets it load again, so this count drops again.
-   * See {@link failedTotal}.
+   * Where streaming stands, in the virtual-texture system's words: loads are chain loads (a
+   * texture's levels from the mip asked down to those it had), `retries` the system's client's
+   * ({@link TextureStreamingSystem.http}: glTF files, their KTX2 files and images).
    */
-  failed: number;
-  /**
-   * Chain loads (a texture's levels from the mip asked down to those it had) that failed for good
-   * since the system was made, after the source's retries; never decreases. Each was reported once
-   * by an `error` event, and its texture kept its previous chain or placeholder.
-   */
-  failedTotal: number;
-  /** @deprecated Use {@link failedTotal} (the same count). */
+  streaming: StreamingProgress;
+  /** @deprecated Use `streaming.loading`. */
+  loadsInFlight: number;
+  /** @deprecated Use `streaming.failedTotal` (the same count). */
   failedLevels: number;
-  /**
-   * HTTP retries after transient failures (5xx, resets, timeouts, cut or mismatched bodies) of the
-   * system's client ({@link TextureStreamingSystem.http}: glTF files, their KTX2 files and images).
-   */
+  /** @deprecated Use `streaming.retries`. */
   retries: number;
   /** The budget by category and by tag, in bytes. */
   budget: TextureBudgetStats;

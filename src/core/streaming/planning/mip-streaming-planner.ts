@@ -70,6 +70,11 @@ export class MipStreamingPlanner {
     return this.inFlight;
   }
 
+  /** Chain loads waiting for a start (for lack of a load slot or of room). */
+  get queuedLoads(): number {
+    return this.loadHeap.size;
+  }
+
   /**
    * Stream the registered texture `id`. Its pinned chain starts loading at once when the budget
    * has room (else it is queued ahead of every finer mip, core textures first); it renders its

@@ -237,7 +237,9 @@ async function badInput() {
     needRefreshFrames: 1,
   });
   const errors: string[] = [];
-  system.events.on('error', (event) => errors.push(`${event.error.code}:${event.texture.name}`));
+  system.events.on('error', (event) =>
+    errors.push(`${event.error.code}:${event.texture?.name ?? event.textureName}`),
+  );
   const scene = new Scene();
   camera.position.set(0, 0, 1.5);
   camera.lookAt(0, 0, 0);

@@ -67,7 +67,10 @@ async function run(ktx2Urls: string[]) {
     // Per-texture core set and filtering: A's PNG is outside the core set.
     isCore: (name) => name !== 'a-png.png',
     anisotropy: 2,
-    onError: (error, name) => errors.push({ name, code: (error as { code?: string }).code ?? String(error) }),
+  });
+  // Textures that could not be streamed at all come as error events with no texture.
+  system.events.on('error', ({ error, texture, textureName }) => {
+    if (texture === null) errors.push({ name: textureName ?? '', code: error.code });
   });
   let n = 0;
 

@@ -126,7 +126,11 @@ function measure() {
     objects: snapshot.textures + snapshot.buffers,
     byLabel,
     vt: { failed: vt.failed, failedTotal: vt.failedTotal, retries: vt.retries },
-    streamed: { failed: streamed.failed, failedTotal: streamed.failedTotal, retries: streamed.retries },
+    streamed: {
+      failed: streamed.streaming.failed,
+      failedTotal: streamed.streaming.failedTotal,
+      retries: streamed.streaming.retries,
+    },
     errors: errors.length,
   };
 }

@@ -113,7 +113,11 @@ async function streamBadAndGood(badUrl: string, goodUrl: string, frames: number)
   const errors: { texture: string; code: string; cause: string }[] = [];
   system.events.on('error', ({ error, texture }) => {
     const typed = error as { code?: string; cause?: { code?: string } };
-    errors.push({ texture: texture.name, code: typed.code ?? String(error), cause: typed.cause?.code ?? '' });
+    errors.push({
+      texture: texture?.name ?? '',
+      code: typed.code ?? String(error),
+      cause: typed.cause?.code ?? '',
+    });
   });
   const scene = new Scene();
   const textures = [system.add(bad, { name: 'bad' }), system.add(good, { name: 'good' })];
