@@ -356,8 +356,11 @@ export class ImageryTileSource implements TileSource {
    * stand-in is as smooth as the coarser mip drawn magnified, not blocks of `2^k` texels. The
    * parent texels it reads, one beyond its footprint included, are what that level's pages hold
    * (its own missing tiles stood in for the same way, image edges clamped or wrapped as pages
-   * are), so neighbouring stand-ins continue each other without a step. Past the coarsest level
-   * with nothing under the cell, the stand-in is transparent.
+   * are), so neighbouring stand-ins continue each other without a step. That texel beyond the
+   * footprint can lie in a neighbouring parent tile, the one request a nearest-texel stand-in would
+   * not make; a view of a sparse area usually loads it anyway, for the neighbouring cells' own
+   * stand-ins or the coarser mip's pages. Past the coarsest level with nothing under the cell, the
+   * stand-in is transparent.
    */
   private async standIn(level: number, tx: number, ty: number, signal: AbortSignal): Promise<ImageryTile> {
     const grid = this.levelGrids[level];
