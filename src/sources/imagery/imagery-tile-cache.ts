@@ -21,7 +21,7 @@ interface Entry {
   controller: AbortController;
 }
 
-/** Integer key of tile (`x`, `y`) of `level` (level < 32, x and y < 2^22): no strings per lookup. */
+/** Integer key of tile (`x`, `y`) of `level` (level < 64, x and y < 2^22; exact below 2^53): no strings per lookup. */
 export function tileKey(level: number, x: number, y: number): number {
   return (level * 4194304 + y) * 4194304 + x;
 }

@@ -55,6 +55,9 @@ export interface ImageryTileSourceOptions {
   region?: { x: number; y: number; width: number; height: number };
 }
 
+/** Offset of stand-in tiles' cache keys past pyramid levels (a level is < 32: 2^31 texels at most). */
+const STAND_IN_KEY_LEVELS = 32;
+
 /** Largest coarsest level from which coarser mips are derived in memory, in texels. */
 const MAX_DERIVED_BASE_TEXELS = 4096 * 4096;
 
@@ -318,7 +321,9 @@ export class ImageryTileSource implements TileSource {
       this.loadSourceTile(level, tx, ty, s),
     );
     if (loaded !== null) return loaded;
-    return this.cache.get(tileKey(level + 16, tx, ty), signal, (s) =>
+    // Stand-ins are keyed past every pyramid level (a level of a web map reaches 22 and more, so
+    // an offset of 16 would share keys with real tiles of coarse zooms).
+    return this.cache.get(tileKey(level + STAND_IN_KEY_LEVELS, tx, ty), signal, (s) =>
       this.standIn(level, tx, ty, s),
     ) as Promise<ImageryTile>;
   }

@@ -444,6 +444,32 @@ describe('ImageryTileSource stand-ins and derived levels', () => {
     }
   });
 
+  it('keys stand-ins apart from the tiles of coarse levels in a pyramid of more than 16 levels', async () => {
+    // 17 levels of 2x2 tiles, each level one colour; tile (0, 0) is missing from levels 0..15, so
+    // level 0's stands in from level 16, whose tile (0, 0) must not be taken for that stand-in.
+    const levels = Array.from({ length: 17 }, (_, i) => ({
+      width: 2 ** (17 - i),
+      height: 2 ** (17 - i),
+      tileWidth: 2,
+      tileHeight: 2,
+    }));
+    const pyramid: ImageryPyramid = {
+      info: { levels },
+      loadTile: async (level, x, y) => {
+        if (level < 16 && x === 0 && y === 0) return null;
+        const width = Math.min(2, levels[level].width - 2 * x);
+        const data = new Uint8Array(width * 2 * 4);
+        for (let i = 0; i < data.length; i += 4) data.set([level * 10, 100, 50, 255], i);
+        return { width, height: 2, data };
+      },
+    };
+    const source = new ImageryTileSource(pyramid, { tileSize: 64, border: 2, colorSpace: 'linear' });
+    const page = (await source.load(0, 0, 0, signal())).layers[0];
+    // Texels 0..1 of level 0 (page texels 2..3): level 16's colour, magnified.
+    expect([...page.subarray((2 * 64 + 2) * 4, (2 * 64 + 2) * 4 + 4)]).toEqual([160, 100, 50, 255]);
+    expect([...page.subarray((3 * 64 + 3) * 4, (3 * 64 + 3) * 4 + 4)]).toEqual([160, 100, 50, 255]);
+  });
+
   it('derives coarser levels of an image half no-data without darkening its valid half', async () => {
     // 64x64: columns 0..36 an sRGB orange, opaque; the rest no-data (transparent black).
     const orange = [200, 120, 40, 255];
