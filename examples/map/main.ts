@@ -6,7 +6,7 @@
  * corner. `window.example` is for the smoke test.
  */
 import { VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
-import { ImageryTileSource, openPmtilesPyramid, XyzPyramid } from '@tessera-vt/tessera/imagery';
+import { ImageryTileSource, openPmtilesPyramid, openXyzPyramid } from '@tessera-vt/tessera/imagery';
 import { webMercatorUv } from '@tessera-vt/tessera/three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import {
@@ -27,13 +27,10 @@ await renderer.init();
 
 const base = new URL(`${assetBase}examples/map/`, location.href).href;
 // An XYZ server's TileJSON names its template, zooms and credit line; a PMTiles archive holds them.
-async function openXyz(): Promise<XyzPyramid> {
-  const tileJson = await (await fetch(`${base}xyz/tiles.json`)).json();
-  const url = `${base}xyz/${tileJson.tiles[0]}`;
-  return new XyzPyramid({ url, maxZoom: tileJson.maxzoom, attribution: tileJson.attribution });
-}
 const pyramid =
-  params.get('source') === 'pmtiles' ? await openPmtilesPyramid(`${base}earth.pmtiles`) : await openXyz();
+  params.get('source') === 'pmtiles'
+    ? await openPmtilesPyramid(`${base}earth.pmtiles`)
+    : await openXyzPyramid(`${base}xyz/tiles.json`);
 const vts = new VirtualTextureSystem(renderer, { budgetBytes: 64 * 2 ** 20, filtering: 'trilinear' });
 const errors: string[] = [];
 vts.events.on('error', (event) => errors.push(`${event.error.code}: ${event.error.message}`));

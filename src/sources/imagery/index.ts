@@ -42,4 +42,12 @@ export {
   type PmtilesPyramidOptions,
 } from './pmtiles-pyramid';
 export { MAX_WEB_MAP_ZOOM, webMapLevels } from './web-map-levels';
-export { XyzPyramid, type XyzPyramidCounters, type XyzPyramidOptions, xyzPyramid } from './xyz-pyramid';
+export {
+  type OpenXyzPyramidOptions,
+  openXyzPyramid,
+  parseTileJson,
+  XyzPyramid,
+  type XyzPyramidCounters,
+  type XyzPyramidOptions,
+  xyzPyramid,
+} from './xyz-pyramid';

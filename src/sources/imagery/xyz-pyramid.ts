@@ -5,6 +5,7 @@
  * `2^z x 2^z` tiles; the finest zoom is level 0 and longitude wraps (`wrapX: 'repeat'`).
  */
 
+import { warnDeprecated } from '../../core/deprecation';
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
 import type { HttpClient, HttpClientCounters } from '../io/http/http-client';
 import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
@@ -46,6 +47,11 @@ export interface XyzPyramidOptions extends SourceIoOptions {
   tileMatrix?: (z: number) => string;
   /** Credit line the server's licence asks the application to show. */
   attribution?: string;
+  /**
+   * Where the server has tiles, `[west, south, east, north]` in degrees (TileJSON's `bounds`):
+   * tiles wholly outside are missing without a request. Default: the whole world.
+   */
+  bounds?: readonly [number, number, number, number];
   /**
    * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
    * running.
@@ -93,6 +99,8 @@ export class XyzPyramid implements ImageryPyramid {
   readonly minZoom: number;
   /** Side of the tiles, texels. */
   readonly tileSize: number;
+  /** Where the server has tiles, `[west, south, east, north]` in degrees (undefined: everywhere). */
+  readonly bounds: readonly [number, number, number, number] | undefined;
   private readonly parts: readonly TemplatePart[];
   private readonly scheme: 'xyz' | 'tms';
   private readonly subdomains: readonly string[];
@@ -118,6 +126,7 @@ export class XyzPyramid implements ImageryPyramid {
     this.subdomains = [...(options.subdomains ?? 'abc')];
     this.tileMatrix = options.tileMatrix ?? String;
     this.parts = parseTemplate(options.url, this.subdomains.length > 0);
+    this.bounds = options.bounds === undefined ? undefined : checkedBounds(options.bounds);
     this.info = {
       levels,
       wrapX: 'repeat',
@@ -189,6 +198,10 @@ export class XyzPyramid implements ImageryPyramid {
     if (this.disposed) throw new TileSourceError('source-disposed', 'the XYZ pyramid was disposed', false);
     if (!isTileOfZoom(z, x, y)) return null;
     signal.throwIfAborted();
+    if (this.bounds !== undefined && !tileMeetsBounds(z, x, y, this.bounds)) {
+      this.missing++;
+      return null;
+    }
     const url = this.tileUrl(z, x, y);
     const bytes = await this.client.getBytes(url, signal);
     if (bytes === null || bytes.length === 0) {
@@ -216,10 +229,154 @@ export class XyzPyramid implements ImageryPyramid {
 
 /**
  * A web-map tile server as an {@link ImageryPyramid}; the same as `new XyzPyramid(options)`.
+ * @deprecated Use {@link openXyzPyramid}, or `new XyzPyramid(options)`.
  * @throws TesseraConfigError as the {@link XyzPyramid} constructor.
  */
 export function xyzPyramid(options: XyzPyramidOptions): XyzPyramid {
+  warnDeprecated('xyzPyramid', 'openXyzPyramid(url) or new XyzPyramid(options)');
   return new XyzPyramid(options);
+}
+
+/** Options of {@link openXyzPyramid}: those of {@link XyzPyramid} less the URL, which it takes. */
+export interface OpenXyzPyramidOptions extends Omit<XyzPyramidOptions, 'url' | 'maxZoom'> {
+  /** Finest zoom, 0..30: required with a template; with a TileJSON, overrides its `maxzoom`. */
+  maxZoom?: number;
+  /** Aborts reading the TileJSON. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Opens a web-map tile server, as every imagery source opens (`open<Kind>Pyramid(url)`): `url` is
+ * either a tile URL template (see {@link XyzPyramidOptions.url}; give `maxZoom`) or a TileJSON
+ * document (no `{`), whose `tiles` (the first; relative to the document), `minzoom`, `maxzoom`,
+ * `scheme`, `attribution` and `bounds` it reads, the options overriding them. The TileJSON is read
+ * through the source's client.
+ * @throws TesseraConfigError `invalid-option` (a template without `maxZoom`, or as the
+ *   {@link XyzPyramid} constructor); TileSourceError `corrupt` (a TileJSON without tiles or with
+ *   bad zooms or bounds), the client's `http-status`, `network`, `timeout`; an abort error once
+ *   `options.signal` aborts.
+ */
+export async function openXyzPyramid(url: string, options: OpenXyzPyramidOptions = {}): Promise<XyzPyramid> {
+  if (url.includes('{')) {
+    if (options.maxZoom === undefined) {
+      throw new TesseraConfigError('invalid-option', `${url}: a tile URL template needs maxZoom`);
+    }
+    return new XyzPyramid({ ...options, url, maxZoom: options.maxZoom });
+  }
+  const signal = options.signal ?? new AbortController().signal;
+  signal.throwIfAborted();
+  const io = sourceIo(options);
+  let json: unknown;
+  try {
+    json = await io.http.getJson(url, signal);
+  } finally {
+    io.release();
+  }
+  const tileJson = parseTileJson(json, url);
+  return new XyzPyramid({
+    ...options,
+    url: tileJson.tiles,
+    maxZoom: options.maxZoom ?? tileJson.maxZoom,
+    minZoom: options.minZoom ?? tileJson.minZoom,
+    scheme: options.scheme ?? tileJson.scheme,
+    attribution: options.attribution ?? tileJson.attribution,
+    bounds: options.bounds ?? tileJson.bounds,
+  });
+}
+
+/** What a TileJSON document says of a raster tile set. */
+interface TileJsonFields {
+  tiles: string;
+  minZoom: number;
+  maxZoom: number;
+  scheme: 'xyz' | 'tms';
+  attribution: string | undefined;
+  bounds: [number, number, number, number] | undefined;
+}
+
+/**
+ * The fields of a TileJSON (2.x / 3.0) document read from `source`, the first tile URL resolved
+ * against it. @throws TileSourceError('corrupt') for a document without tiles or with bad fields.
+ */
+export function parseTileJson(json: unknown, source: string): TileJsonFields {
+  const doc = (json ?? {}) as Record<string, unknown>;
+  const tiles = doc.tiles;
+  if (!Array.isArray(tiles) || typeof tiles[0] !== 'string' || tiles[0] === '') {
+    throw new TileSourceError('corrupt', `${source}: TileJSON without tiles`, false);
+  }
+  const zoom = (name: string, fallback: number): number => {
+    const value = doc[name] ?? fallback;
+    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 30) {
+      throw new TileSourceError(
+        'corrupt',
+        `${source}: TileJSON ${name} ${String(value)} is not a zoom 0..30`,
+        false,
+      );
+    }
+    return value as number;
+  };
+  const minZoom = zoom('minzoom', 0);
+  const maxZoom = zoom('maxzoom', 30);
+  if (minZoom > maxZoom) throw new TileSourceError('corrupt', `${source}: TileJSON minzoom > maxzoom`, false);
+  const scheme = doc.scheme === 'tms' ? 'tms' : 'xyz';
+  const attribution =
+    typeof doc.attribution === 'string' && doc.attribution !== '' ? doc.attribution : undefined;
+  let bounds: [number, number, number, number] | undefined;
+  if (doc.bounds !== undefined) {
+    const b = doc.bounds;
+    if (!Array.isArray(b) || b.length !== 4 || !b.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+      throw new TileSourceError('corrupt', `${source}: TileJSON bounds must be four numbers`, false);
+    }
+    bounds = [b[0], b[1], b[2], b[3]];
+  }
+  const base = typeof location === 'object' ? location.href : undefined;
+  // Template braces are not URL-safe: resolve the URL with them escaped, then restore them.
+  const resolved = new URL(tiles[0].replaceAll('{', '%7B').replaceAll('}', '%7D'), new URL(source, base))
+    .href;
+  return {
+    tiles: resolved.replaceAll('%7B', '{').replaceAll('%7D', '}'),
+    minZoom,
+    maxZoom,
+    scheme,
+    attribution,
+    bounds,
+  };
+}
+
+/** `bounds` checked: finite degrees, west <= east, south <= north, within the world. */
+function checkedBounds(bounds: readonly number[]): [number, number, number, number] {
+  const [west, south, east, north] = bounds;
+  const ok =
+    bounds.length === 4 &&
+    bounds.every(Number.isFinite) &&
+    west >= -180 &&
+    east <= 180 &&
+    west <= east &&
+    south >= -90 &&
+    north <= 90 &&
+    south <= north;
+  if (!ok)
+    throw new TesseraConfigError(
+      'invalid-option',
+      `bounds [${bounds.join(', ')}] are not [west, south, east, north] degrees`,
+    );
+  return [west, south, east, north];
+}
+
+/** True when Web Mercator tile `z/x/y` (rows from the top) overlaps `bounds` (degrees). */
+function tileMeetsBounds(
+  z: number,
+  x: number,
+  y: number,
+  bounds: readonly [number, number, number, number],
+): boolean {
+  const n = 2 ** z;
+  const west = (x / n) * 360 - 180;
+  const east = ((x + 1) / n) * 360 - 180;
+  const latitude = (row: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * row) / n))) * 180) / Math.PI;
+  const north = latitude(y);
+  const south = latitude(y + 1);
+  return east > bounds[0] && west < bounds[2] && north > bounds[1] && south < bounds[3];
 }
 
 /** Splits a URL template into literal text and placeholders, checking it addresses a tile. */

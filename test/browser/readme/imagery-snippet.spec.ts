@@ -88,6 +88,19 @@ test('the imagery guide snippet, literally: a COG on a plane and a web map on a 
       headers: { 'content-type': 'image/jpeg', 'access-control-allow-origin': '*' },
     }),
   );
+  // The tile server's TileJSON (Playwright tries the latest route first).
+  await page.route('https://tiles.example.com/tiles.json', (route) =>
+    route.fulfill({
+      status: 200,
+      json: {
+        tilejson: '3.0.0',
+        tiles: ['{z}/{x}/{y}.jpg'],
+        maxzoom: 11,
+        attribution: '© tiles.example.com',
+      },
+      headers: { 'access-control-allow-origin': '*' },
+    }),
+  );
   await fallBackWithoutWebGPU(page, backend);
   await page.goto(`/${PAGE_DIR}/index.html`, { waitUntil: 'load' });
   await expect(page.locator('canvas')).toBeAttached();

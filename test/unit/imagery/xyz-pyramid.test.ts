@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAbortError, TesseraConfigError, TileSourceError } from '../../../src/core/errors';
-import { XyzPyramid, xyzPyramid } from '../../../src/sources/imagery/xyz-pyramid';
+import { openXyzPyramid, parseTileJson, XyzPyramid } from '../../../src/sources/imagery/xyz-pyramid';
 import { HttpClient, type HttpClientOptions } from '../../../src/sources/io/http/http-client';
 import {
   loadMercatorWorld,
@@ -66,21 +66,21 @@ function pngPyramid(http: HttpClientOptions = fast): XyzPyramid {
 
 describe('XyzPyramid URL templates', () => {
   it('expands {z}/{x}/{y}, {-y} and the TMS scheme', () => {
-    const xyz = xyzPyramid({ url: 'https://t.example/{z}/{x}/{y}.png', maxZoom: 5 });
+    const xyz = new XyzPyramid({ url: 'https://t.example/{z}/{x}/{y}.png', maxZoom: 5 });
     expect(xyz.tileUrl(3, 2, 1)).toBe('https://t.example/3/2/1.png');
-    const flipped = xyzPyramid({ url: 'https://t.example/{z}/{x}/{-y}.png', maxZoom: 5 });
+    const flipped = new XyzPyramid({ url: 'https://t.example/{z}/{x}/{-y}.png', maxZoom: 5 });
     expect(flipped.tileUrl(3, 2, 1)).toBe('https://t.example/3/2/6.png');
-    const tms = xyzPyramid({ url: 'https://t.example/{z}/{x}/{y}.png', maxZoom: 5, scheme: 'tms' });
+    const tms = new XyzPyramid({ url: 'https://t.example/{z}/{x}/{y}.png', maxZoom: 5, scheme: 'tms' });
     expect(tms.tileUrl(3, 2, 1)).toBe('https://t.example/3/2/6.png');
     expect(tms.tileUrl(0, 0, 0)).toBe('https://t.example/0/0/0.png');
     // {-y} is the bottom-up row whatever the scheme.
-    const both = xyzPyramid({ url: '/{z}/{x}/{-y}', maxZoom: 5, scheme: 'tms' });
+    const both = new XyzPyramid({ url: '/{z}/{x}/{-y}', maxZoom: 5, scheme: 'tms' });
     expect(both.tileUrl(3, 2, 1)).toBe('/3/2/6');
     for (const p of [xyz, flipped, tms, both]) p.dispose();
   });
 
   it('rotates subdomains deterministically, the same host for the same tile', () => {
-    const p = xyzPyramid({ url: 'https://{s}.tile.example/{z}/{x}/{y}.png{r}', maxZoom: 4 });
+    const p = new XyzPyramid({ url: 'https://{s}.tile.example/{z}/{x}/{y}.png{r}', maxZoom: 4 });
     expect(p.tileUrl(2, 0, 0)).toBe('https://a.tile.example/2/0/0.png');
     expect(p.tileUrl(2, 1, 0)).toBe('https://b.tile.example/2/1/0.png');
     expect(p.tileUrl(2, 1, 1)).toBe('https://c.tile.example/2/1/1.png');
@@ -89,7 +89,7 @@ describe('XyzPyramid URL templates', () => {
     const hosts = new Set<string>();
     for (let y = 0; y < 4; y++) for (let x = 0; x < 4; x++) hosts.add(new URL(p.tileUrl(2, x, y)).host);
     expect(hosts.size).toBe(3);
-    const listed = xyzPyramid({
+    const listed = new XyzPyramid({
       url: 'https://{s}.example/{z}/{x}/{y}',
       maxZoom: 4,
       subdomains: ['t0', 't1'],
@@ -101,12 +101,12 @@ describe('XyzPyramid URL templates', () => {
   });
 
   it('expands a WMTS RESTful template, with TileMatrix identifiers from an option', () => {
-    const wmts = xyzPyramid({
+    const wmts = new XyzPyramid({
       url: 'https://wmts.example/layer/default/GoogleMapsCompatible/{TileMatrix}/{TileRow}/{TileCol}.jpg',
       maxZoom: 5,
     });
     expect(wmts.tileUrl(4, 7, 3)).toBe('https://wmts.example/layer/default/GoogleMapsCompatible/4/3/7.jpg');
-    const named = xyzPyramid({
+    const named = new XyzPyramid({
       url: 'https://wmts.example/{TileMatrix}/{TileRow}/{TileCol}',
       maxZoom: 5,
       tileMatrix: (z) => `EPSG:3857:${z}`,
@@ -140,7 +140,7 @@ describe('XyzPyramid URL templates', () => {
 
 describe('XyzPyramid levels', () => {
   it('maps level i to zoom maxZoom - i, 2^(maxZoom - i) tiles of tileSize per side', () => {
-    const p = xyzPyramid({
+    const p = new XyzPyramid({
       url: '/{z}/{x}/{y}.png',
       minZoom: 1,
       maxZoom: 4,
@@ -331,5 +331,67 @@ describe('XyzPyramid tiles over HTTP', { timeout: 30_000 }, () => {
     expect(error.retryable).toBe(false);
     p.dispose();
     await expectCode(p.loadTile(0, 0, 0, live()), 'source-disposed');
+  });
+});
+
+describe('openXyzPyramid: a template or a TileJSON', () => {
+  it('reads a TileJSON (tiles relative to it, zooms, scheme, attribution, bounds) and fetches no tile outside its bounds', async () => {
+    writeFileSync(
+      join(dir, 'png', 'tiles.json'),
+      JSON.stringify({
+        tilejson: '3.0.0',
+        tiles: ['{z}/{x}/{y}.png'],
+        minzoom: 0,
+        maxzoom: MAX_ZOOM,
+        attribution: 'Earth, test tiles',
+        // The eastern hemisphere, north of the equator.
+        bounds: [0, 0, 180, 85],
+      }),
+    );
+    const pyramid = await openXyzPyramid(`${server.baseUrl}/png/tiles.json`, { http: new HttpClient(fast) });
+    expect(pyramid.tileUrl(2, 3, 1)).toBe(`${server.baseUrl}/png/2/3/1.png`);
+    expect([pyramid.maxZoom, pyramid.minZoom, pyramid.info.attribution]).toEqual([
+      MAX_ZOOM,
+      0,
+      'Earth, test tiles',
+    ]);
+    expect(pyramid.bounds).toEqual([0, 0, 180, 85]);
+    const before = server.requests.length;
+    // z2 (level 0): tile (2, 0) is inside, (0, 3) (west, south) outside: missing with no request.
+    expect(await pyramid.loadTile(0, 2, 0, live())).not.toBeNull();
+    expect(await pyramid.loadTile(0, 0, 3, live())).toBeNull();
+    expect(server.requests.slice(before)).toEqual(['/png/2/2/0.png']);
+    expect(pyramid.counters.missing).toBe(1);
+    pyramid.dispose();
+  });
+
+  it('takes a template with maxZoom, and refuses one without', async () => {
+    const pyramid = await openXyzPyramid('https://t.example/{z}/{x}/{y}.png', { maxZoom: 4 });
+    expect(pyramid.maxZoom).toBe(4);
+    pyramid.dispose();
+    const error = await errorOf(openXyzPyramid('https://t.example/{z}/{x}/{y}.png'));
+    expect(error).toBeInstanceOf(TesseraConfigError);
+  });
+
+  it('says corrupt for a TileJSON without tiles, with bad zooms or bounds', () => {
+    const bad = [
+      {},
+      { tiles: [] },
+      { tiles: ['a/{z}/{x}/{y}'], maxzoom: 31 },
+      { tiles: ['{z}/{x}/{y}'], bounds: [0, 0, 1] },
+    ];
+    for (const json of bad) {
+      expect(() => parseTileJson(json, 'https://t.example/tiles.json')).toThrowError(
+        expect.objectContaining({ code: 'corrupt' }),
+      );
+    }
+    expect(
+      parseTileJson({ tiles: ['../t/{z}/{x}/{y}.jpg'], scheme: 'tms' }, 'https://t.example/a/tiles.json'),
+    ).toMatchObject({
+      tiles: 'https://t.example/t/{z}/{x}/{y}.jpg',
+      scheme: 'tms',
+      minZoom: 0,
+      maxZoom: 30,
+    });
   });
 });

@@ -7,7 +7,7 @@
  */
 
 import { HttpClient, VirtualTextureSystem, virtualTexture } from '@tessera-vt/tessera';
-import { ImageryTileSource, xyzPyramid } from '@tessera-vt/tessera/imagery';
+import { ImageryTileSource, XyzPyramid } from '@tessera-vt/tessera/imagery';
 import { Mesh, PerspectiveCamera, PlaneGeometry, Scene, UnsignedByteType } from 'three';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { createTestRenderer } from '../../support/renderer';
@@ -26,7 +26,7 @@ vts.events.on('error', ({ vt, pageId, error }) => {
 
 const scene = new Scene();
 const sides = ['left', 'right'].map((side, i) => {
-  const pyramid = xyzPyramid({
+  const pyramid = new XyzPyramid({
     url: location.origin + (params.get(side) as string),
     maxZoom: Number(params.get('maxZoom')),
     // Quick retries: the faults are injected, not load on a real server.

@@ -20,7 +20,7 @@ import {
   openDeepZoomPyramid,
   openIiifPyramid,
   openPmtilesPyramid,
-  xyzPyramid,
+  openXyzPyramid,
 } from '@tessera-vt/tessera/imagery';
 import {
   ClampToEdgeWrapping,
@@ -51,7 +51,7 @@ const params = new URLSearchParams(location.search);
 /** How each format's pyramid is opened from its fixture's URL: one entry per format. */
 const OPENERS: Record<string, (url: string) => Promise<ImageryPyramid>> = {
   // A template: new URL() would escape its braces.
-  xyz: async (url) => xyzPyramid({ url: location.origin + url, maxZoom: Number(params.get('maxZoom')) }),
+  xyz: (url) => openXyzPyramid(location.origin + url, { maxZoom: Number(params.get('maxZoom')) }),
   pmtiles: (url) => openPmtilesPyramid(new URL(url, location.href).href),
   cog: (url) => openCogPyramid(new URL(url, location.href).href),
   dzi: (url) => openDeepZoomPyramid(new URL(url, location.href).href),
