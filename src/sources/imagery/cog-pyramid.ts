@@ -4,7 +4,8 @@
  * {@link ImageryPyramid}, read by HTTP `Range` requests: geotiff parses the header and the image
  * file directories (through a small block cache, {@link CogMetadataSource}), and each tile is one
  * request for exactly its bytes, decoded by geotiff's codecs (inline, or on a geotiff `Pool`),
- * WebP tiles by Tessera's image decoder. Full resolution is level 0; each reduced-resolution IFD
+ * WebP tiles and 8-bit YCbCr or RGB JPEG tiles (spliced with the IFD's `JPEGTables`, see
+ * `cog-jpeg.ts`) by Tessera's image decoder. Full resolution is level 0; each reduced-resolution IFD
  * whose size halves level 0 `k` times becomes level `k`.
  */
 
@@ -76,15 +77,17 @@ function leaseGeotiffPool(geotiff: GeotiffModule): { pool: CogDecoderPool; relea
 /** Options of {@link openCogPyramid}. */
 export interface CogPyramidOptions extends SourceIoOptions {
   /**
-   * Where deflate, LZW, JPEG, zstd, LERC and PackBits tiles are decoded. Default: where `Worker`
+   * Where deflate, LZW, zstd, LERC and PackBits tiles (and JPEG tiles other than 8-bit YCbCr or
+   * RGB, which {@link decoder} decodes) are decoded. Default: where `Worker`
    * exists (browsers), one geotiff `Pool` shared by every COG (as many workers as the decode
    * pool's), stopped when the last COG using it is disposed; elsewhere (Node) inline. `null`: inline, in the calling
    * thread. A pool passed here is the caller's: `dispose()` leaves it running.
    */
   pool?: CogDecoderPool | null;
   /**
-   * Decodes WebP tiles (browsers' codecs; geotiff's own needs a DOM). Default: the runtime's
-   * decode workers, started at the first such tile. A decoder passed here is left running.
+   * Decodes WebP tiles (browsers' codecs; geotiff's own needs a DOM) and 8-bit YCbCr or RGB JPEG
+   * tiles (as libjpeg decodes them for GDAL: chroma interpolated, which geotiff's decoder does not).
+   * Default: the runtime's decode workers, started at the first such tile. A decoder passed here is left running.
    */
   decoder?: ImageDecoder;
   /**
