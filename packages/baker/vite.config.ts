@@ -30,6 +30,7 @@ export default defineConfig({
         'jpeg-js',
         'ktx2-encoder',
         '@bokuweb/zstd-wasm',
+        /^@gltf-transform\//,
         'fflate',
         'ktx-parse',
         'zstddec',

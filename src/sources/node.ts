@@ -2,7 +2,21 @@
 
 export { parseShardSpec, type ShardSpec, shardRows } from './archive/archive-shard';
 export { type BakeLayer, type BakeOptions, bakeImages, bakeProcedural } from './bake/bake-archive';
+export { type BakeGltfFileOptions, type BakeGltfFileResult, bakeGltfFile } from './bake/bake-gltf-file';
 export { type BakeFileLayer, bakeImageFiles } from './bake/bake-out-of-core';
+export {
+  GltfBakeError,
+  type GltfBakeErrorCode,
+  type GltfTextureReport,
+  type TesseraTexturesOptions,
+  tesseraTextures,
+} from './bake/gltf-textures';
+export {
+  DEFAULT_KTX2_ZSTD_LEVEL,
+  encodeKtx2Texture,
+  type Ktx2TextureEncodeOptions,
+  type TextureContent,
+} from './bake/ktx2-texture-encoder';
 export { mergeShards } from './bake/merge-shards';
 export { checkWorkerCount, TileEncodePool, type TileEncodePoolOptions } from './bake/tile-encode-pool';
 export { encodeTile, type TileEncoderOptions } from './bake/tile-encoder';

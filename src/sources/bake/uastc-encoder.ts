@@ -27,8 +27,13 @@ export interface UastcEncodeOptions {
 }
 
 /** The wasm module, as the package's Node entry initialises it (setters its types omit added). */
-interface BasisModule {
-  BasisEncoder: new () => IBasisEncoder & { setStatusOutput(on: boolean): void };
+export interface BasisModule {
+  BasisEncoder: new () => IBasisEncoder & {
+    setStatusOutput(on: boolean): void;
+    setForceAlpha(on: boolean): void;
+    setMipSRGB(on: boolean): void;
+    setETC1SCompressionLevel(level: number): void;
+  };
 }
 /** The package's Node entry (TypeScript here resolves its browser types, which lack it). */
 interface NodeEntry {
@@ -37,7 +42,8 @@ interface NodeEntry {
 
 let modulePromise: Promise<BasisModule> | undefined;
 
-function loadBasis(): Promise<BasisModule> {
+/** The Basis encoder's wasm module, loaded once per process. */
+export function loadBasis(): Promise<BasisModule> {
   // The package's `exports` hide the wasm module; its public Node encoder class exposes it.
   modulePromise ??= import('ktx2-encoder').then((entry) =>
     new (entry as unknown as NodeEntry).NodeBasisEncoder().init(),
