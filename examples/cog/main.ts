@@ -31,7 +31,7 @@ const vts = new VirtualTextureSystem(renderer, {
   border: 4,
 });
 const cog = await openCogPyramid(`${assetBase}examples/earth-8192x4096.tif`);
-const earth = vts.add(new ImageryTileSource(cog, { tileSize: 256, border: 4 }));
+const earth = vts.add(new ImageryTileSource(cog)); // pages cut to the system's 256 / 4
 const material = new MeshBasicNodeMaterial();
 material.colorNode = virtualTexture(earth);
 const scene = new Scene();

@@ -72,6 +72,7 @@ export class VirtualTextureSet {
 
   /** See `VirtualTextureSystem.add` (same errors). */
   add(source: TileSource, options: VirtualTextureAddOptions): VirtualTexture {
+    source.followPageGeometry?.(this.tileSize, this.border);
     const info = source.info;
     const layout = VirtualTextureLayout.fromSourceInfo(info);
     if (layout.tileSize !== this.tileSize || layout.border !== this.border) {

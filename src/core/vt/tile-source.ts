@@ -113,4 +113,11 @@ export interface TileSource {
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData>;
   /** Releases workers, connections and caches. */
   dispose?(): void;
+  /**
+   * For a source that cuts its own pages (imagery): adopt the system's page size and border, in
+   * texels, unless it was given its own. The system calls it at `add()`, before reading `info` and
+   * before any load: page geometry belongs to the system.
+   * @throws TesseraConfigError for a geometry the source cannot use.
+   */
+  followPageGeometry?(tileSize: number, border: number): void;
 }

@@ -34,9 +34,13 @@ import { raceAbort } from './race-abort';
 
 /** Options of {@link ImageryTileSource}. */
 export interface ImageryTileSourceOptions {
-  /** Page side including the border, in texels; must equal the system's `tileSize`. Default 128. */
+  /**
+   * Page side including the border, in texels. Default: the system's, adopted at
+   * `VirtualTextureSystem.add` (before that, 128, or the smallest power of two up to 1024 that
+   * keeps 4096 pages a side). Given, it must equal the system's.
+   */
   tileSize?: number;
-  /** Border inside each page side, in texels; must equal the system's `border`. Default 4. */
+  /** Border inside each page side, in texels. Default: the system's (before `add`, 4). */
   border?: number;
   /** Decoded source tiles kept for neighbouring pages, in bytes. Default 32 MiB. */
   cacheBytes?: number;
@@ -79,28 +83,37 @@ interface Grid extends ImageryLevel {
   image: ImageryTile | null;
 }
 
+/** Page sizes tried, in order, for the cut made before the system's is adopted. */
+const PROVISIONAL_PAGE_SIZES = [128, 256, 512, 1024] as const;
+
 /**
  * A {@link TileSource} over an {@link ImageryPyramid}: mip 0 is the pyramid's finest level, uv
  * [0, 1] of `virtualTexture(vt)` spans the whole image.
  */
 export class ImageryTileSource implements TileSource {
-  readonly info: TileSourceInfo;
+  /** Pages, page geometry and layer, fixed once the texture is added (see {@link followPageGeometry}). */
+  info!: TileSourceInfo;
   /** The credit line the imagery asks to show (the pyramid's), if any. */
   readonly attribution: string | undefined;
-  private readonly tileSize: number;
-  private readonly border: number;
-  private readonly payload: number;
+  private tileSize = 0;
+  private border = 0;
+  private payload = 0;
+  /** True when the options gave a page geometry: the system's must then match it. */
+  private readonly geometryGiven: boolean;
+  private readonly layerName: string;
+  private readonly regionWidth: number;
+  private readonly regionHeight: number;
   private readonly repeatX: boolean;
   private readonly srgb: boolean;
   /** The pyramid's levels, as grids (never an image). */
   private readonly levelGrids: Grid[] = [];
   /** Each mip's grid: the pyramid level of the same index, or a derived image. */
-  private readonly grids: Grid[] = [];
+  private grids: Grid[] = [];
   /** First mip derived in memory: past the pyramid's coarsest level or its last square mip. */
-  private readonly firstDerivedMip: number;
+  private firstDerivedMip = 0;
   /** log2 of each mip's horizontal and vertical scale down from mip 0 (they differ past the short side). */
-  private readonly xShift: Uint8Array;
-  private readonly yShift: Uint8Array;
+  private xShift = new Uint8Array(0);
+  private yShift = new Uint8Array(0);
   private readonly cache: ImageryTileCache;
   private derived: Promise<void> | null = null;
   private disposed = false;
@@ -123,14 +136,6 @@ export class ImageryTileSource implements TileSource {
     readonly pyramid: ImageryPyramid,
     options: ImageryTileSourceOptions = {},
   ) {
-    const tileSize = options.tileSize ?? 128;
-    const border = options.border ?? 4;
-    if (!Number.isInteger(tileSize) || !Number.isInteger(border) || border < 0 || tileSize - 2 * border < 1) {
-      throw new TesseraConfigError(
-        'invalid-tile',
-        `page ${tileSize} with border ${border} leaves no payload`,
-      );
-    }
     const levels = pyramid.info.levels;
     if (levels.length === 0) throw new TesseraConfigError('invalid-size', 'the pyramid has no levels');
     for (const level of levels) {
@@ -138,12 +143,10 @@ export class ImageryTileSource implements TileSource {
         throw new TesseraConfigError('invalid-size', 'a pyramid level has no texels or no tile size');
       }
     }
-    this.tileSize = tileSize;
-    this.border = border;
-    this.payload = tileSize - 2 * border;
     this.repeatX = pyramid.info.wrapX === 'repeat';
     this.srgb = (options.colorSpace ?? 'srgb') === 'srgb';
     this.attribution = pyramid.info.attribution;
+    this.layerName = options.layerName ?? 'color';
     const region = options.region ?? { x: 0, y: 0, width: levels[0].width, height: levels[0].height };
     const { width, height } = region;
     if (
@@ -162,43 +165,78 @@ export class ImageryTileSource implements TileSource {
     }
     this.regionX = region.x;
     this.regionY = region.y;
-    const widthPages = nextPowerOfTwo(Math.ceil(width / this.payload));
-    const heightPages = nextPowerOfTwo(Math.ceil(height / this.payload));
+    this.regionWidth = width;
+    this.regionHeight = height;
+    for (const level of levels) this.levelGrids.push({ ...level, image: null });
+    this.cache = new ImageryTileCache(options.cacheBytes ?? 32 * 2 ** 20);
+    this.geometryGiven = options.tileSize !== undefined || options.border !== undefined;
+    if (this.geometryGiven) {
+      this.cut(options.tileSize ?? 128, options.border ?? 4);
+      return;
+    }
+    // A provisional cut until the system's geometry is adopted at add(): the smallest page that
+    // fits 4096 pages a side, so that an image too large for 128-texel pages is not refused here.
+    for (const size of PROVISIONAL_PAGE_SIZES) {
+      try {
+        this.cut(size, 4);
+        return;
+      } catch (error) {
+        if ((error as TesseraConfigError).code !== 'too-large' || size === PROVISIONAL_PAGE_SIZES.at(-1))
+          throw error;
+      }
+    }
+  }
+
+  /**
+   * Adopts the system's page geometry (called by `VirtualTextureSystem.add`, before any load) when
+   * none was given: the system owns page size and border, the source cuts its pages to them.
+   * @throws TesseraConfigError as the constructor for a geometry this image cannot use.
+   */
+  followPageGeometry(tileSize: number, border: number): void {
+    if (this.geometryGiven || (tileSize === this.tileSize && border === this.border)) return;
+    this.cut(tileSize, border);
+  }
+
+  /** Cuts the image into pages of `tileSize` texels with `border` (the layout of every mip). */
+  private cut(tileSize: number, border: number): void {
+    if (!Number.isInteger(tileSize) || !Number.isInteger(border) || border < 0 || tileSize - 2 * border < 1) {
+      throw new TesseraConfigError(
+        'invalid-tile',
+        `page ${tileSize} with border ${border} leaves no payload`,
+      );
+    }
+    const levels = this.pyramid.info.levels;
+    const payload = tileSize - 2 * border;
+    const width = this.regionWidth;
+    const height = this.regionHeight;
+    const widthPages = nextPowerOfTwo(Math.ceil(width / payload));
+    const heightPages = nextPowerOfTwo(Math.ceil(height / payload));
     if (widthPages > MAX_PAGES_PER_SIDE || heightPages > MAX_PAGES_PER_SIDE) {
       throw new TesseraConfigError(
         'too-large',
-        `${width}x${height} texels need ${widthPages}x${heightPages} pages of ${this.payload}; ` +
+        `${width}x${height} texels need ${widthPages}x${heightPages} pages of ${payload}; ` +
           `a virtual texture has at most ${MAX_PAGES_PER_SIDE} per side (use larger pages or a coarser finest level)`,
       );
     }
     const mipCount = Math.log2(Math.max(widthPages, heightPages)) + 1;
     const alignment = 2 ** (mipCount - 1);
-    if (region.x % alignment !== 0 || region.y % alignment !== 0) {
+    if (this.regionX % alignment !== 0 || this.regionY % alignment !== 0) {
       throw new TesseraConfigError(
         'invalid-size',
-        `region origin ${region.x},${region.y} must be a multiple of ${alignment} texels (its coarsest mip)`,
+        `region origin ${this.regionX},${this.regionY} must be a multiple of ${alignment} texels (its coarsest mip)`,
       );
     }
     const maxXShift = Math.log2(widthPages);
     const maxYShift = Math.log2(heightPages);
-    this.xShift = new Uint8Array(mipCount);
-    this.yShift = new Uint8Array(mipCount);
+    const xShift = new Uint8Array(mipCount);
+    const yShift = new Uint8Array(mipCount);
     for (let m = 0; m < mipCount; m++) {
-      this.xShift[m] = Math.min(m, maxXShift);
-      this.yShift[m] = Math.min(m, maxYShift);
+      xShift[m] = Math.min(m, maxXShift);
+      yShift[m] = Math.min(m, maxYShift);
     }
-    for (const level of levels) this.levelGrids.push({ ...level, image: null });
-    this.firstDerivedMip = Math.min(levels.length, Math.min(maxXShift, maxYShift) + 1);
-    for (let m = 0; m < mipCount; m++) {
-      if (m < this.firstDerivedMip) this.grids.push(this.levelGrids[m]);
-      else {
-        const w = Math.max(1, levels[0].width >> this.xShift[m]);
-        const h = Math.max(1, levels[0].height >> this.yShift[m]);
-        this.grids.push({ width: w, height: h, tileWidth: w, tileHeight: h, image: null });
-      }
-    }
-    if (mipCount > this.firstDerivedMip) {
-      const base = levels[this.firstDerivedMip - 1];
+    const firstDerivedMip = Math.min(levels.length, Math.min(maxXShift, maxYShift) + 1);
+    if (mipCount > firstDerivedMip) {
+      const base = levels[firstDerivedMip - 1];
       if (base.width * base.height > MAX_DERIVED_BASE_TEXELS) {
         throw new TesseraConfigError(
           'invalid-size',
@@ -207,13 +245,30 @@ export class ImageryTileSource implements TileSource {
         );
       }
     }
-    this.cache = new ImageryTileCache(options.cacheBytes ?? 32 * 2 ** 20);
+    const grids: Grid[] = [];
+    for (let m = 0; m < mipCount; m++) {
+      if (m < firstDerivedMip) grids.push(this.levelGrids[m]);
+      else {
+        const w = Math.max(1, levels[0].width >> xShift[m]);
+        const h = Math.max(1, levels[0].height >> yShift[m]);
+        grids.push({ width: w, height: h, tileWidth: w, tileHeight: h, image: null });
+      }
+    }
+    // Nothing was loaded yet (the system adopts before any load): only the layout changes.
+    this.tileSize = tileSize;
+    this.border = border;
+    this.payload = payload;
+    this.xShift = xShift;
+    this.yShift = yShift;
+    this.firstDerivedMip = firstDerivedMip;
+    this.grids = grids;
+    this.derived = null;
     this.info = {
       widthPages,
       heightPages,
       tileSize,
       border,
-      layers: [{ name: options.layerName ?? 'color', format: this.srgb ? 'rgba8unorm-srgb' : 'rgba8unorm' }],
+      layers: [{ name: this.layerName, format: this.srgb ? 'rgba8unorm-srgb' : 'rgba8unorm' }],
       contentWidth: width,
       contentHeight: height,
     };

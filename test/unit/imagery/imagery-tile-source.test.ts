@@ -167,6 +167,24 @@ const signal = () => new AbortController().signal;
 const earth = await loadEarthImage(1000, 600, 10);
 
 describe('ImageryTileSource', () => {
+  it("cuts its pages to the system's geometry unless given its own", async () => {
+    const levels = levelsOf(earth, 3);
+    const follows = new ImageryTileSource(new MemoryPyramid(levels, 256));
+    expect(follows.info).toMatchObject({ tileSize: 128, border: 4, widthPages: 16, heightPages: 8 });
+    follows.followPageGeometry(256, 8);
+    expect(follows.info).toMatchObject({ tileSize: 256, border: 8, widthPages: 8, heightPages: 4 });
+    const tile = await follows.load(0, 1, 1, signal());
+    expectPage(tile.layers[0], levels[0], 240 - 8, 240 - 8, 256, false);
+    const own = new ImageryTileSource(new MemoryPyramid(levels, 256), { tileSize: 128, border: 4 });
+    own.followPageGeometry(256, 8);
+    expect(own.info).toMatchObject({ tileSize: 128, border: 4 });
+    expect(() => follows.followPageGeometry(8, 4)).toThrowError(
+      expect.objectContaining({ code: 'invalid-tile' }),
+    );
+    follows.dispose();
+    own.dispose();
+  });
+
   it('composes every page of every mip, borders from the neighbours, edges clamped', async () => {
     const levels = levelsOf(earth, 3);
     const pyramid = new MemoryPyramid(levels, 256);
