@@ -29,7 +29,6 @@ export {
 } from './io/http/http-client';
 export { type RangeAnswer, RangeCache } from './io/http/range-cache';
 export { HttpRangeReader, type HttpRangeReaderOptions } from './io/http-range-reader';
-export { defaultHttpClient, type SourceIoOptions, type SourceRuntime } from './io/source-runtime';
 export {
   isUastcEncoding,
   PayloadEncoding,
@@ -37,6 +36,7 @@ export {
   uastcTileBytes,
 } from './io/payload-encoding';
 export { MemoryRangeReader, type RangeReader } from './io/range-reader';
+export { defaultHttpClient, type SourceIoOptions, type SourceRuntime } from './io/source-runtime';
 export {
   type ImageDecoder,
   InlineImageDecoder,
@@ -64,7 +64,13 @@ export {
 } from './mips/image-pyramid-generator';
 export type { ImagePyramidRequest, ImagePyramidResponse } from './mips/image-pyramid-messages';
 export type { Ktx2Layout, Ktx2Supercompression } from './mips/ktx2-layout';
-export { KTX2_OPEN_BYTES, type Ktx2Opened, Ktx2Source, type Ktx2OpenOptions, type Ktx2UrlOptions } from './mips/ktx2-source';
+export {
+  KTX2_OPEN_BYTES,
+  type Ktx2Opened,
+  type Ktx2OpenOptions,
+  Ktx2Source,
+  type Ktx2UrlOptions,
+} from './mips/ktx2-source';
 export { LevelListSource, type MipLevelInput } from './mips/level-list-source';
 export { ProceduralTileSource } from './procedural/procedural-tile-source';
 export type { GenerateReply, GenerateRequest } from './procedural/procedural-worker-protocol';

@@ -54,6 +54,7 @@ export type {
   TransitionResult,
 } from './streamed/transitions/streaming-transition';
 export type { StreamedTranscodingOptions } from './streamed/uploads/streamed-transcoding';
+export { TesseraRuntime, type TesseraRuntimeOptions } from './tessera-runtime';
 export { Etc1sPyramidSource } from './transcode/etc1s-pyramid-source';
 export { TranscodedPyramidSource } from './transcode/transcoded-pyramid-source';
 export {
@@ -62,7 +63,6 @@ export {
   type VirtualTextureLayerMapping,
   type VirtualTexturePoolLayer,
 } from './virtual-texture';
-export { TesseraRuntime, type TesseraRuntimeOptions } from './tessera-runtime';
 export { VirtualTextureSystem } from './virtual-texture-system';
 export type { VirtualTextureSystemOptions } from './virtual-texture-system-options';
 export type {
