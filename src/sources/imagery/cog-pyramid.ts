@@ -18,6 +18,7 @@ import { MAX_IMAGE_TEXELS } from '../io/image-decoding';
 import { MemoryRangeReader, type RangeReader } from '../io/range-reader';
 import { type SourceIo, type SourceIoOptions, sourceIo } from '../io/source-runtime';
 import type { ImageDecoder } from '../io/tile-decoder';
+import { type CogGeoreference, readCogGeoreference } from './cog-georeference';
 import { applyRgbNodata, cogJpegColour, spliceCogJpeg } from './cog-jpeg';
 import { CogMetadataSource } from './cog-metadata-source';
 import {
@@ -179,6 +180,13 @@ interface TileTable {
 /** A Cloud-Optimized GeoTIFF opened by {@link openCogPyramid}. */
 export class CogPyramid implements ImageryPyramid {
   readonly info: ImageryPyramidInfo;
+  /**
+   * Where the image lies on the Earth, read from the first IFD's GeoKeys and transform when it is
+   * opened: EPSG:4326 or EPSG:3857 bounds, to place the image on a globe with `geographicUv`
+   * (`@tessera-vt/tessera/three`). `null` for a TIFF without georeferencing and for one in
+   * any other system, or rotated, or tied by ground control points (opening never fails for it).
+   */
+  readonly georeference: CogGeoreference | null;
   private readonly lifetime: AbortController;
   private readonly io: SourceIo;
   /** The pool tiles decode on: the caller's, one of this pyramid's own (browsers), or none. */
@@ -209,6 +217,7 @@ export class CogPyramid implements ImageryPyramid {
       wrapX: options.wrapX ?? 'clamp',
       attribution: options.attribution,
     };
+    this.georeference = readCogGeoreference(states[0].image);
     this.io = io;
   }
 

@@ -7,6 +7,7 @@
  */
 
 export { HttpClient, type HttpClientCounters, type HttpClientOptions } from '../io/http/http-client';
+export type { CogGeoreference } from './cog-georeference';
 export {
   type CogDecoderPool,
   CogPyramid,

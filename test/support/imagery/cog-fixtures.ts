@@ -2,7 +2,7 @@
  * Tiled pyramidal TIFFs for the Cloud-Optimized GeoTIFF tests: written by sharp (libvips, as
  * people make them) for the compressions, and by a small TIFF writer here for what sharp cannot
  * write (single-band 16-bit or float samples, `GDAL_NODATA`, palettes, sparse tiles, mask and
- * odd-sized IFDs). Also a `Range`-serving HTTP server that counts requests and fails chosen ones.
+ * odd-sized IFDs, GeoTIFF georeferencing). Also a `Range`-serving HTTP server that counts requests and fails chosen ones.
  */
 
 import { createServer, type Server } from 'node:http';
@@ -71,11 +71,40 @@ export interface TiffImageSpec {
   colorMap?: Uint16Array;
   /** Tile indices written with no bytes (GDAL's sparse tiles). */
   emptyTiles?: number[];
+  /** GeoTIFF georeferencing tags (GeoKeys and the raster-to-model transform), as GDAL writes them. */
+  geo?: TiffGeoTags;
 }
+
+/** GeoTIFF tags, each written only when given. */
+export interface TiffGeoTags {
+  /** `GeoKeyDirectory` entries as [key, value] pairs of SHORT values (e.g. `[1024, 2]` geographic). */
+  geoKeys?: Array<[number, number]>;
+  /** `ModelPixelScale`: x, y, z size of a texel in model units. */
+  pixelScale?: [number, number, number];
+  /** `ModelTiepoint`: raster i, j, k and model x, y, z of one point (or several, ground control). */
+  tiepoint?: number[];
+  /** `ModelTransformation`: the row-major 4 x 4 raster-to-model matrix. */
+  transformation?: number[];
+}
+
+/** GeoKey ids and values the tests write. */
+export const GEO_KEY = {
+  modelType: 1024,
+  rasterType: 1025,
+  geographicType: 2048,
+  geogAngularUnits: 2054,
+  projectedCsType: 3072,
+  projLinearUnits: 3076,
+  modelProjected: 1,
+  modelGeographic: 2,
+  pixelIsArea: 1,
+  pixelIsPoint: 2,
+} as const;
 
 const SHORT = 3;
 const LONG = 4;
 const ASCII = 2;
+const DOUBLE = 12;
 
 interface Entry {
   tag: number;
@@ -160,6 +189,17 @@ export function writeTiledTiff(specs: readonly TiffImageSpec[]): Uint8Array {
     if (spec.colorMap) entries.push({ tag: 320, type: SHORT, values: Array.from(spec.colorMap) });
     if (spec.extraSamples) entries.push({ tag: 338, type: SHORT, values: spec.extraSamples });
     if (spec.nodata !== undefined) entries.push({ tag: 42113, type: ASCII, values: `${spec.nodata}\0` });
+    if (spec.geo?.pixelScale) entries.push({ tag: 33550, type: DOUBLE, values: spec.geo.pixelScale });
+    if (spec.geo?.tiepoint) entries.push({ tag: 33922, type: DOUBLE, values: spec.geo.tiepoint });
+    if (spec.geo?.transformation) entries.push({ tag: 34264, type: DOUBLE, values: spec.geo.transformation });
+    if (spec.geo?.geoKeys) {
+      // Header: version 1, revision 1.0, key count; then key, location 0 (inline), count 1, value.
+      const directory = [1, 1, 0, spec.geo.geoKeys.length];
+      for (const [key, value] of [...spec.geo.geoKeys].sort((a, b) => a[0] - b[0])) {
+        directory.push(key, 0, 1, value);
+      }
+      entries.push({ tag: 34735, type: SHORT, values: directory });
+    }
     entries.sort((a, b) => a.tag - b.tag);
     // Out-of-line values first, then the directory pointing at them.
     const valueOffsets = entries.map((entry) => {
@@ -199,11 +239,12 @@ export function writeTiledTiff(specs: readonly TiffImageSpec[]): Uint8Array {
 
 function encodeValues(entry: Entry): Uint8Array {
   if (typeof entry.values === 'string') return new TextEncoder().encode(entry.values);
-  const size = entry.type === SHORT ? 2 : 4;
+  const size = entry.type === SHORT ? 2 : entry.type === DOUBLE ? 8 : 4;
   const bytes = new Uint8Array(entry.values.length * size);
   const view = new DataView(bytes.buffer);
   entry.values.forEach((v, i) => {
     if (size === 2) view.setUint16(i * size, v, true);
+    else if (size === 8) view.setFloat64(i * size, v, true);
     else view.setUint32(i * size, v, true);
   });
   return bytes;
