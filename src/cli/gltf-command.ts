@@ -4,14 +4,15 @@ import { parseArgs } from 'node:util';
 import { bakeGltfFile } from '../sources/bake/bake-gltf-file';
 import { GltfBakeError, type GltfTextureReport } from '../sources/bake/gltf-textures';
 
-export const GLTF_USAGE = `  tessera gltf <in.gltf|in.glb> -o <out.glb|out.gltf> [--color uastc|etc1s] [--keep-ktx2]
+export const GLTF_USAGE = `  tessera gltf <in.gltf|in.glb> -o <out.glb|out.gltf> [--color uastc|etc1s] [--keep-ktx2|--recompress-ktx2]
                [--zstd <level>] [--rdo <lambda>] [--uastc-effort 0..4] [--etc1s-quality 1..255]
   makes a glTF streamable: every PNG, JPEG and WebP texture becomes a KTX2 file beside the output
   (<out>-<texture>.ktx2, KHR_texture_basisu) with all its mips, which Tessera reads by HTTP Range,
   coarsest first. Normal maps and data textures are UASTC + Zstandard; colour is --color (default
   uastc; etc1s is several times smaller and lossier). KTX2 textures are kept as they are
-  (--keep-ktx2, the default). Samplers, texCoord, KHR_texture_transform and other extensions are
-  kept. Prints the sizes before and after. A failed run leaves no output file.`;
+  (--keep-ktx2, the default) or decoded and re-encoded (--recompress-ktx2: rgba8, UASTC or ETC1S;
+  Basis files need three installed, for its transcoder). Samplers, texCoord, KHR_texture_transform
+  and other extensions are kept. Prints the sizes before and after. A failed run leaves no output file.`;
 
 /** Runs `tessera gltf` with its arguments; returns the exit code. */
 export async function gltfCommand(argv: string[], usage: string): Promise<number> {
@@ -22,6 +23,7 @@ export async function gltfCommand(argv: string[], usage: string): Promise<number
       output: { type: 'string', short: 'o' },
       color: { type: 'string', default: 'uastc' },
       'keep-ktx2': { type: 'boolean', default: false },
+      'recompress-ktx2': { type: 'boolean', default: false },
       zstd: { type: 'string' },
       rdo: { type: 'string' },
       'uastc-effort': { type: 'string' },
@@ -37,17 +39,29 @@ export async function gltfCommand(argv: string[], usage: string): Promise<number
     process.stderr.write(`tessera: --color ${values.color}: uastc or etc1s\n${usage}\n`);
     return 2;
   }
+  if (values['keep-ktx2'] && values['recompress-ktx2']) {
+    process.stderr.write(`tessera: --keep-ktx2 and --recompress-ktx2 exclude each other\n${usage}\n`);
+    return 2;
+  }
   const number = (flag: string | undefined) => (flag === undefined ? undefined : Number(flag));
   const started = performance.now();
   try {
     const result = await bakeGltfFile(input, values.output, {
       color: values.color,
+      recompressKtx2: values['recompress-ktx2'],
       zstdLevel: number(values.zstd),
       rdoLambda: number(values.rdo),
       uastcEffort: number(values['uastc-effort']),
       etc1sQuality: number(values['etc1s-quality']),
     });
     process.stdout.write(formatReport(result.textures));
+    for (const texture of result.textures) {
+      if (texture.problem === null) continue;
+      process.stderr.write(
+        `tessera: warning: texture '${texture.name}' was kept as it is, but Tessera cannot stream it ` +
+          `(${texture.problem}); --recompress-ktx2 re-encodes it\n`,
+      );
+    }
     for (const name of result.droppedExtensions) {
       process.stderr.write(`tessera: warning: ${name} is unknown to glTF-Transform and was left out\n`);
     }

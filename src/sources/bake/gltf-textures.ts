@@ -8,6 +8,9 @@
 
 import type { Document, Texture, Transform } from '@gltf-transform/core';
 import { KHRTextureBasisu } from '@gltf-transform/extensions';
+import { TesseraConfigError } from '../../core/errors';
+import { parseKtx2Layout } from '../mips/ktx2-layout';
+import { decodeKtx2Texture } from './ktx2-texture-decoder';
 import {
   encodeKtx2Texture,
   type Ktx2TextureEncodeOptions,
@@ -27,7 +30,9 @@ export type GltfBakeErrorCode =
   /** The KTX2 encoder refused the image (for instance ETC1S over its 12 Mi texel cap). */
   | 'encode-failed'
   /** A bad option or path (unknown colour codec, an output that is not .glb or .gltf). */
-  | 'invalid-option';
+  | 'invalid-option'
+  /** Re-encoding a KTX2 texture needs `three` (its Basis transcoder), which is not installed. */
+  | 'missing-dependency';
 
 /** A glTF could not be made streamable; `texture` names the texture at fault, when one is. */
 export class GltfBakeError extends Error {
@@ -57,11 +62,17 @@ export interface TesseraTexturesOptions {
    * smaller, visibly lossy). Normal maps and data textures are always UASTC + Zstandard.
    */
   color?: 'uastc' | 'etc1s';
+  /**
+   * Re-encode textures that are KTX2 already (rgba8, or Basis Universal UASTC or ETC1S: decoded
+   * with three's Basis transcoder, so `three` must be installed). Default false: they are kept
+   * byte for byte.
+   */
+  recompressKtx2?: boolean;
   /** UASTC Zstandard level 1..22 (default 18). */
   zstdLevel?: number;
   /** UASTC rate-distortion lambda 0..10 (default 0, off). */
   rdoLambda?: number;
-  /** UASTC effort 0..4 (default 2). */
+  /** UASTC effort 0..4 (default 1). */
   uastcEffort?: number;
   /** ETC1S quality 1..255 (default 128). */
   etc1sQuality?: number;
@@ -87,6 +98,11 @@ export interface GltfTextureReport {
   /** Level-0 size in texels (0 when kept). */
   readonly width: number;
   readonly height: number;
+  /**
+   * Why Tessera cannot stream a kept KTX2 (for instance a file without mips), as its reader says;
+   * null when it can, and for every encoded texture.
+   */
+  readonly problem: string | null;
 }
 
 /** glTF textureInfo slots that hold sRGB colour (glTF 2.0 and the KHR material extensions). */
@@ -105,10 +121,11 @@ const DECODABLE: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'imag
 /**
  * A glTF-Transform transform that encodes every PNG, JPEG and WebP texture as KTX2 for Tessera
  * (UASTC + Zstandard; colour optionally ETC1S), with every level down to 1x1, and declares
- * `KHR_texture_basisu` (required). Textures already KTX2 are kept. Use it in
+ * `KHR_texture_basisu` (required). Textures already KTX2 are kept, unless `recompressKtx2`. Use it in
  * `document.transform(tesseraTextures())` or `tessera gltf`.
  * @throws GltfBakeError (rejects) naming the texture: `missing-image`, `unsupported-image`,
- *   `image-decode-failed`, `encode-failed`; the document is then partly converted, so discard it.
+ *   `image-decode-failed`, `encode-failed`, `missing-dependency` (`recompressKtx2` without `three`);
+ *   the document is then partly converted, so discard it.
  */
 export function tesseraTextures(options: TesseraTexturesOptions = {}): Transform {
   const color = options.color ?? 'uastc';
@@ -127,7 +144,7 @@ export function tesseraTextures(options: TesseraTexturesOptions = {}): Transform
       if (image === null || image.byteLength === 0) {
         throw new GltfBakeError('missing-image', `texture '${name}' has no image bytes`, name);
       }
-      if (mimeType === 'image/ktx2') {
+      if (mimeType === 'image/ktx2' && options.recompressKtx2 !== true) {
         options.onTexture?.({
           name,
           action: 'kept',
@@ -138,17 +155,19 @@ export function tesseraTextures(options: TesseraTexturesOptions = {}): Transform
           bytesAfter: image.byteLength,
           width: 0,
           height: 0,
+          problem: ktx2Problem(image),
         });
         continue;
       }
-      if (!DECODABLE.has(mimeType)) {
+      if (!DECODABLE.has(mimeType) && mimeType !== 'image/ktx2') {
         throw new GltfBakeError(
           'unsupported-image',
           `texture '${name}' is ${mimeType || 'of no known type'}; tessera gltf reads PNG, JPEG, WebP and KTX2`,
           name,
         );
       }
-      const { rgba, width, height } = await decodeImage(image, name);
+      const { rgba, width, height } =
+        mimeType === 'image/ktx2' ? await decodeKtx2(image, name) : await decodeImage(image, name);
       const codec = content === 'color' ? color : 'uastc';
       const encodeOptions: Ktx2TextureEncodeOptions = {
         content,
@@ -180,6 +199,7 @@ export function tesseraTextures(options: TesseraTexturesOptions = {}): Transform
         bytesAfter: ktx2.byteLength,
         width,
         height,
+        problem: null,
       });
     }
     if (encodedAny) document.createExtension(KHRTextureBasisu).setRequired(true);
@@ -203,6 +223,37 @@ export function textureContent(document: Document, texture: Texture): TextureCon
     if (NORMAL_SLOTS.has(slot)) normal = true;
   }
   return normal ? 'normal' : 'data';
+}
+
+/** Why Tessera's KTX2 reader refuses `bytes`, or null when it streams them. */
+function ktx2Problem(bytes: Uint8Array): string | null {
+  try {
+    parseKtx2Layout(bytes, bytes.length);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+async function decodeKtx2(
+  image: Uint8Array,
+  name: string,
+): Promise<{ rgba: Uint8Array; width: number; height: number }> {
+  try {
+    return await decodeKtx2Texture(image);
+  } catch (error) {
+    if (error instanceof TesseraConfigError && error.code === 'missing-dependency') {
+      throw new GltfBakeError('missing-dependency', `texture '${name}': ${error.message}`, name, {
+        cause: error,
+      });
+    }
+    throw new GltfBakeError(
+      'image-decode-failed',
+      `texture '${name}': the KTX2 file does not decode (${(error as Error).message})`,
+      name,
+      { cause: error },
+    );
+  }
 }
 
 async function decodeImage(

@@ -348,6 +348,66 @@ describe('tessera gltf', { timeout: 120_000 }, () => {
     expect(readdirSync(outDir)).toContain('scene.bin');
   });
 
+  it('keeps KTX2 textures and warns about one Tessera cannot stream; --recompress-ktx2 re-encodes them', async () => {
+    const folder = join(dir, 'recompress');
+    mkdirSync(folder);
+    const document = new Document();
+    document.createBuffer();
+    document.createExtension(KHRTextureBasisu).setRequired(true);
+    // One level of 128² (no mips): valid KTX2, but Tessera streams only chains reaching 64 texels.
+    const single = await encodeUastcKtx2(colourTexels(SIZE, 3), SIZE, SIZE, { srgb: true });
+    const flat = document
+      .createTexture('flat')
+      .setURI('flat.ktx2')
+      .setMimeType('image/ktx2')
+      .setImage(single);
+    const chain = document
+      .createTexture('chain')
+      .setURI('chain.ktx2')
+      .setMimeType('image/ktx2')
+      .setImage(keptKtx2);
+    document.createMaterial('a').setBaseColorTexture(flat).setEmissiveTexture(chain);
+    await io.write(join(folder, 'in.gltf'), document);
+
+    const kept = run('gltf', join(folder, 'in.gltf'), '-o', join(folder, 'kept.glb'));
+    expect(kept.status, kept.stderr).toBe(0);
+    expect(kept.stderr).toMatch(
+      /texture 'flat' was kept as it is, but Tessera cannot stream it \(KTX2 pyramid:/,
+    );
+    expect(kept.stderr).not.toMatch(/'chain'/);
+    expect(new Uint8Array(readFileSync(join(folder, 'kept-flat.ktx2')))).toEqual(single);
+
+    const redone = run(
+      'gltf',
+      join(folder, 'in.gltf'),
+      '-o',
+      join(folder, 'redone.glb'),
+      '--recompress-ktx2',
+    );
+    expect(redone.status, redone.stderr).toBe(0);
+    expect(redone.stderr).toBe('');
+    const rgba8 = basisFormatOf(basis, 'rgba8');
+    for (const [name, original, levels] of [
+      ['flat', single, 8],
+      ['chain', keptKtx2, 6],
+    ] as const) {
+      const file = new Uint8Array(readFileSync(join(folder, `redone-${name}.ktx2`)));
+      const layout = parseKtx2Layout(file, file.length);
+      expect([layout.format, layout.levelCount, layout.supercompression]).toEqual([
+        'uastc-4x4-srgb',
+        levels,
+        'zstd',
+      ]);
+      // Level 0 re-encoded from what the old file decoded to.
+      const before = wholeFileTranscode(basis, original, 0, rgba8, 'uastc');
+      expect(rgbPsnr(wholeFileTranscode(basis, file, 0, rgba8, 'uastc'), before)).toBeGreaterThanOrEqual(40);
+    }
+    expect(
+      run('gltf', join(folder, 'in.gltf'), '-o', join(folder, 'x.glb'), '--keep-ktx2', '--recompress-ktx2')
+        .status,
+    ).toBe(2);
+  });
+
   it('works as a glTF-Transform transform in a pipeline', async () => {
     const document = await makeDocument();
     const reports: string[] = [];
