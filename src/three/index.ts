@@ -42,6 +42,7 @@ export { WEB_MERCATOR_MAX_LATITUDE, webMercatorUv } from './sampling/web-mercato
 export type { TextureSampling } from './streamed/sampling/texture-sampling';
 export { StreamedTexture, type StreamedTextureOptions } from './streamed/streamed-texture';
 export {
+  type TextureStreamingErrorEvent,
   type TextureStreamingEvents,
   type TextureStreamingStats,
   TextureStreamingSystem,
@@ -69,6 +70,7 @@ export type {
   VirtualTextureAddOptions,
   VirtualTextureGpuBytes,
   VirtualTextureReservedBytes,
+  VirtualTextureErrorEvent,
   VirtualTextureStreamingState,
   VirtualTextureSystemEvents,
   VirtualTextureSystemStats,

@@ -47,6 +47,7 @@ export {
   type OpenXyzPyramidOptions,
   openXyzPyramid,
   parseTileJson,
+  type TileJsonFields,
   XyzPyramid,
   type XyzPyramidCounters,
   type XyzPyramidOptions,

@@ -284,13 +284,19 @@ export async function openXyzPyramid(url: string, options: OpenXyzPyramidOptions
   });
 }
 
-/** What a TileJSON document says of a raster tile set. */
-interface TileJsonFields {
+/** What a TileJSON document says of a raster tile set (see {@link parseTileJson}). */
+export interface TileJsonFields {
+  /** The first tile URL template, resolved against the document's URL. */
   tiles: string;
+  /** Coarsest zoom (`minzoom`, default 0). */
   minZoom: number;
+  /** Finest zoom (`maxzoom`, default 30). */
   maxZoom: number;
+  /** Row numbering (`scheme`, default 'xyz'). */
   scheme: 'xyz' | 'tms';
+  /** Credit line, if any. */
   attribution: string | undefined;
+  /** `[west, south, east, north]` in degrees, if given. */
   bounds: [number, number, number, number] | undefined;
 }
 
