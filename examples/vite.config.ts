@@ -19,6 +19,7 @@ export default defineConfig({
         map: resolve(import.meta.dirname, 'map/index.html'),
         planet: resolve(import.meta.dirname, 'planet/index.html'),
         'streamed-textures': resolve(import.meta.dirname, 'streamed-textures/index.html'),
+        r3f: resolve(import.meta.dirname, 'r3f/index.html'),
       },
     },
   },

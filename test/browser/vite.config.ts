@@ -28,7 +28,20 @@ export default defineConfig({
     hmr: false,
     watch: null,
   },
-  optimizeDeps: { noDiscovery: true, include: [] },
+  // React and React Three Fiber (examples/r3f) ship CommonJS, which a browser cannot import
+  // unbundled: they are pre-bundled once at server start (listed, so nothing is discovered mid-test),
+  // with three left out of the bundle so that R3F and the page share one three.
+  optimizeDeps: {
+    noDiscovery: true,
+    include: [
+      'react',
+      'react/jsx-runtime',
+      'react/jsx-dev-runtime',
+      'react-dom/client',
+      '@react-three/fiber',
+    ],
+    exclude: ['three'],
+  },
   // The demo imports the package by name (see demo/vite.config.ts).
   resolve: {
     alias: packageSourceAliases(),
