@@ -47,7 +47,7 @@ const GLB_CHUNK_BIN = 0x004e4942;
  * .gltf) with its textures as `.ktx2` files beside it.
  * @throws GltfBakeError (rejects): `invalid-option` (paths), `invalid-gltf`, `missing-image`,
  *   `unsupported-image` (also for an unknown extension the file requires), `image-decode-failed`,
- *   `encode-failed`; no output file is left behind.
+ *   `encode-failed`, `missing-dependency`, `write-failed`; no output file is left behind.
  */
 export async function bakeGltfFile(
   input: string,
@@ -61,6 +61,14 @@ export async function bakeGltfFile(
   }
   if (outputKind !== '.gltf' && outputKind !== '.glb') {
     throw new GltfBakeError('invalid-option', `${output}: the output must end in .glb or .gltf`, null);
+  }
+  // Checked before minutes of encoding, not after.
+  if (!existsSync(dirname(output))) {
+    throw new GltfBakeError(
+      'write-failed',
+      `ENOENT: the output folder ${dirname(output)} does not exist`,
+      null,
+    );
   }
   let inputBytes: Uint8Array;
   try {
@@ -232,12 +240,12 @@ async function writeAllOrNothing(files: Map<string, Uint8Array>): Promise<void> 
       temporary.push(path + suffix);
       await writeFile(path + suffix, bytes);
     }
+    const paths = [...files.keys()];
+    for (const path of [...paths.slice(1), paths[0]]) await rename(path + suffix, path);
   } catch (error) {
     await Promise.all(temporary.map((path) => rm(path, { force: true })));
-    throw error;
+    throw new GltfBakeError('write-failed', (error as Error).message, null, { cause: error });
   }
-  const paths = [...files.keys()];
-  for (const path of [...paths.slice(1), paths[0]]) await rename(path + suffix, path);
 }
 
 function slug(name: string): string {

@@ -32,7 +32,9 @@ export type GltfBakeErrorCode =
   /** A bad option or path (unknown colour codec, an output that is not .glb or .gltf). */
   | 'invalid-option'
   /** Re-encoding a KTX2 texture needs `three` (its Basis transcoder), which is not installed. */
-  | 'missing-dependency';
+  | 'missing-dependency'
+  /** An output file could not be written (a missing folder, no permission, a full disk); nothing was left. */
+  | 'write-failed';
 
 /** A glTF could not be made streamable; `texture` names the texture at fault, when one is. */
 export class GltfBakeError extends Error {

@@ -449,6 +449,13 @@ describe('tessera gltf', { timeout: 120_000 }, () => {
       expect(error.code).toBe('invalid-gltf');
     });
 
+    it('an output folder that does not exist', async () => {
+      const result = run('gltf', join(dir, 'in.gltf'), '-o', join(dir, 'no-such-folder', 'out.glb'));
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/write-failed: .*ENOENT/);
+      expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    });
+
     it('a missing image file', async () => {
       const folder = join(dir, 'missing');
       mkdirSync(folder);
