@@ -29,6 +29,11 @@ export {
 export { ribbonGeometry } from './rendered/ribbon-geometry';
 export { type SplatAlbedoOptions, type SplatDetailLayer, splatAlbedo } from './rendered/splat-albedo';
 export type { TileRenderCounters } from './rendered/tile-render-stage';
+export {
+  type GeographicExtent,
+  type GeographicPlacement,
+  geographicUv,
+} from './sampling/geographic-uv';
 export type { VirtualTextureFiltering, VirtualUv } from './sampling/sampling-context';
 export type { VirtualTextureDebugOptions } from './sampling/virtual-texture-debug';
 export type { SampledVirtualTexture, VirtualTextureUvSpace } from './sampling/virtual-texture-graph';
@@ -68,9 +73,9 @@ export { VirtualTextureSystem } from './virtual-texture-system';
 export type { VirtualTextureSystemOptions } from './virtual-texture-system-options';
 export type {
   VirtualTextureAddOptions,
+  VirtualTextureErrorEvent,
   VirtualTextureGpuBytes,
   VirtualTextureReservedBytes,
-  VirtualTextureErrorEvent,
   VirtualTextureStreamingState,
   VirtualTextureSystemEvents,
   VirtualTextureSystemStats,
