@@ -1,7 +1,8 @@
 /**
- * Georeferenced COGs placed on a globe where they belong (issue #44 item 6): two GeoTIFFs written
- * here with GeoTIFF tags, one in EPSG:4326 (longitude 10..20, latitude 40..50), one in EPSG:3857
- * (longitude -60..-40, latitude 0..60 in Mercator metres), each of four coloured quadrants and a
+ * Georeferenced COGs placed on a globe where they belong (issue #44 item 6): three GeoTIFFs written
+ * here with GeoTIFF tags, in EPSG:4326 (longitude 10..20, latitude 40..50), in EPSG:3857
+ * (longitude -60..-40, latitude 0..60 in Mercator metres) and in EPSG:4326 across the antimeridian
+ * (longitude 170..190, latitude -10..10), each of four coloured quadrants and a
  * centre square, are opened by URL, streamed as virtual textures and drawn through
  * `geographicUv(cog.georeference)` over a grey basemap. Longitude / latitude points projected
  * through the camera must show: the centre colour at the bounds' centre, each quadrant's colour
@@ -140,6 +141,25 @@ const CASES: CogCase[] = [
     view: { lat: 30, lon: -50, distance: 3 },
     margin: 1,
   },
+  {
+    // Across the antimeridian (longitude 170..190), where the sphere's own uv wraps from 1 to 0.
+    name: 'EPSG:4326 across the antimeridian',
+    file: 'georef-4326-antimeridian.tif',
+    crs: 'EPSG:4326',
+    lonLat: [170, -10, 190, 10],
+    middleLatitude: 0,
+    colours: { nw: [0, 255, 0], ne: [255, 0, 0], sw: [255, 255, 0], se: [0, 0, 255], centre: [0, 0, 0] },
+    geo: {
+      geoKeys: [
+        [GEO_KEY.modelType, GEO_KEY.modelGeographic],
+        [GEO_KEY.geographicType, 4326],
+      ],
+      tiepoint: [0, 0, 0, 170, 10, 0],
+      pixelScale: [20 / SIZE, 20 / SIZE, 0],
+    },
+    view: { lat: 0, lon: 180, distance: 2 },
+    margin: 0.75,
+  },
 ];
 
 /** Four quadrants and a centre square, RGB rows top down (north first). */
@@ -220,7 +240,7 @@ function expectations(c: CogCase): { name: string; lon: number; lat: number; rgb
   return points;
 }
 
-test('georeferenced COGs (EPSG:4326 and EPSG:3857) land on the globe where their bounds say, nowhere else', async ({
+test('georeferenced COGs (EPSG:4326, EPSG:3857, across the antimeridian) land on the globe where their bounds say, nowhere else', async ({
   page,
   openPage,
   backend,
