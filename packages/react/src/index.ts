@@ -6,18 +6,18 @@
  * ({@link useVirtualTexture}, {@link useVirtualTextureNode}, {@link useImagery}) and streamed glTF
  * scenes ({@link useStreamedGLTF}) for as long as their component is mounted.
  */
-export { TesseraProvider, type TesseraProviderProps, useTessera } from './tessera-provider';
+export { TesseraProvider, type TesseraProviderProps, useTessera } from './tessera-provider.js';
 export {
   type ProviderStreamingOptions,
   type ProviderVirtualTextureOptions,
   TesseraSystems,
   type TesseraSystemsOptions,
-} from './tessera-systems';
-export { type StreamedGLTFOptions, useStreamedGLTF } from './use-streamed-gltf';
+} from './tessera-systems.js';
+export { type StreamedGLTFOptions, useStreamedGLTF } from './use-streamed-gltf.js';
 export {
   type ImageryPyramidOpener,
   type TileSourceOpener,
   useImagery,
   useVirtualTexture,
   useVirtualTextureNode,
-} from './use-virtual-texture';
+} from './use-virtual-texture.js';

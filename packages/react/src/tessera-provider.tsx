@@ -6,7 +6,7 @@ import {
   type ProviderStreamingOptions,
   type ProviderVirtualTextureOptions,
   TesseraSystems,
-} from './tessera-systems';
+} from './tessera-systems.js';
 
 /** Props of {@link TesseraProvider}. */
 export interface TesseraProviderProps {

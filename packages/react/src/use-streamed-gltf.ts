@@ -3,7 +3,7 @@ import type { GltfTextureStreaming } from '@tessera-vt/tessera/three';
 import { use, useEffect } from 'react';
 import type { Material, Mesh, Object3D } from 'three';
 import { type GLTF, GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { useTessera } from './tessera-provider';
+import { useTessera } from './tessera-provider.js';
 
 /** Options of {@link useStreamedGLTF}. */
 export interface StreamedGLTFOptions {

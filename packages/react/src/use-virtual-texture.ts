@@ -14,7 +14,7 @@ import {
 } from '@tessera-vt/tessera/imagery';
 import { type DependencyList, useEffect, useMemo, useRef, useState } from 'react';
 import type { Node } from 'three/webgpu';
-import { useTessera } from './tessera-provider';
+import { useTessera } from './tessera-provider.js';
 
 /**
  * Opens a tile source: `signal` aborts when the component unmounts (or its dependencies change)

@@ -18,23 +18,26 @@ interface Manifest {
 const read = (path: string): Manifest =>
   JSON.parse(readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8'));
 
-describe.each(['package.json', 'packages/baker/package.json'])('%s', (path) => {
-  const manifest = read(path);
+describe.each(['package.json', 'packages/baker/package.json', 'packages/react/package.json'])(
+  '%s',
+  (path) => {
+    const manifest = read(path);
 
-  it('builds before it is packed', () => {
-    expect(manifest.scripts?.prepack).toMatch(/\bbuild\b/);
-  });
+    it('builds before it is packed', () => {
+      expect(manifest.scripts?.prepack).toMatch(/\bbuild\b/);
+    });
 
-  it('ships every file it names as an entry point', () => {
-    const named = [
-      manifest.main,
-      manifest.types,
-      ...Object.values(manifest.exports ?? {}).flatMap((e) => [e.import, e.types]),
-      ...Object.values(manifest.bin ?? {}),
-    ].filter((p): p is string => p !== undefined);
-    expect(named.length).toBeGreaterThan(1);
-    const shipped = (file: string) =>
-      (manifest.files ?? []).some((f) => file.replace(/^\.\//, '').startsWith(`${f}/`));
-    expect(named.filter((file) => !shipped(file))).toEqual([]);
-  });
-});
+    it('ships every file it names as an entry point', () => {
+      const named = [
+        manifest.main,
+        manifest.types,
+        ...Object.values(manifest.exports ?? {}).flatMap((e) => [e.import, e.types]),
+        ...Object.values(manifest.bin ?? {}),
+      ].filter((p): p is string => p !== undefined);
+      expect(named.length).toBeGreaterThan(1);
+      const shipped = (file: string) =>
+        (manifest.files ?? []).some((f) => file.replace(/^\.\//, '').startsWith(`${f}/`));
+      expect(named.filter((file) => !shipped(file))).toEqual([]);
+    });
+  },
+);
