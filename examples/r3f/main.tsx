@@ -15,7 +15,7 @@ import {
   useVirtualTextureNode,
 } from '@tessera-vt/react';
 import { ArchiveTileSource, TesseraRuntime, type TextureStreamingSystem } from '@tessera-vt/tessera';
-import { Suspense, useEffect, useMemo, useState } from 'react';
+import { StrictMode, Suspense, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import {
   MeshBasicNodeMaterial,
@@ -125,4 +125,10 @@ const example = {
   }),
 };
 (window as unknown as { example: typeof example }).example = example;
-createRoot(document.getElementById('root')!).render(<App />);
+// StrictMode mounts, unmounts and mounts every effect once more in development: the provider and
+// the hooks give back what the first mount took.
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

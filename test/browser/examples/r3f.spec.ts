@@ -3,7 +3,10 @@
  * async `gl` factory makes three's WebGPURenderer, `<TesseraProvider>` on the example's runtime
  * makes both systems, the photograph plane (a virtual texture) and the valley glTF (streamed KTX2
  * textures) draw and settle; unmounting the glTF removes its streamed textures, and unmounting the
- * canvas gives every byte back to the runtime's budget before the runtime itself is disposed.
+ * canvas gives every byte back to the runtime's budget before the runtime itself is disposed, and
+ * (on WebGPU) the independent GPU tracker sees no Tessera allocation left. The page runs under React's
+ * StrictMode (every effect mounted, unmounted and mounted again), and the glTF is mounted a second
+ * time after its first unmount.
  * Page, console and GPU errors fail the test through the fixture.
  */
 
@@ -46,6 +49,7 @@ test('examples/r3f: provider and hooks draw, settle, and give every byte back at
   backend,
   openPage,
   errorLog,
+  gpuTracker,
 }) => {
   await page.setViewportSize({ width: 480, height: 300 });
   await openPage('examples/r3f/index.html');
@@ -58,6 +62,9 @@ test('examples/r3f: provider and hooks draw, settle, and give every byte back at
   const shown = await stats(page);
   expect(shown.liveBytes).toBeGreaterThan(0);
   expect(shown.liveBytes).toBeLessThanOrEqual(shown.budgetBytes);
+  // The independent tracker sees Tessera's GPU objects (labelled `tessera:`; it wraps the WebGPU
+  // device, and on WebGL2 only the runtime's own accounting is checked).
+  if (backend === 'webgpu') expect(await gpuTracker.liveBytesWithPrefix('tessera:')).toBeGreaterThan(0);
   const picture = await screenshotCanvas(page, `test-results/examples/r3f-${backend}.png`);
   expect(picture.distinctColours).toBeGreaterThan(50);
 
@@ -69,10 +76,16 @@ test('examples/r3f: provider and hooks draw, settle, and give every byte back at
   expect(withoutValley.photoAdded).toBe(true);
   await settled(page);
 
+  // Mounted again, the glTF loads again (its first load was let go) and streams its textures.
+  await page.evaluate(() => (window as unknown as { example: ExampleHandle }).example.setValley(true));
+  await expect.poll(async () => (await stats(page)).streamedTextures, { timeout: 30_000 }).toBe(5);
+  await settled(page);
+
   // Everything unmounts: the provider disposes the systems it made on the example's runtime, and
   // the runtime's budget holds nothing while the runtime is still alive.
   await page.evaluate(() => (window as unknown as { example: ExampleHandle }).example.setMounted(false));
   await expect.poll(async () => (await stats(page)).liveBytes).toBe(0);
+  if (backend === 'webgpu') expect(await gpuTracker.liveBytesWithPrefix('tessera:')).toBe(0);
   await expect(page.locator('canvas')).toHaveCount(0);
   await page.evaluate(() => (window as unknown as { example: ExampleHandle }).example.runtime.dispose());
 });
