@@ -38,3 +38,33 @@ export class MemoryRangeReader implements RangeReader {
     return this.read(start, Math.min(end, this.bytes.length), signal);
   }
 }
+
+/**
+ * A {@link RangeReader} that answers from the bytes it already read at the file's start (what
+ * opening it fetched) and reads only the rest: a file laid out with its small coarse levels right
+ * after its metadata (as `tessera gltf` writes KTX2) serves them with no request.
+ */
+export class PrefixedRangeReader implements RangeReader {
+  constructor(
+    private readonly reader: RangeReader,
+    /** Bytes [0, `head.length`) of the file. */
+    private readonly head: Uint8Array,
+  ) {}
+
+  get length(): number | undefined {
+    return this.reader.length;
+  }
+
+  async read(start: number, end: number, signal: AbortSignal): Promise<Uint8Array> {
+    if (signal.aborted) throw signal.reason;
+    const known = this.head.length;
+    if (end <= known) return this.head.subarray(start, end);
+    if (start >= known) return this.reader.read(start, end, signal);
+    // Straddling: the known part from memory, the rest read.
+    const rest = await this.reader.read(known, end, signal);
+    const out = new Uint8Array(end - start);
+    out.set(this.head.subarray(start, known), 0);
+    out.set(rest, known - start);
+    return out;
+  }
+}

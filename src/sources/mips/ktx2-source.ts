@@ -9,7 +9,7 @@ import type {
 } from '../../core/streaming/mip-pyramid-source';
 import type { HttpClient } from '../io/http/http-client';
 import { HttpRangeReader, type HttpRangeReaderOptions } from '../io/http-range-reader';
-import { MemoryRangeReader, type RangeReader } from '../io/range-reader';
+import { MemoryRangeReader, PrefixedRangeReader, type RangeReader } from '../io/range-reader';
 import { defaultHttpClient, type SourceRuntime } from '../io/source-runtime';
 import { KTX2_HEADER_BYTES, type Ktx2Layout, ktx2PrefixBytes, parseKtx2Layout } from './ktx2-layout';
 import { inflateKtx2Level } from './ktx2-level-inflater';
@@ -183,7 +183,9 @@ export class Ktx2Source implements EncodedPyramidSource {
     if (reader.length === undefined) {
       throw new TileSourceError('corrupt', `${url}: no file length in Content-Range`, false);
     }
-    return new Ktx2Source({ reader, layout: parseKtx2Layout(prefix, reader.length) }, prefix.length);
+    const layout = parseKtx2Layout(prefix, reader.length);
+    // Levels within the bytes already read (the coarsest, when stored right after the metadata) cost no request.
+    return new Ktx2Source({ reader: new PrefixedRangeReader(reader, prefix), layout }, prefix.length);
   }
 
   private static async openReader(reader: RangeReader, signal: AbortSignal): Promise<Ktx2Source> {

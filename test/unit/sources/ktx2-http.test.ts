@@ -66,7 +66,11 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
       )
         pinned.push(level);
       const coarse = await Promise.all(pinned.map((level) => source.loadLevel(level, live())));
-      expect(server.count('/t.ktx2')).toBe(2);
+      // A chain stored within the bytes the open read (small supercompressed levels) costs no request.
+      const { levelOffsets, levelLengths } = source.layout;
+      const chainEnd = Math.max(...pinned.map((level) => levelOffsets[level] + levelLengths[level]));
+      const chainRequests = chainEnd <= source.openBytes ? 0 : 1;
+      expect(server.count('/t.ktx2')).toBe(1 + chainRequests);
       pinned.forEach((level, i) => {
         expect(coarse[i].byteLength).toBe(
           levelByteLength(asStored(source).format, source.width, source.height, level),
@@ -78,7 +82,8 @@ describe('Ktx2Source over HTTP Range', { timeout: 30_000 }, () => {
         expect(bodyBytes(server.ranges, file.length)).toBeLessThan(file.length / 4);
       const finest = await source.loadLevel(0, live());
       expect(Buffer.from(finest).equals(Buffer.from(expectedLevel(options, 0)))).toBe(true);
-      expect(server.count('/t.ktx2')).toBe(3);
+      const finestRequests = levelOffsets[0] + levelLengths[0] <= source.openBytes ? 0 : 1;
+      expect(server.count('/t.ktx2')).toBe(1 + chainRequests + finestRequests);
       expect(source.levelRequestCount).toBe(2);
     });
   }
