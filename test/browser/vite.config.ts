@@ -31,6 +31,9 @@ export default defineConfig({
   // React and React Three Fiber (examples/r3f) ship CommonJS, which a browser cannot import
   // unbundled: they are pre-bundled once at server start (listed, so nothing is discovered mid-test),
   // with three left out of the bundle so that R3F and the page share one three.
+  // A cache of its own: another Vite server of this checkout (the examples, the demo) re-optimising
+  // into the shared node_modules/.vite would make this server's pre-bundled files outdated mid-run.
+  cacheDir: resolve(import.meta.dirname, '../../node_modules/.vite/browser-tests'),
   optimizeDeps: {
     noDiscovery: true,
     include: [

@@ -4,6 +4,7 @@ import { use, useEffect } from 'react';
 import type { Material, Mesh, Object3D } from 'three';
 import { type GLTF, GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { useTessera } from './tessera-provider.js';
+import type { TesseraSystems } from './tessera-systems.js';
 
 /** Options of {@link useStreamedGLTF}. */
 export interface StreamedGLTFOptions {
@@ -73,15 +74,22 @@ function entryFor(streaming: TextureStreamingSystem, url: string, tag: string): 
   return entry;
 }
 
-/** Frees a loaded glTF: its streamed textures leave the budget, its geometries and materials the GPU. */
+/**
+ * Frees a loaded glTF: its streamed textures leave the budget (unless the provider's systems are
+ * already gone, which freed them), its geometries and materials the GPU (the renderer may outlive
+ * the provider).
+ */
 function disposeGltf(
+  systems: TesseraSystems,
   streaming: TextureStreamingSystem,
   registration: GltfTextureStreaming,
   gltf: GLTF,
 ): void {
   for (const root of gltf.scenes) {
-    for (const texture of registration.texturesOf(root)) {
-      if (!texture.released) streaming.remove(texture);
+    if (!systems.disposed) {
+      for (const texture of registration.texturesOf(root)) {
+        if (!texture.released) streaming.remove(texture);
+      }
     }
     root.traverse((object: Object3D) => {
       const mesh = object as Mesh;
@@ -139,9 +147,8 @@ export function useStreamedGLTF(url: string, options: StreamedGLTFOptions = {}):
         const key = `${tag}\n${url}`;
         if (cache?.entries.get(key) === entry) cache.entries.delete(key);
         const registration = cache?.registrations.get(tag);
-        // A provider unmounted first disposed the streaming system, which freed everything.
-        if (systems.disposed || registration === undefined || entry.gltf === null) return;
-        disposeGltf(streaming, registration, entry.gltf);
+        if (registration === undefined || entry.gltf === null) return;
+        disposeGltf(systems, streaming, registration, entry.gltf);
       });
     };
   }, [entry, streaming, systems, tag, url]);
