@@ -1,8 +1,8 @@
 /**
  * Installing from a clone, as the README tells a newcomer to do while nothing is on the npm
  * registry: a fresh `git clone` of the committed tree (no `dist/`, nothing built), its
- * dependencies, then `npm pack`. Each package's `prepack` script must build it, so both tarballs
- * hold every file their `package.json` names: each `exports` entry point (`import` and `types`),
+ * dependencies, then `npm pack`. Each package's `prepack` script must build it, so every tarball
+ * (the library, the baker, the React Three Fiber bindings) holds every file their `package.json` names: each `exports` entry point (`import` and `types`),
  * `main`, `types` and the baker's `bin`.
  *
  * The clone links this checkout's `node_modules` (what `npm ci` installed here) instead of
@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { packPackages } from './support/packed-project';
+import { packPackages, packWorkspace } from './support/packed-project';
 
 const REPOSITORY = resolve(import.meta.dirname, '../..');
 
@@ -50,7 +50,7 @@ function tarballFiles(tarball: string): Set<string> {
   );
 }
 
-test('npm pack in a fresh clone builds both packages and ships every entry point', async () => {
+test('npm pack in a fresh clone builds every package and ships every entry point', async () => {
   // Node only: one run, under the webgpu project.
   test.skip(test.info().project.name !== 'webgpu', 'runs once, under the webgpu project');
   test.setTimeout(240_000);
@@ -62,9 +62,12 @@ test('npm pack in a fresh clone builds both packages and ships every entry point
     symlinkSync(join(REPOSITORY, 'node_modules'), join(clone, 'node_modules'), 'dir');
 
     const tarballs = await packPackages(clone, work);
+    // The React Three Fiber bindings: no application here installs them, but they must pack.
+    const reactBindings = await packWorkspace(clone, work, 'packages/react');
     for (const [tarball, folder] of [
       [tarballs.library, clone],
       [tarballs.baker, join(clone, 'packages/baker')],
+      [reactBindings, join(clone, 'packages/react')],
     ] as const) {
       const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as Manifest;
       const promised = promisedFiles(manifest);

@@ -48,6 +48,14 @@ export async function packPackages(repositoryRoot: string, destination: string):
   };
 }
 
+/**
+ * Packs the workspace package in `folder` (e.g. `packages/react`) into `destination`, built by its
+ * `prepack`; returns the tarball's path.
+ */
+export function packWorkspace(repositoryRoot: string, destination: string, folder: string): Promise<string> {
+  return pack(repositoryRoot, destination, ['--workspace', folder]);
+}
+
 /** Packs the library alone into `destination` (built by its `prepack`); returns the tarball's path. */
 export function packLibrary(repositoryRoot: string, destination: string): Promise<string> {
   return pack(repositoryRoot, destination, []);
