@@ -63,6 +63,9 @@ const TesseraContext = createContext<TesseraSystems | null>(null);
  *   </TesseraProvider>
  * </Canvas>
  * ```
+ * Any `frameloop` works: under `"demand"` the provider asks R3F for frames until streaming has
+ * settled (new textures, a moved camera: whatever invalidates the canvas starts it again); wait
+ * for that with `useTessera().whenSettled()`, which asks for frames itself.
  * The virtual-texture system and the streaming system are made at their first use (by
  * {@link useVirtualTexture}, {@link useStreamedGLTF}, or {@link TesseraSystems}). At unmount the
  * provider disposes what it made: the systems (their GPU memory goes back to the budget) and the
@@ -73,6 +76,7 @@ const TesseraContext = createContext<TesseraSystems | null>(null);
  */
 export function TesseraProvider(props: TesseraProviderProps): ReactNode {
   const renderer = useThree((state) => state.gl) as unknown as WebGPURenderer;
+  const invalidate = useThree((state) => state.invalidate);
   const [systems, setSystems] = useState<TesseraSystems | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
   // Read when the systems are made, so that a re-render with new option objects does not remake them.
@@ -93,6 +97,7 @@ export function TesseraProvider(props: TesseraProviderProps): ReactNode {
         virtualTextureShareBytes: virtualTextureShareBytes ?? Math.floor(runtime.budget.budgetBytes / 2),
         virtualTextures: virtualTextureOptions,
         streaming: streamingOptions,
+        requestFrame: () => invalidate(),
       });
     } catch (error) {
       setFailure(error);
@@ -103,7 +108,7 @@ export function TesseraProvider(props: TesseraProviderProps): ReactNode {
       setSystems(null);
       made.dispose();
     };
-  }, [renderer, givenRuntime]);
+  }, [renderer, givenRuntime, invalidate]);
 
   // A new budget for a runtime the provider made is applied live; a given runtime's is its owner's.
   useEffect(() => {
@@ -114,7 +119,12 @@ export function TesseraProvider(props: TesseraProviderProps): ReactNode {
   }, [systems, givenRuntime, props.budgetBytes]);
 
   useFrame((state) => {
-    if (systems !== null && !systems.disposed) systems.runtime.update(state.camera, state.scene);
+    if (systems === null || systems.disposed) return;
+    systems.runtime.update(state.camera, state.scene);
+    // Under frameloop="demand" R3F draws only when asked, and streaming (feedback, uploads, mip
+    // need) advances only in frames: ask for the next one until both systems are settled and no
+    // whenSettled() waits.
+    if (state.frameloop === 'demand' && systems.wantsFrames) state.invalidate();
   }, props.updatePriority ?? 0);
 
   if (failure !== null) throw failure;
@@ -124,7 +134,7 @@ export function TesseraProvider(props: TesseraProviderProps): ReactNode {
 
 /**
  * The {@link TesseraSystems} of the nearest {@link TesseraProvider}: its runtime (`.runtime`, e.g.
- * `runtime.budget` for a budget display or `runtime.whenSettled()`) and its systems
+ * `runtime.budget` for a budget display), `.whenSettled()` and its systems
  * (`.virtualTextures()`, `.streaming()`, made at first call).
  * @throws Error when called outside a `<TesseraProvider>`.
  */

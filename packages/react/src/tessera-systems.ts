@@ -33,6 +33,8 @@ export interface TesseraSystemsOptions {
   virtualTextures?: ProviderVirtualTextureOptions;
   /** Further options of the streaming system. */
   streaming?: ProviderStreamingOptions;
+  /** Asks the canvas for a frame (R3F's `invalidate`), for {@link TesseraSystems.whenSettled} under `frameloop="demand"`. */
+  requestFrame?: () => void;
 }
 
 /**
@@ -46,6 +48,8 @@ export class TesseraSystems {
   private vts: VirtualTextureSystem | null = null;
   private streamingSystem: TextureStreamingSystem | null = null;
   private disposedFlag = false;
+  /** Calls of {@link whenSettled} not yet resolved: frames are wanted until they are. */
+  private settleWaiters = 0;
 
   /**
    * @throws TesseraConfigError('invalid-option') when `renderer` is not a three.js
@@ -68,6 +72,41 @@ export class TesseraSystems {
   /** True after {@link dispose}: the systems are gone and hooks must not remove from them. */
   get disposed(): boolean {
     return this.disposedFlag;
+  }
+
+  /**
+   * True when both systems made here are settled (each one's `isSettled`; one not made yet counts
+   * as settled).
+   */
+  get settled(): boolean {
+    return (this.vts?.isSettled ?? true) && (this.streamingSystem?.isSettled ?? true);
+  }
+
+  /**
+   * Whether the canvas should draw another frame for Tessera's sake: a system made here is not
+   * settled, or a {@link whenSettled} is waiting. The provider asks R3F for frames while it is true
+   * under `frameloop="demand"`.
+   */
+  get wantsFrames(): boolean {
+    return this.settleWaiters > 0 || !this.settled;
+  }
+
+  /**
+   * Resolves with a frame number once every system of the runtime has settled on a view measured
+   * after this call (`runtime.whenSettled()`), asking the canvas for the frames that takes even
+   * under `frameloop="demand"`.
+   * @throws TesseraError('disposed') (a rejection) when the systems are disposed first.
+   */
+  whenSettled(): Promise<number> {
+    this.assertLive();
+    this.settleWaiters++;
+    const settled = this.runtime.whenSettled();
+    this.options.requestFrame?.();
+    const done = (): void => {
+      this.settleWaiters--;
+    };
+    settled.then(done, done);
+    return settled;
   }
 
   /**

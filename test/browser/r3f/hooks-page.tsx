@@ -1,5 +1,6 @@
 /**
- * The page of hooks.spec.ts: `<TesseraProvider budgetBytes>` making its own runtime, `useImagery`
+ * The page of hooks.spec.ts: `<TesseraProvider budgetBytes>` making its own runtime in a canvas
+ * drawing on demand (`frameloop="demand"`), `useImagery`
  * over the examples' COG (the Earth, 8192 x 4096), `useVirtualTexture` over an archive the page
  * opened itself (so the page, not the hook, owns it), and a canvas left with R3F's default
  * `WebGLRenderer`, which the provider refuses. `window.hooksPage` drives it.
@@ -110,6 +111,8 @@ function App() {
   }
   return (
     <Canvas
+      // On demand: frames only while something asks, which the provider does until streaming settles.
+      frameloop="demand"
       camera={{ position: [0, 0, 2.2], fov: 50 }}
       shadows={{ enabled: false, type: PCFShadowMap }}
       gl={async (props) => {
@@ -135,7 +138,9 @@ const hooksPage = {
     photo: state.photo !== null && !state.photo.removed,
   }),
   liveBytes: () => state.systems?.runtime.budget.liveBytes ?? -1,
-  settled: () => state.systems?.runtime.whenSettled(),
+  /** Render calls of the canvas's renderer since it started (a frame makes at least one). */
+  framesDrawn: () => state.systems?.renderer.info.render.calls ?? -1,
+  settled: () => state.systems?.whenSettled(),
   /** Whether the provider's runtime was disposed (its `update` then throws TesseraError 'disposed'). */
   runtimeDisposed(): boolean {
     try {

@@ -1,6 +1,7 @@
 /**
  * `@tessera-vt/react` beyond the example (test/browser/r3f/hooks-page.tsx, under React's
- * StrictMode): a provider making its own runtime from `budgetBytes` shows a COG through
+ * StrictMode): a provider making its own runtime from `budgetBytes`, in a canvas drawing only on
+ * demand (the provider asks for frames until streaming settles), shows a COG through
  * `useImagery` and a page-owned archive through `useVirtualTexture`; at unmount every byte is back
  * in the budget, the runtime is disposed, and the page's archive was not (it is the page's). A
  * canvas left with R3F's default WebGLRenderer is refused with an error saying what to do.
@@ -14,6 +15,7 @@ interface HooksPage {
   setScene(scene: 'textures' | 'none' | 'webgl-renderer'): void;
   textures(): { earth: boolean; photo: boolean };
   liveBytes(): number;
+  framesDrawn(): number;
   settled(): Promise<number> | undefined;
   runtimeDisposed(): boolean;
   ownedSourceLoads(): Promise<boolean>;
@@ -44,6 +46,17 @@ test('r3f hooks: imagery and a caller-owned source under a provider-made runtime
     });
   await call(page, (hooks) => hooks.settled());
   expect(await call(page, (hooks) => hooks.liveBytes())).toBeGreaterThan(0);
+  // Settled, the demand loop stops: no frame is drawn for a while.
+  await expect
+    .poll(
+      async () => {
+        const before = await call(page, (hooks) => hooks.framesDrawn());
+        await page.waitForTimeout(500);
+        return (await call(page, (hooks) => hooks.framesDrawn())) === before;
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(true);
   const picture = await screenshotCanvas(page, `test-results/r3f/hooks-${backend}.png`);
   expect(picture.distinctColours).toBeGreaterThan(50);
   expect((await errorLog.take()).filter((message) => message !== R3F_CLOCK_WARNING)).toEqual([]);
