@@ -358,8 +358,8 @@ export class DemoApp {
       streamed: {
         count: streaming.textures,
         residentBytes: budget.byCategory.streamed,
-        loadsInFlight: streaming.loadsInFlight,
-        failedLevels: streaming.failedLevels,
+        loadsInFlight: streaming.streaming.loading,
+        failedLevels: streaming.streaming.failedTotal,
         retries: streaming.retries,
       },
       transitions: { ...this.regions.counters },
@@ -420,7 +420,7 @@ export class DemoApp {
     return {
       pages: vt.pending,
       renders: vt.rendering.refreshQueued,
-      levels: this.streaming.stats().loadsInFlight,
+      levels: this.streaming.stats().streaming.loading,
       chunks: this.terrain.pendingBuilds,
       regionChange: this.regions.busy,
     };

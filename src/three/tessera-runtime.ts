@@ -180,6 +180,7 @@ export class TesseraRuntime implements SourceRuntime {
    */
   dispose(): void {
     if (this.disposed) return;
+    this.disposed = true;
     for (const member of [...this.members].reverse()) member.dispose();
     this.members.length = 0;
     this.transcoder?.dispose();
@@ -187,7 +188,6 @@ export class TesseraRuntime implements SourceRuntime {
     this.images?.dispose();
     this.images = null;
     this.lease.release();
-    this.disposed = true;
   }
 
   private assertLive(): void {

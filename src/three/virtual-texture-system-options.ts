@@ -49,7 +49,7 @@ export interface VirtualTextureSystemOptions {
    * pages of one texture's three coarsest mips).
    */
   minPoolSlots?: number;
-  /** Pages of an evictable texture (see `makeEvictable`) freed per frame at most. Default 64. */
+  /** Pages of an evictable texture (see `setEvictable`) freed per frame at most. Default 64. */
   evictPagesPerFrame?: number;
   /**
    * Largest side of one pool texture (of one array layer), in texels; at most, and by default, the

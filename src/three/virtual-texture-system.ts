@@ -125,102 +125,117 @@ export class VirtualTextureSystem {
       throw error;
     }
     const { input, plan, budget, reserved, feedbackSize } = reservations;
-    this.budget = budget;
-    this.ownsBudget = o.sharedBudget === undefined;
-    this.ownReservations = [reserved.pageTable, reserved.staging];
-    const poolFormats = formats.map((choice) => choice.format);
-    // The rendered-tiles plug-in builds its render stage at the first add() of a rendered texture.
-    this.producers = new PageProducers(bridge, {
-      budget,
-      poolFormats,
-      tileSize: o.tileSize,
-      maxRendersPerFrame: o.maxRendersPerFrame,
-      layers: o.layers,
-      makeRoom: () => this.pool.setShare(this.pool.shareBytes),
-    });
-    const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
-    this.streamer = new VirtualTextureStreamer({
-      pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
-      maxUploadsPerFrame: this.uploadsPerFrame,
-      stagingBytes: plan.stagingBytes,
-      abortAfterFrames: o.abortAfterFrames,
-      failedCooldownFrames: o.failedCooldownFrames,
-      maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
-    });
-    this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);
-    for (const type of ['page-evicted', 'page-loaded'] as const) {
-      this.streamer.on(type, (event) => this.events.emit(type, event as never));
+    try {
+      this.budget = budget;
+      this.ownsBudget = o.sharedBudget === undefined;
+      this.ownReservations = [reserved.pageTable, reserved.staging];
+      const poolFormats = formats.map((choice) => choice.format);
+      // The rendered-tiles plug-in builds its render stage at the first add() of a rendered texture.
+      this.producers = new PageProducers(bridge, {
+        budget,
+        poolFormats,
+        tileSize: o.tileSize,
+        maxRendersPerFrame: o.maxRendersPerFrame,
+        layers: o.layers,
+        makeRoom: () => this.pool.setShare(this.pool.shareBytes),
+      });
+      const poolTextures = new PoolTextures(bridge, reserved.poolShape, formats);
+      this.streamer = new VirtualTextureStreamer({
+        pool: { slotCount: poolTextures.slotCount, replacementPolicy: o.replacementPolicy },
+        maxUploadsPerFrame: this.uploadsPerFrame,
+        stagingBytes: plan.stagingBytes,
+        abortAfterFrames: o.abortAfterFrames,
+        failedCooldownFrames: o.failedCooldownFrames,
+        maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
+      });
+      this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);
+      for (const type of ['page-evicted', 'page-loaded'] as const) {
+        this.streamer.on(type, (event) => this.events.emit(type, event as never));
+      }
+      this.streamer.on('error', ({ error, vt, pageId }) => {
+        const texture = this.textures[vt];
+        if (texture) this.events.emit('error', { error, texture, pageId, vt });
+      });
+      const size = { width: feedbackSize.x, height: feedbackSize.y };
+      const sinks = {
+        streamer: this.streamer,
+        settle: this.settle,
+        events: this.events,
+        buffersReplaced: () => this.graphsChanged(),
+      };
+      this.feedback = new SystemFeedback(
+        bridge,
+        budget,
+        o.feedbackScale,
+        size,
+        reserved,
+        sinks,
+        o.feedbackMode,
+      );
+      this.context = {
+        ...poolSampling(poolTextures),
+        filtering: o.filtering,
+        maxAnisotropy: o.anisotropy,
+        version: 0,
+        feedbackLodOffset: this.feedback.collector.lodOffset,
+        requestWriter: this.feedback.collector.requestWriter,
+        mipBias: uniform(0),
+        registerMaterial: (material, vtId, uv) => {
+          const vt = this.textures[vtId];
+          if (vt && this.feedback.register(material, vt, uv)) this.materials.add(material);
+          // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
+          this.settle.noteRegistration(this.frame);
+        },
+        invalidatePages: (vt, rect, units) =>
+          this.producers.invalidate(vt.id, vt.name, vt.source, rect, units, this.streamer),
+      };
+      const tables = { budget, handle: reserved.pageTable, texturesChanged: () => this.graphsChanged() };
+      const runtime = this.runtime;
+      this.set = new VirtualTextureSet(
+        bridge,
+        this.streamer,
+        this.context,
+        tables,
+        formats,
+        o,
+        this.producers,
+        () => runtime.transcoderPool(),
+      );
+      this.textures = this.set.textures;
+      const poolContext = { bridge, budget, streamer: this.streamer, formats, slotBytes: plan.slotBytes };
+      const allocation = { textures: poolTextures, reservation: reserved.pool };
+      this.pool = new LivePool(poolContext, allocation, input, o.shareBytes, {
+        otherBytes: () =>
+          // The page tables' whole share: their reservation grows into it, never the pool.
+          this.budget.bytesOf(reserved.staging) +
+          this.set.reserveBytes +
+          this.feedback.collector.reservedBytes +
+          this.producers.budgetedBytes,
+        minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
+        resized: (pool, outcome) => this.poolResized(pool, outcome),
+      });
+      this.uploads = new TileUploads(this.streamer, this.pool, this.set, this.producers);
+      this.member = {
+        updateOrder: 0,
+        update: (camera, scene) => this.update(camera, scene),
+        whenSettled: () => this.whenSettled(),
+        dispose: () => this.dispose(),
+      };
+      this.runtime.attach(this.member);
+    } catch (error) {
+      // Nothing stays reserved or running when construction fails after planning.
+      for (const handle of [
+        reserved.feedback,
+        reserved.readback,
+        reserved.pageTable,
+        reserved.staging,
+        reserved.pool,
+      ]) {
+        budget.release(handle);
+      }
+      if (this.ownsRuntime) this.runtime.dispose();
+      throw error;
     }
-    this.streamer.on('error', ({ error, vt, pageId }) => {
-      const texture = this.textures[vt];
-      if (texture) this.events.emit('error', { error, texture, pageId, vt });
-    });
-    const size = { width: feedbackSize.x, height: feedbackSize.y };
-    const sinks = {
-      streamer: this.streamer,
-      settle: this.settle,
-      events: this.events,
-      buffersReplaced: () => this.graphsChanged(),
-    };
-    this.feedback = new SystemFeedback(
-      bridge,
-      budget,
-      o.feedbackScale,
-      size,
-      reserved,
-      sinks,
-      o.feedbackMode,
-    );
-    this.context = {
-      ...poolSampling(poolTextures),
-      filtering: o.filtering,
-      maxAnisotropy: o.anisotropy,
-      version: 0,
-      feedbackLodOffset: this.feedback.collector.lodOffset,
-      requestWriter: this.feedback.collector.requestWriter,
-      mipBias: uniform(0),
-      registerMaterial: (material, vtId, uv) => {
-        const vt = this.textures[vtId];
-        if (vt && this.feedback.register(material, vt, uv)) this.materials.add(material);
-        // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
-        this.settle.noteRegistration(this.frame);
-      },
-      invalidatePages: (vt, rect, units) =>
-        this.producers.invalidate(vt.id, vt.name, vt.source, rect, units, this.streamer),
-    };
-    const tables = { budget, handle: reserved.pageTable, texturesChanged: () => this.graphsChanged() };
-    const runtime = this.runtime;
-    this.set = new VirtualTextureSet(
-      bridge,
-      this.streamer,
-      this.context,
-      tables,
-      formats,
-      o,
-      this.producers,
-      () => runtime.transcoderPool(),
-    );
-    this.textures = this.set.textures;
-    const poolContext = { bridge, budget, streamer: this.streamer, formats, slotBytes: plan.slotBytes };
-    const allocation = { textures: poolTextures, reservation: reserved.pool };
-    this.pool = new LivePool(poolContext, allocation, input, o.shareBytes, {
-      otherBytes: () =>
-        // The page tables' whole share: their reservation grows into it, never the pool.
-        this.budget.bytesOf(reserved.staging) +
-        this.set.reserveBytes +
-        this.feedback.collector.reservedBytes +
-        this.producers.budgetedBytes,
-      minSlots: () => Math.max(o.minPoolSlots, this.set.pinnedPages()),
-      resized: (pool, outcome) => this.poolResized(pool, outcome),
-    });
-    this.uploads = new TileUploads(this.streamer, this.pool, this.set, this.producers);
-    this.member = {
-      updateOrder: 0,
-      update: (camera, scene) => this.update(camera, scene),
-      whenSettled: () => this.whenSettled(),
-      dispose: () => this.dispose(),
-    };
-    this.runtime.attach(this.member);
   }
 
   /**

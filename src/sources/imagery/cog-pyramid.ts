@@ -328,6 +328,8 @@ export class CogPyramid implements ImageryPyramid {
 
   /** The caller's pool, else the geotiff `Pool` every COG shares where workers exist. */
   private decodePool(): CogDecoderPool | null {
+    // A decoder made after dispose() (its parameters were awaited) must not take the shared pool.
+    if (this.disposed) throw disposedError();
     if (this.pool !== undefined) return this.pool;
     if (this.options.pool !== undefined) {
       this.pool = this.options.pool;

@@ -100,6 +100,8 @@ export class ImageryTileSource implements TileSource {
   private payload = 0;
   /** True when the options gave a page geometry: the system's must then match it. */
   private readonly geometryGiven: boolean;
+  /** True once a system's geometry was adopted (another system must then match it). */
+  private adopted = false;
   private readonly layerName: string;
   private readonly regionWidth: number;
   private readonly regionHeight: number;
@@ -194,7 +196,15 @@ export class ImageryTileSource implements TileSource {
    */
   followPageGeometry(tileSize: number, border: number): void {
     if (this.geometryGiven || (tileSize === this.tileSize && border === this.border)) return;
+    if (this.adopted) {
+      // A second system with other pages would change the layout the first one streams.
+      throw new TesseraConfigError(
+        'invalid-tile',
+        `this source's pages are ${this.tileSize}/${this.border} (its first system's), not ${tileSize}/${border}`,
+      );
+    }
     this.cut(tileSize, border);
+    this.adopted = true;
   }
 
   /** Cuts the image into pages of `tileSize` texels with `border` (the layout of every mip). */

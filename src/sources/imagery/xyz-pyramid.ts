@@ -266,22 +266,23 @@ export async function openXyzPyramid(url: string, options: OpenXyzPyramidOptions
   const signal = options.signal ?? new AbortController().signal;
   signal.throwIfAborted();
   const io = sourceIo(options);
-  let json: unknown;
   try {
-    json = await io.http.getJson(url, signal);
+    const tileJson = parseTileJson(await io.http.getJson(url, signal), url);
+    // The tiles go through the client that read the TileJSON (built before the lease is let go).
+    return new XyzPyramid({
+      ...options,
+      http: io.http,
+      client: undefined,
+      url: tileJson.tiles,
+      maxZoom: options.maxZoom ?? tileJson.maxZoom,
+      minZoom: options.minZoom ?? tileJson.minZoom,
+      scheme: options.scheme ?? tileJson.scheme,
+      attribution: options.attribution ?? tileJson.attribution,
+      bounds: options.bounds ?? tileJson.bounds,
+    });
   } finally {
     io.release();
   }
-  const tileJson = parseTileJson(json, url);
-  return new XyzPyramid({
-    ...options,
-    url: tileJson.tiles,
-    maxZoom: options.maxZoom ?? tileJson.maxZoom,
-    minZoom: options.minZoom ?? tileJson.minZoom,
-    scheme: options.scheme ?? tileJson.scheme,
-    attribution: options.attribution ?? tileJson.attribution,
-    bounds: options.bounds ?? tileJson.bounds,
-  });
 }
 
 /** What a TileJSON document says of a raster tile set (see {@link parseTileJson}). */

@@ -7,6 +7,7 @@
  */
 
 import { warnDeprecated } from '../../core/deprecation';
+import { TileSourceError } from '../../core/errors';
 import { createDefaultImageDecoder, createDefaultTileDecoder } from './default-tile-decoder';
 import { HttpClient, type HttpClientOptions } from './http/http-client';
 import type { ImageDecoder, TileDecoder } from './tile-decoder';
@@ -32,13 +33,17 @@ class DefaultSourceRuntime implements SourceRuntime {
   readonly http = defaultHttpClient();
   users = 0;
   private decoderPool: (TileDecoder & ImageDecoder) | null = null;
+  private stopped = false;
 
+  /** @throws TileSourceError('source-disposed') once its last user let go (a late load of a disposed source). */
   get decoder(): TileDecoder & ImageDecoder {
+    if (this.stopped) throw new TileSourceError('source-disposed', 'the source was disposed', false);
     this.decoderPool ??= createSharedDecoder();
     return this.decoderPool;
   }
 
   stop(): void {
+    this.stopped = true;
     this.decoderPool?.dispose?.();
     this.decoderPool = null;
     this.http.rangeCache?.clear();

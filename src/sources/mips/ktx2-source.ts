@@ -56,14 +56,14 @@ export interface Ktx2Opened {
 let warnedRangeIgnored = false;
 
 /**
- * A mip pyramid read from a KTX2 file level by level: {@link fromUrl} reads only the metadata
+ * A mip pyramid read from a KTX2 file level by level: {@link open} reads only the metadata
  * (header, level index, DFD, key/value and global data) with one small HTTP Range request, then
  * each level with its own Range request when the streamer asks for it (the levels of one chain
  * in one request), so a view needing only coarse levels never downloads the fine ones.
  *
  * Payloads: uncompressed `R8G8B8A8` and the block formats WebGPU samples as stored (BC1/3/4/5/7,
  * ETC2/EAC, ASTC 4x4, see `ktx2-formats.ts`), and Basis Universal UASTC (`format` `uastc-4x4(-srgb)`:
- * levels are UASTC blocks, which `TextureStreamingSystem.createTexture` transcodes in its workers
+ * levels are UASTC blocks, which `TextureStreamingSystem.add` transcodes in its workers
  * to the device's best block format), without supercompression or with zstd / zlib
  * supercompression, and Basis Universal ETC1S (BasisLZ: the codebooks come with the metadata, each
  * level's slices by Range, transcoded the same way). Cube maps, arrays and 3D textures are refused with
@@ -92,7 +92,7 @@ export class Ktx2Source implements EncodedPyramidSource {
   private readonly batcher: LevelRangeBatcher;
 
   /**
-   * @param input the whole KTX2 file in memory, or a file opened by {@link fromUrl} / {@link open}.
+   * @param input the whole KTX2 file in memory, or a file opened by {@link open}.
    * @param openBytes bytes read to open it (default: the whole file).
    * @throws TileSourceError as `parseKtx2Layout` (a typed code for every bad or unsupported file).
    */
@@ -140,7 +140,7 @@ export class Ktx2Source implements EncodedPyramidSource {
     source: string | RangeReader,
     options: Ktx2OpenOptions | AbortSignal = {},
   ): Promise<Ktx2Source> {
-    if (options instanceof AbortSignal) return Ktx2Source.openReader(source as RangeReader, options);
+    if (options instanceof AbortSignal) options = { signal: options };
     if (typeof source !== 'string') {
       return Ktx2Source.openReader(source, options.signal ?? new AbortController().signal);
     }

@@ -14,7 +14,7 @@ const EVICTABLE_IDLE_FRAMES = 8;
 const SLOTS_EXAMINED_PER_PAGE = 64;
 
 /**
- * The virtual textures of a scene being left (`makeEvictable`): each frame their resident,
+ * The virtual textures of a scene being left (`setEvictable`): each frame their resident,
  * unpinned pages out of view for a few frames are freed, up to a page budget per frame, so new
  * pages take their slots first and the old scene's memory drains while it still renders.
  */

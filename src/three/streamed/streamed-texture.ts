@@ -8,7 +8,7 @@ import type { ChainTexture } from './uploads/chain-texture';
 import { CpuLevelCache } from './uploads/cpu-level-cache';
 
 /**
- * Options of `TextureStreamingSystem.createTexture`. The sampling fields are three's `Texture`
+ * Options of `TextureStreamingSystem.add`. The sampling fields are three's `Texture`
  * fields of the same names: every texture bound for this one (placeholder, pinned and streamed
  * chains) carries them, so materials sample it as three samples an ordinary texture set up alike.
  */
@@ -79,7 +79,7 @@ export class StreamedTexture {
   private current: Texture;
   private isReleased = false;
 
-  /** @internal created by `TextureStreamingSystem.createTexture`. */
+  /** @internal created by `TextureStreamingSystem.add`. */
   constructor(
     id: number,
     name: string,

@@ -44,7 +44,8 @@ import type { StreamedTranscodingOptions } from './uploads/streamed-transcoding'
 import { StreamedTranscoding } from './uploads/streamed-transcoding';
 
 /**
- * Mip streaming of ordinary three.js textures under one {@link TextureBudget}: creates
+ * Mip streaming of ordinary three.js textures under its runtime's budget (see
+ * {@link TesseraRuntime}): adds
  * {@link StreamedTexture}s, feeds the screen need of the meshes using them to the core
  * {@link MipStreamingPlanner}, swaps chains into materials, sweeps stale textures and runs scene
  * transitions. A thin orchestrator: `StreamedChainBackend` owns the GPU chains (the planner's
@@ -53,7 +54,7 @@ import { StreamedTranscoding } from './uploads/streamed-transcoding';
  *
  * ```ts
  * const streaming = new TextureStreamingSystem(renderer, { budgetBytes: 64 << 20 });
- * const rock = streaming.createTexture(new LevelListSource(levels), { tag: 'scene:cave', core: true });
+ * const rock = streaming.add(new LevelListSource(levels), { tag: 'scene:cave', core: true });
  * streaming.attach(mesh, rock); // mesh.material.map follows the resident chain
  * renderer.setAnimationLoop(() => { streaming.update(camera, scene); renderer.render(scene, camera); });
  * await streaming.whenSettled(); // every texture at the level the view and the budget allow
@@ -71,8 +72,8 @@ export class TextureStreamingSystem {
   /**
    * The HTTP client of this system's network reads: the glTF registrations on it open their KTX2
    * files and fetch their images and `.glb` files through it (its retry policy, per-host cap and
-   * counters); give it to sources opened by hand (`Ktx2Source.fromUrl(url, { client })`) so that
-   * {@link stats}' `retries` counts them too. The `http` option, or a new client.
+   * counters). The `http` option, or the runtime's client, which every source given the runtime
+   * shares: `stats().streaming.retries` is then that client's, all its sources included.
    */
   readonly http: HttpClient;
   /** @internal every managed texture (ids, tags, last use, reference counts). */
@@ -139,47 +140,56 @@ export class TextureStreamingSystem {
         transcodeWorkers: options.transcodeWorkers,
       });
     this.ownsRuntime = given === undefined;
-    this.budget = options.budget ?? this.runtime.budget;
-    this.http = options.http ?? this.runtime.http;
-    this.needRefreshFrames = options.needRefreshFrames ?? 4;
-    if (!Number.isInteger(this.needRefreshFrames) || this.needRefreshFrames < 1) {
-      throw new TesseraConfigError('invalid-option', 'needRefreshFrames must be an integer >= 1.');
+    let placeholders: StreamingPlaceholders | undefined;
+    try {
+      this.budget = options.budget ?? this.runtime.budget;
+      this.http = options.http ?? this.runtime.http;
+      this.needRefreshFrames = options.needRefreshFrames ?? 4;
+      if (!Number.isInteger(this.needRefreshFrames) || this.needRefreshFrames < 1) {
+        throw new TesseraConfigError('invalid-option', 'needRefreshFrames must be an integer >= 1.');
+      }
+      const bridge = new BackendBridge(renderer);
+      this.bridge = bridge;
+      this.renderer = renderer;
+      this.now = options.now ?? (() => performance.now());
+      this.registry = new ManagedTextureRegistry(this.budget.tags);
+      placeholders = new StreamingPlaceholders(renderer, this.budget);
+      this.placeholders = placeholders;
+      const runtime = this.runtime;
+      this.transcoding = new StreamedTranscoding(bridge, options, () => runtime.transcoderPool());
+      this.shedLevels = new ShedLevelCache(options.shedLevelCacheBytes ?? 4 << 20);
+      const backend = new StreamedChainBackend(
+        bridge,
+        this.table,
+        this.placeholders,
+        {
+          completeLoad: (id, firstMip, error) => this.planner.completeLoad(id, firstMip, error),
+          released: (texture) => this.forgetReleased(texture),
+        },
+        this.shedLevels,
+      );
+      this.planner = new MipStreamingPlanner(this.budget, this.registry, backend, {
+        ...options.planner,
+        onLoadFailed: (id, error) => {
+          this.failedLevels++;
+          const texture = this.table.byId(id);
+          if (texture !== null) this.events.emit('error', { error, texture });
+        },
+      });
+      this.sweep = new StaleSweep(this.registry, options.sweep);
+      this.member = {
+        updateOrder: 1,
+        update: (camera, scene) => this.update(camera, scene),
+        whenSettled: () => this.whenSettled(),
+        dispose: () => this.dispose(),
+      };
+      this.runtime.attach(this.member);
+    } catch (error) {
+      // Nothing stays allocated or running when construction fails.
+      placeholders?.dispose();
+      if (this.ownsRuntime) this.runtime.dispose();
+      throw error;
     }
-    const bridge = new BackendBridge(renderer);
-    this.bridge = bridge;
-    this.renderer = renderer;
-    this.now = options.now ?? (() => performance.now());
-    this.registry = new ManagedTextureRegistry(this.budget.tags);
-    this.placeholders = new StreamingPlaceholders(renderer, this.budget);
-    const runtime = this.runtime;
-    this.transcoding = new StreamedTranscoding(bridge, options, () => runtime.transcoderPool());
-    this.shedLevels = new ShedLevelCache(options.shedLevelCacheBytes ?? 4 << 20);
-    const backend = new StreamedChainBackend(
-      bridge,
-      this.table,
-      this.placeholders,
-      {
-        completeLoad: (id, firstMip, error) => this.planner.completeLoad(id, firstMip, error),
-        released: (texture) => this.forgetReleased(texture),
-      },
-      this.shedLevels,
-    );
-    this.planner = new MipStreamingPlanner(this.budget, this.registry, backend, {
-      ...options.planner,
-      onLoadFailed: (id, error) => {
-        this.failedLevels++;
-        const texture = this.table.byId(id);
-        if (texture !== null) this.events.emit('error', { error, texture });
-      },
-    });
-    this.sweep = new StaleSweep(this.registry, options.sweep);
-    this.member = {
-      updateOrder: 1,
-      update: (camera, scene) => this.update(camera, scene),
-      whenSettled: () => this.whenSettled(),
-      dispose: () => this.dispose(),
-    };
-    this.runtime.attach(this.member);
   }
 
   /** Frames run through {@link update}. */

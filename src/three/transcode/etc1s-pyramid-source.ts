@@ -31,7 +31,7 @@ export class Etc1sPyramidSource implements MipPyramidSource {
   private readonly basisLz: BasisLzGlobalData;
 
   /**
-   * @internal made by `TextureStreamingSystem.createTexture` for an ETC1S source.
+   * @internal made by `TextureStreamingSystem.add` for an ETC1S source.
    * @param source ETC1S levels (`format` `etc1s(-srgb)`) with their `basisLz` global data.
    * @param choice the target, from `chooseEtc1sTarget` over the device's support.
    * @param pool the worker pool, or a function starting it on the first level.

@@ -23,7 +23,7 @@ export class TranscodedPyramidSource implements MipPyramidSource {
   readonly format: StreamedTextureFormat;
 
   /**
-   * @internal made by `TextureStreamingSystem.createTexture` for a UASTC source.
+   * @internal made by `TextureStreamingSystem.add` for a UASTC source.
    * @param source levels of UASTC blocks (`format` `uastc-4x4` / `uastc-4x4-srgb`).
    * @param choice the target, from `choosePoolFormat` over the device's support.
    * @param pool the worker pool, or a function starting it on the first level.

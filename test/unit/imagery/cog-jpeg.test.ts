@@ -24,6 +24,7 @@ import {
 const TILE = 256;
 /** Not a multiple of the tile size: the right and bottom tiles are padded. */
 const image = colourEdgeImage(600, 400);
+// Writing and decoding the COGs takes seconds on a loaded 2-core machine: 30 s per test.
 const live = () => new AbortController().signal;
 const bufferOf = (bytes: Uint8Array) => bytes.slice().buffer;
 
@@ -73,7 +74,7 @@ describe('JPEG COG decoding', () => {
     const replicated = await compareGeotiff(ycbcr);
     expect(replicated.max).toBeGreaterThan(16);
     expect(replicated.psnr).toBeLessThan(40);
-  });
+  }, 30_000);
 
   it('RGB tiles (Adobe transform 0), alpha opaque, no-data transparent as the converter makes it', async () => {
     const spliced = await compareLevel0(rgb);
@@ -95,7 +96,7 @@ describe('JPEG COG decoding', () => {
     }
     expect(transparent).toBeGreaterThan(100);
     pyramid.dispose();
-  });
+  }, 30_000);
 
   it("RGB tiles whose streams do not say RGB decode by the TIFF's photometric", async () => {
     const bare = await withoutRgbMarkers(rgb);
@@ -107,7 +108,7 @@ describe('JPEG COG decoding', () => {
     histogram.addTile(tile.data, 1, 0, TILE, reference);
     expect(histogram.summary().max).toBeLessThanOrEqual(1);
     pyramid.dispose();
-  });
+  }, 30_000);
 });
 
 describe('spliceCogJpeg', () => {

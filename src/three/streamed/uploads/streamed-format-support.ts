@@ -1,7 +1,7 @@
 /**
  * Block formats of streamed textures on the device: whether this renderer has the WebGPU feature
  * or WebGL2 extension each needs (the shared table in `../block-formats.ts`), and the checks a
- * source passes at `createTexture`.
+ * source passes at `add`.
  */
 
 import { TesseraConfigError } from '../../../core/errors';
