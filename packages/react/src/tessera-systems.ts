@@ -56,6 +56,7 @@ export class TesseraSystems {
    *   `WebGPURenderer` (R3F's default is a `WebGLRenderer`: give `<Canvas>` an async `gl` factory).
    */
   constructor(
+    /** The canvas's renderer, which both systems draw with. */
     readonly renderer: WebGPURenderer,
     private readonly options: TesseraSystemsOptions,
   ) {

@@ -27,7 +27,7 @@ export type TileSourceOpener = (signal: AbortSignal, runtime: TesseraRuntime) =>
  * Adds a virtual texture to the provider's virtual-texture system for as long as the component is
  * mounted, and removes it at unmount (its pool pages and page table go back to the budget).
  *
- * `source` is an open {@link TileSource}, which stays the caller's, or an opener such as
+ * `source` is an open `TileSource`, which stays the caller's, or an opener such as
  * `(signal, runtime) => ArchiveTileSource.open(url, { runtime }, signal)`, called after mount and again when `deps`
  * change: the source it opens is the hook's, disposed with the texture (and at once if the
  * component unmounted while it opened). An inline opener is not called again on re-render;
