@@ -472,6 +472,11 @@ export class VirtualTextureSystem {
     this.producers.maxRendersPerFrame = positiveInteger('maxRendersPerFrame', pages);
   }
 
+  /** Most pages of rendered textures rendered per frame (see {@link setMaxRendersPerFrame}). */
+  get maxRendersPerFrame(): number {
+    return this.producers.maxRendersPerFrame;
+  }
+
   /** Exact GPU bytes by category and streaming counters (allocates: for HUDs and tests). */
   stats(): VirtualTextureSystemStats {
     const live = !this.disposed;
