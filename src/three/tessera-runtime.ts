@@ -47,6 +47,22 @@ export interface RuntimeMember {
 }
 
 /**
+ * The member a system attaches: its own `update`, `whenSettled` and `dispose`, run in `updateOrder`.
+ * @internal
+ */
+export function runtimeMember(
+  system: Pick<RuntimeMember, 'update' | 'whenSettled' | 'dispose'>,
+  updateOrder: number,
+): RuntimeMember {
+  return {
+    updateOrder,
+    update: (camera, scene) => system.update(camera, scene),
+    whenSettled: () => system.whenSettled(),
+    dispose: () => system.dispose(),
+  };
+}
+
+/**
  * One per application: the budget, the network client (one per-host cap across every source), the
  * decode workers and the transcoder workers that the virtual-texture system, the streaming system,
  * the glTF plugin and every source share. Give it to each (`{ runtime }`); a system given none

@@ -25,7 +25,7 @@ import {
   type SamplingContext,
   type VirtualTextureFiltering,
 } from './sampling/sampling-context';
-import { type RuntimeMember, TesseraRuntime } from './tessera-runtime';
+import { type RuntimeMember, runtimeMember, TesseraRuntime } from './tessera-runtime';
 import { TileUploads } from './uploads/tile-uploads';
 import type { VirtualTexture } from './virtual-texture';
 import { planSystemReservations } from './virtual-texture-reservations';
@@ -215,12 +215,7 @@ export class VirtualTextureSystem {
         resized: (pool, outcome) => this.poolResized(pool, outcome),
       });
       this.uploads = new TileUploads(this.streamer, this.pool, this.set, this.producers);
-      this.member = {
-        updateOrder: 0,
-        update: (camera, scene) => this.update(camera, scene),
-        whenSettled: () => this.whenSettled(),
-        dispose: () => this.dispose(),
-      };
+      this.member = runtimeMember(this, 0);
       this.runtime.attach(this.member);
     } catch (error) {
       // Nothing stays reserved or running when construction fails after planning.

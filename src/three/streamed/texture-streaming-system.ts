@@ -25,7 +25,7 @@ import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
 import type { HttpClient } from '../../sources/io/http/http-client';
 import { BackendBridge } from '../backend-bridge';
-import { type RuntimeMember, TesseraRuntime } from '../tessera-runtime';
+import { type RuntimeMember, runtimeMember, TesseraRuntime } from '../tessera-runtime';
 import { LiveStreamedTextures } from './live-streamed-textures';
 import { TextureNeedEstimator } from './need/texture-need-estimator';
 import { MeshAttachments } from './sampling/mesh-attachments';
@@ -177,12 +177,7 @@ export class TextureStreamingSystem {
         },
       });
       this.sweep = new StaleSweep(this.registry, options.sweep);
-      this.member = {
-        updateOrder: 1,
-        update: (camera, scene) => this.update(camera, scene),
-        whenSettled: () => this.whenSettled(),
-        dispose: () => this.dispose(),
-      };
+      this.member = runtimeMember(this, 1);
       this.runtime.attach(this.member);
     } catch (error) {
       // Nothing stays allocated or running when construction fails.
