@@ -34,13 +34,12 @@ export interface TesseraProviderProps {
   /** Further options of the streaming system (anisotropy, ...), read when it is made. */
   streamingOptions?: ProviderStreamingOptions;
   /**
-   * The `useFrame` priority of `runtime.update(camera, scene)`. Default 0. It must not be
-   * positive: in React Three Fiber v9 any positive priority takes rendering over from R3F, and
-   * nothing would draw the scene. R3F calls the frame callbacks in ascending priority (equal
-   * priorities in the order they subscribed) and then renders, so at 0 the update runs after
-   * camera controls (drei's run at -1) and before R3F's `gl.render`, as the runtime requires. An
-   * application rendering itself (a positive-priority callback, e.g. post-processing) still gets
-   * the update before its render.
+   * The `useFrame` priority of `runtime.update(camera, scene)`. Default 0. R3F calls the frame
+   * callbacks in ascending priority (equal priorities in the order they subscribed) and then, unless
+   * some callback has a positive priority, renders: at 0 the update runs after camera controls
+   * (drei's run at -1) and before R3F's `gl.render`, as the runtime requires. A positive priority
+   * takes rendering over from R3F: give one only when a callback of yours renders at a higher one
+   * (post-processing), so that the update still comes before that render.
    */
   updatePriority?: number;
   /** The scene content; rendered once the runtime and renderer are ready. */
@@ -89,8 +88,9 @@ export function TesseraProvider(props: TesseraProviderProps): ReactNode {
   useEffect(() => {
     const { budgetBytes, virtualTextureShareBytes, virtualTextureOptions, streamingOptions } = latest.current;
     let made: TesseraSystems;
+    let runtime: TesseraRuntime | undefined = givenRuntime;
     try {
-      const runtime = givenRuntime ?? new TesseraRuntime({ budgetBytes: budgetBytes ?? Number.NaN });
+      runtime ??= new TesseraRuntime({ budgetBytes: budgetBytes ?? Number.NaN });
       made = new TesseraSystems(renderer, {
         runtime,
         ownsRuntime: givenRuntime === undefined,
@@ -100,6 +100,8 @@ export function TesseraProvider(props: TesseraProviderProps): ReactNode {
         requestFrame: () => invalidate(),
       });
     } catch (error) {
+      // A runtime made here for systems that could not be made is let go at once.
+      if (givenRuntime === undefined) runtime?.dispose();
       setFailure(error);
       return;
     }
