@@ -1,5 +1,6 @@
 import type { Camera, Object3D, Scene } from 'three';
 import { TextureBudget } from '../core/budget/texture-budget';
+import { warnDeprecated } from '../core/deprecation';
 import { TesseraConfigError, TesseraError } from '../core/errors';
 import type { HttpClient } from '../sources/io/http/http-client';
 import {
@@ -44,6 +45,44 @@ export interface RuntimeMember {
   update(camera: Camera, scene: Scene): void;
   whenSettled(): Promise<number>;
   dispose(): void;
+}
+
+/** The options by which a system gets its budget and transcoder: a runtime, or its own. */
+export interface SystemRuntimeOptions {
+  runtime?: TesseraRuntime;
+  budgetBytes?: number;
+  /** @deprecated */
+  budget?: TextureBudget;
+  transcoderPath?: string;
+  transcodeWorkers?: number;
+}
+
+/**
+ * Checks how a system gets its budget and transcoder: a runtime (which owns both), else
+ * `budgetBytes` (or the deprecated shared `budget`, warned once) for a runtime of its own.
+ * @param system the options type named in the warning, e.g. 'VirtualTextureSystemOptions'.
+ * @throws TesseraConfigError('invalid-option') for a runtime with a budget or transcoder option, or neither.
+ * @internal
+ */
+export function checkSystemRuntimeOptions(options: SystemRuntimeOptions, system: string): void {
+  if (options.runtime !== undefined) {
+    if (options.budget !== undefined || options.budgetBytes !== undefined) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        "with a runtime the budget is the runtime's: give no budget or budgetBytes (a VT system: shareBytes)",
+      );
+    }
+    if (options.transcoderPath !== undefined || options.transcodeWorkers !== undefined) {
+      throw new TesseraConfigError(
+        'invalid-option',
+        "with a runtime the transcoder is the runtime's: give transcoderPath and transcodeWorkers to the runtime",
+      );
+    }
+  } else if (options.budget !== undefined) {
+    warnDeprecated(`${system}.budget`, '{ runtime }');
+  } else if (options.budgetBytes === undefined) {
+    throw new TesseraConfigError('invalid-option', 'give budgetBytes or a runtime');
+  }
 }
 
 /**

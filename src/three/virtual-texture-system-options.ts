@@ -10,7 +10,7 @@ import type { FeedbackMode } from '../core/vt/vt-budget-plan';
 import { VirtualTextureLayout } from '../core/vt/vt-layout';
 import { checkRenderedLayerOptions } from './page-producers';
 import type { VirtualTextureFiltering } from './sampling/sampling-context';
-import type { TesseraRuntime } from './tessera-runtime';
+import { checkSystemRuntimeOptions, type TesseraRuntime } from './tessera-runtime';
 import type { VirtualTexturePoolLayer } from './virtual-texture';
 
 /** Options of a {@link VirtualTextureSystem}. */
@@ -213,24 +213,7 @@ export function checkFiltering(mode: VirtualTextureFiltering): VirtualTextureFil
  */
 export function resolveSystemOptions(options: VirtualTextureSystemOptions): ResolvedSystemOptions {
   const runtime = options.runtime;
-  if (runtime !== undefined) {
-    if (options.budget !== undefined || options.budgetBytes !== undefined) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        "with a runtime the budget is the runtime's: give shareBytes, not budget or budgetBytes",
-      );
-    }
-    if (options.transcoderPath !== undefined || options.transcodeWorkers !== undefined) {
-      throw new TesseraConfigError(
-        'invalid-option',
-        "with a runtime the transcoder is the runtime's: give transcoderPath and transcodeWorkers to the runtime",
-      );
-    }
-  } else if (options.budget !== undefined) {
-    warnDeprecated('VirtualTextureSystemOptions.budget', '{ runtime, shareBytes }');
-  } else if (options.budgetBytes === undefined) {
-    throw new TesseraConfigError('invalid-option', 'give budgetBytes or a runtime');
-  }
+  checkSystemRuntimeOptions(options, 'VirtualTextureSystemOptions');
   for (const [name, bytes] of [
     ['budgetBytes', options.budgetBytes],
     ['shareBytes', options.shareBytes],

@@ -25,7 +25,12 @@ import { FrameWaiters } from '../../core/structures/frame-waiters';
 import { TypedEmitter } from '../../core/structures/typed-emitter';
 import type { HttpClient } from '../../sources/io/http/http-client';
 import { BackendBridge } from '../backend-bridge';
-import { type RuntimeMember, runtimeMember, TesseraRuntime } from '../tessera-runtime';
+import {
+  checkSystemRuntimeOptions,
+  type RuntimeMember,
+  runtimeMember,
+  TesseraRuntime,
+} from '../tessera-runtime';
 import { LiveStreamedTextures } from './live-streamed-textures';
 import { TextureNeedEstimator } from './need/texture-need-estimator';
 import { MeshAttachments } from './sampling/mesh-attachments';
@@ -112,24 +117,7 @@ export class TextureStreamingSystem {
    */
   constructor(renderer: WebGPURenderer, options: TextureStreamingSystemOptions) {
     const given = options.runtime;
-    if (given !== undefined) {
-      if (options.budget !== undefined || options.budgetBytes !== undefined) {
-        throw new TesseraConfigError(
-          'invalid-option',
-          "With a runtime the budget is the runtime's: give no budget or budgetBytes.",
-        );
-      }
-      if (options.transcoderPath !== undefined || options.transcodeWorkers !== undefined) {
-        throw new TesseraConfigError(
-          'invalid-option',
-          "With a runtime the transcoder is the runtime's: give transcoderPath and transcodeWorkers to the runtime.",
-        );
-      }
-    } else if (options.budget !== undefined) {
-      warnDeprecated('TextureStreamingSystemOptions.budget', 'runtime');
-    } else if (options.budgetBytes === undefined) {
-      throw new TesseraConfigError('invalid-option', 'Give budgetBytes or a runtime.');
-    }
+    checkSystemRuntimeOptions(options, 'TextureStreamingSystemOptions');
     // Without a runtime the system makes its own, of its budget, and disposes it with itself.
     this.runtime =
       given ??
