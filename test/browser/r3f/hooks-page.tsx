@@ -95,7 +95,9 @@ class Refusal extends Component<{ children: ReactNode }, { message: string | nul
 type PageScene = 'textures' | 'none' | 'webgl-renderer';
 
 function App() {
-  const [scene, setScene] = useState<PageScene>('textures');
+  const [scene, setScene] = useState<PageScene>(
+    (new URLSearchParams(location.search).get('scene') as PageScene | null) ?? 'textures',
+  );
   useEffect(() => {
     hooksPage.setScene = setScene;
   }, []);

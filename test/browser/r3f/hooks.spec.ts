@@ -73,9 +73,9 @@ test('r3f hooks: a canvas without a WebGPURenderer is refused, saying how to mak
   openPage,
   errorLog,
 }) => {
-  await openPage('test/browser/r3f/hooks.html');
+  // From the first render (a scene set later could race the page's effects).
+  await openPage('test/browser/r3f/hooks.html', { scene: 'webgl-renderer' });
   await page.waitForFunction(() => 'hooksPage' in window);
-  await call(page, (hooks) => hooks.setScene('webgl-renderer'));
   await expect
     .poll(() => call(page, (hooks) => hooks.refused()), { timeout: 20_000 })
     .toContain('Tessera needs a three.js WebGPURenderer');
