@@ -12,10 +12,10 @@
  * linear light for sRGB colour.
  */
 
-import { createDefaultContainer, KHR_DF_PRIMARIES_BT709, read, write } from 'ktx-parse';
+import { createDefaultContainer, KHR_DF_PRIMARIES_BT709, write } from 'ktx-parse';
 import { TesseraConfigError } from '../../core/errors';
 import { buildRgba8MipChain, downsampleRgba8 } from '../mips/box-downsample';
-import { type BasisModule, loadBasis } from './uastc-encoder';
+import { type BasisModule, encodeUastcBlocks, loadBasis } from './uastc-encoder';
 import { zstdCompress } from './zstd-compressor';
 
 /** What the texels are: sRGB colour, linear data (ORM, occlusion, masks, ...) or a tangent-space normal map (xyz in rgb). */
@@ -181,39 +181,14 @@ function encodeUastcBand(
   height: number,
   { srgb, options, effort, lambda, hasAlpha }: UastcLevelSettings,
 ): Uint8Array {
-  const encoder = new basis.BasisEncoder();
-  try {
-    encoder.setDebug(false);
-    encoder.setStatusOutput(false);
-    encoder.setUASTC(true);
-    encoder.setCreateKTX2File(true);
-    encoder.setKTX2UASTCSupercompression(false);
-    encoder.setMipGen(false);
-    if (options.content === 'normal') encoder.setNormalMapPreset?.();
-    else encoder.setPerceptual(srgb);
-    encoder.setKTX2AndBasisSRGBTransferFunc?.(srgb);
-    encoder.setForceAlpha(hasAlpha);
-    encoder.setPackUASTCFlags(effort);
-    if (lambda > 0) {
-      encoder.setRDOUASTC(true);
-      encoder.setRDOUASTCQualityScalar(lambda);
-    }
-    if (encoder.setSliceSourceImage(0, rgba.slice(), width, height, SOURCE_RAW) === false) {
-      throw new TesseraConfigError('invalid-option', `Basis encoder refused a ${width}x${height} image`);
-    }
-    const blockBytes = Math.ceil(width / 4) * Math.ceil(height / 4) * 16;
-    const output = new Uint8Array(blockBytes + 64 * 1024);
-    const length = encoder.encode(output);
-    if (length <= 0)
-      throw new TesseraConfigError('invalid-option', `Basis encoder failed on a ${width}x${height} image`);
-    const blocks = read(output.subarray(0, length)).levels[0]?.levelData;
-    if (blocks === undefined || blocks.length !== blockBytes) {
-      throw new TesseraConfigError('invalid-option', 'Basis encoder did not return raw UASTC blocks');
-    }
-    return blocks.slice();
-  } finally {
-    encoder.delete();
-  }
+  // Raw blocks: the file's supercompression is applied to the whole level by the caller.
+  return encodeUastcBlocks(basis, rgba.slice(), width, height, {
+    normal: options.content === 'normal',
+    srgb,
+    effort,
+    lambda,
+    forceAlpha: hasAlpha,
+  });
 }
 
 function encodeEtc1s(

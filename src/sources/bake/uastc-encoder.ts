@@ -9,7 +9,6 @@
 import { read } from 'ktx-parse';
 import type { IBasisEncoder } from 'ktx2-encoder';
 import { TesseraConfigError } from '../../core/errors';
-import { uastcTileBytes } from '../io/payload-encoding';
 
 /** How to encode one layer's tiles. */
 export interface UastcEncodeOptions {
@@ -88,6 +87,40 @@ export async function encodeUastcTile(
     throw new TesseraConfigError('invalid-tile', `UASTC tile size ${size} is not a multiple of 4`);
   }
   const basis = await loadBasis();
+  return encodeUastcBlocks(basis, rgba, size, size, {
+    normal: options.usage === 'normal',
+    srgb: options.colorSpace === 'srgb',
+    effort: options.effort ?? 1,
+    lambda: options.rdoLambda ?? 0,
+  });
+}
+
+/** How {@link encodeUastcBlocks} encodes. */
+export interface UastcBlockSettings {
+  /** A normal map (Basis's normal-map preset), else colour or data. */
+  normal: boolean;
+  /** sRGB content (perceptual error metric, sRGB transfer function). */
+  srgb: boolean;
+  /** Basis UASTC pack level, 0..4. */
+  effort: number;
+  /** RDO quality scalar; 0 disables RDO. */
+  lambda: number;
+  /** Keep an alpha channel even when every texel is opaque. */
+  forceAlpha?: boolean;
+}
+
+/**
+ * The raw UASTC blocks (one level, no supercompression) of `width x height` rgba8 texels, encoded
+ * by Basis: `ceil(width / 4) x ceil(height / 4) x 16` bytes.
+ * @throws TesseraConfigError('invalid-option') when the encoder refuses or fails.
+ */
+export function encodeUastcBlocks(
+  basis: BasisModule,
+  rgba: Uint8Array,
+  width: number,
+  height: number,
+  settings: UastcBlockSettings,
+): Uint8Array {
   const encoder = new basis.BasisEncoder();
   try {
     encoder.setDebug(false);
@@ -96,30 +129,31 @@ export async function encodeUastcTile(
     encoder.setCreateKTX2File(true);
     encoder.setKTX2UASTCSupercompression(false);
     encoder.setMipGen(false);
-    if (options.usage === 'normal') encoder.setNormalMapPreset?.();
-    else {
-      encoder.setPerceptual(options.colorSpace === 'srgb');
-    }
-    encoder.setKTX2AndBasisSRGBTransferFunc?.(options.colorSpace === 'srgb');
-    encoder.setPackUASTCFlags(options.effort ?? 1);
-    const lambda = options.rdoLambda ?? 0;
-    if (lambda > 0) {
+    if (settings.normal) encoder.setNormalMapPreset?.();
+    else encoder.setPerceptual(settings.srgb);
+    encoder.setKTX2AndBasisSRGBTransferFunc?.(settings.srgb);
+    if (settings.forceAlpha !== undefined) encoder.setForceAlpha(settings.forceAlpha);
+    encoder.setPackUASTCFlags(settings.effort);
+    if (settings.lambda > 0) {
       encoder.setRDOUASTC(true);
-      encoder.setRDOUASTCQualityScalar(lambda);
+      encoder.setRDOUASTCQualityScalar(settings.lambda);
     }
-    if (encoder.setSliceSourceImage(0, rgba, size, size, SOURCE_RAW) === false) {
-      throw new TesseraConfigError('invalid-option', 'Basis encoder refused the tile');
+    if (encoder.setSliceSourceImage(0, rgba, width, height, SOURCE_RAW) === false) {
+      throw new TesseraConfigError('invalid-option', `Basis encoder refused a ${width}x${height} image`);
     }
-    const output = new Uint8Array(uastcTileBytes(size) + 4096);
+    const blockBytes = Math.ceil(width / 4) * Math.ceil(height / 4) * 16;
+    const output = new Uint8Array(blockBytes + 64 * 1024);
     const length = encoder.encode(output);
-    if (length <= 0) throw new TesseraConfigError('invalid-option', 'Basis encoder failed on a tile');
+    if (length <= 0) {
+      throw new TesseraConfigError('invalid-option', `Basis encoder failed on a ${width}x${height} image`);
+    }
     const ktx2 = read(output.subarray(0, length));
     const blocks = ktx2.levels[0]?.levelData;
     if (
       ktx2.dataFormatDescriptor[0]?.colorModel !== DF_MODEL_UASTC ||
       ktx2.supercompressionScheme !== 0 ||
       blocks === undefined ||
-      blocks.length !== uastcTileBytes(size)
+      blocks.length !== blockBytes
     ) {
       throw new TesseraConfigError('invalid-option', 'Basis encoder did not return raw UASTC blocks');
     }
