@@ -4,9 +4,10 @@
  * and full jitter for network errors, timeouts, 5xx, 408 and 429 (none for other 4xx), its cap on
  * requests in flight per host, and its bounded cache of Range answers (the requests bypass the
  * browser's HTTP cache, which would send them one at a time). An answer that does not match the
- * request (200 with the whole file, a missing or wrong `Content-Range`) is retried too, as a proxy
- * or cache glitch is usually transient; after the last attempt it stays a typed error
- * (`range-ignored`, `corrupt`), never a silent whole-file download per tile.
+ * request (200 with the whole file, a missing or wrong `Content-Range`, a 416 to a range the file
+ * is known to cover) is retried too, as a proxy or cache glitch is usually transient; after the
+ * last attempt it stays a typed error (`range-ignored`, `corrupt`, `http-status`), never a silent
+ * whole-file download per tile.
  */
 
 import { TileSourceError } from '../../core/errors';
@@ -51,10 +52,11 @@ export class HttpRangeReader implements RangeReader {
 
   /**
    * Reads bytes [`start`, `end`).
-   * @throws TileSourceError `truncated` (the file ends first, or 416; not retried),
-   *   `range-ignored` (200 with the whole file) and `corrupt` (a missing or wrong `Content-Range`),
-   *   both retryable and retried within the client's bound, `http-status`, `network` (a body cut
-   *   short is retried), `timeout`; `signal.reason` once `signal` aborts.
+   * @throws TileSourceError `truncated` (the file ends first, or 416 to a range past its end;
+   *   not retried), `range-ignored` (200 with the whole file), `corrupt` (a missing or wrong
+   *   `Content-Range`) and `http-status` 416 to a range the file covers, all retryable and retried
+   *   within the client's bound, other `http-status`, `network` (a body cut short is retried),
+   *   `timeout`; `signal.reason` once `signal` aborts.
    */
   read(start: number, end: number, signal: AbortSignal): Promise<Uint8Array> {
     return this.readRange(start, end, false, false, signal).then((r) => r.bytes);
@@ -109,6 +111,19 @@ export class HttpRangeReader implements RangeReader {
       }
       if (response.status === 416) {
         await response.body?.cancel().catch(() => {});
+        // A 416 says the range starts past the end of the file. When the file is known to be longer
+        // (this answer's `Content-Range: bytes */N`, or an earlier answer's length), the 416 is a
+        // wrong answer, a cache's or a proxy's, like a wrong Content-Range: worth another attempt.
+        // (The client re-checks one 416 at once; under faults a second can follow.)
+        const declared = /^bytes \*\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+        const fileBytes = declared !== null ? Number(declared[1]) : this.length;
+        if (fileBytes !== undefined && start < fileBytes) {
+          throw new TileSourceError(
+            'http-status',
+            `${url}: HTTP 416 to range ${start}-${end - 1} of a file of ${fileBytes} bytes`,
+            true,
+          );
+        }
         throw new TileSourceError('truncated', `${url}: range ${start}-${end - 1} not satisfiable`, false);
       }
       if (response.status !== 206) throw await httpStatusError(url, response);

@@ -19,6 +19,8 @@ interface Figures {
   vt: { failed: number; failedTotal: number; retries: number };
   streamed: { failed: number; failedTotal: number; retries: number };
   errors: number;
+  /** Each error reported, with its chain of causes. */
+  errorCauses: string[];
 }
 
 interface FaultBurstApi {
@@ -85,8 +87,8 @@ test('a fault burst (5% faults with 416s, then a dead server) releases the GPU o
     `frames to settle ${toured}`,
   ).toBe(true);
   const flaky = await page.evaluate(() => faultBurst.measure());
-  expect(flaky.vt.failedTotal).toBe(0);
-  expect(flaky.streamed.failedTotal).toBe(0);
+  expect(flaky.vt.failedTotal, flaky.errorCauses.join('\n')).toBe(0);
+  expect(flaky.streamed.failedTotal, flaky.errorCauses.join('\n')).toBe(0);
   await page.evaluate(() => faultBurst.settle(0));
   // Read back first: its render target and render objects exist at both measures.
   const framesBefore = await page.evaluate(() => faultBurst.pixels());

@@ -14,17 +14,20 @@ interface Sent {
 }
 
 /**
- * A fetch answering Range requests over {@link file} like a static host, except that the answers
- * listed in `first416` (by request number, from 0) are 416, as a browser's cache produces them.
+ * A fetch answering Range requests over {@link file} like a static host (416 to a range starting
+ * past its end), except that the answers listed in `first416` (by request number, from 0) are 416
+ * to a satisfiable range, as a browser's cache produces them: with `bytes *\/<length>`, or with
+ * `bytes *\/*` when `unknownLength` (what a cache that never saw the file can say).
  */
-function fakeFetch(first416: Set<number>, sent: Sent[]): typeof fetch {
+function fakeFetch(first416: Set<number>, sent: Sent[], unknownLength = false): typeof fetch {
   return async (_input, init) => {
     const range = new Headers(init?.headers).get('range');
     const n = sent.push({ cache: init?.cache, range }) - 1;
-    if (first416.has(n)) {
-      return new Response(null, { status: 416, headers: { 'content-range': `bytes */${file.length}` } });
-    }
     const match = /^bytes=(\d+)-(\d+)$/.exec(range ?? '');
+    if (first416.has(n) || (match !== null && Number(match[1]) >= file.length)) {
+      const length = unknownLength ? '*' : String(file.length);
+      return new Response(null, { status: 416, headers: { 'content-range': `bytes */${length}` } });
+    }
     if (match === null) return new Response(file, { status: 200 });
     const start = Number(match[1]);
     const end = Math.min(Number(match[2]), file.length - 1);
@@ -63,20 +66,67 @@ describe('HttpClient and answers a browser cache can produce', () => {
     expect(sent.map((s) => s.cache)).toEqual([undefined, 'no-store']);
   });
 
-  it('gives a 416 that persists to the reader (truncated, not retried), after exactly one re-check', async () => {
+  it('gives a 416 to a range past the end of the file to the reader (truncated, not retried), after exactly one re-check', async () => {
     const sent: Sent[] = [];
     const client = new HttpClient({
       retries: 3,
       baseDelayMs: 1,
       rangeCacheBytes: 0,
-      fetch: fakeFetch(new Set([0, 1, 2, 3]), sent),
+      fetch: fakeFetch(new Set(), sent),
     });
     const reader = new HttpRangeReader('https://tiles.example/a.tsva', { client });
-    const error = await reader.read(0, 10, live()).catch((e: unknown) => e);
+    const error = await reader.read(file.length, file.length + 10, live()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TileSourceError);
     expect(error).toMatchObject({ code: 'truncated', retryable: false });
     expect(sent.length).toBe(2);
     expect(client.counters).toMatchObject({ requests: 2, retries: 1, failures: 2 });
+  });
+
+  it('retries a second 416 to a range the file covers (the re-check met another glitch) within the retry bound', async () => {
+    const sent: Sent[] = [];
+    const client = new HttpClient({
+      retries: 3,
+      baseDelayMs: 1,
+      rangeCacheBytes: 0,
+      fetch: fakeFetch(new Set([0, 1]), sent),
+    });
+    const reader = new HttpRangeReader('https://tiles.example/a.tsva', { client });
+    const bytes = await reader.read(100, 200, live());
+    expect(Array.from(bytes)).toEqual(Array.from(file.subarray(100, 200)));
+    expect(sent.length).toBe(3);
+    expect(client.counters).toMatchObject({ requests: 3, retries: 2, failures: 2 });
+  });
+
+  it('takes the file length from an earlier answer when a 416 says bytes */*', async () => {
+    const sent: Sent[] = [];
+    const client = new HttpClient({
+      retries: 3,
+      baseDelayMs: 1,
+      rangeCacheBytes: 0,
+      fetch: fakeFetch(new Set([1, 2]), sent, true),
+    });
+    const reader = new HttpRangeReader('https://tiles.example/a.tsva', { client });
+    await reader.read(0, 16, live());
+    expect(reader.length).toBe(file.length);
+    const bytes = await reader.read(1000, 1100, live());
+    expect(Array.from(bytes)).toEqual(Array.from(file.subarray(1000, 1100)));
+    expect(sent.length).toBe(4);
+  });
+
+  it('ends a 416 that persists on a range the file covers as a retryable http-status, after the retries', async () => {
+    const sent: Sent[] = [];
+    const client = new HttpClient({
+      retries: 2,
+      baseDelayMs: 1,
+      rangeCacheBytes: 0,
+      fetch: fakeFetch(new Set([0, 1, 2, 3, 4, 5]), sent),
+    });
+    const reader = new HttpRangeReader('https://tiles.example/a.tsva', { client });
+    const error = await reader.read(0, 10, live()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TileSourceError);
+    expect(error).toMatchObject({ code: 'http-status', retryable: true });
+    // The free re-check, then the first attempt and its two retries.
+    expect(sent.length).toBe(4);
   });
 
   it('does not re-check a 416 to a request without Range (nothing of it is a cache glitch)', async () => {

@@ -52,9 +52,17 @@ sources.forEach((ktx2, i) => {
   streaming.attach(mesh, streaming.add(ktx2, { name: props[i] }));
 });
 
+/** Each error reported, with its chain of causes (what the spec shows when a count is off). */
 const errors: string[] = [];
-vts.events.on('error', ({ error }) => errors.push(`vt ${error.code}`));
-streaming.events.on('error', ({ error }) => errors.push(`streamed ${error.code}`));
+function errorChain(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error; e instanceof Error; e = e.cause) {
+    parts.push(`${(e as { code?: string }).code ?? e.name}: ${e.message}`);
+  }
+  return parts.join(' <- ');
+}
+vts.events.on('error', ({ error }) => errors.push(`vt ${errorChain(error)}`));
+streaming.events.on('error', ({ error }) => errors.push(`streamed ${errorChain(error)}`));
 
 /**
  * Camera rectangles (centre x, y and half-height, world units): the first is where the test
@@ -132,6 +140,7 @@ function measure() {
       retries: streamed.streaming.retries,
     },
     errors: errors.length,
+    errorCauses: errors.slice(),
   };
 }
 
