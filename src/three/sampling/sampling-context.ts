@@ -21,6 +21,18 @@ export interface VirtualUv {
   readonly maxV: number;
   /** Added to the footprint's lambda of sampling and feedback alike, in mips (0 when absent). */
   readonly lodBias?: number;
+  /**
+   * Period of u in virtual uv when the texture repeats across its left and right edges (a
+   * whole-world map's longitude): lookups read u modulo it, while the footprint keeps the
+   * derivatives of the continuous u, so the wrap draws no line of coarse mips. Absent: u clamps.
+   */
+  readonly wrapU?: number;
+  /**
+   * A bool node: the pixel requests pages only where it is true (absent: everywhere). For a
+   * material that draws several textures over the same surface and shows one per pixel, so each
+   * texture is asked only for what is shown.
+   */
+  readonly requestMask?: unknown;
 }
 
 /** How pool samples are filtered (the mip rule of each mode: src/core/vt/feedback/mip-rule.ts). */

@@ -117,8 +117,12 @@ export interface Footprint {
 export function footprint(vt: SampledVirtualTexture, vuv: VirtualUv, maxAnisotropy: number): Footprint {
   const payload = vt.tileSize - 2 * vt.border;
   const uvNode: Expr = vuv.uv;
-  // Clamp to the content (or just under 1): padding is never sampled, page w never named.
-  const uvc = clamp(uvNode, vec2(0), vec2(vuv.maxU, vuv.maxV));
+  // Clamp to the content (or just under 1): padding is never sampled, page w never named. A
+  // repeating texture wraps u first (u - floor(u / period) * period: WGSL's % truncates).
+  const period = vuv.wrapU;
+  const wrapped: Expr =
+    period === undefined ? uvNode : vec2(uvNode.x.sub(floor(uvNode.x.div(period)).mul(period)), uvNode.y);
+  const uvc = clamp(wrapped, vec2(0), vec2(vuv.maxU, vuv.maxV));
   const texels = uvNode.mul(vec2(vt.widthPages * payload, vt.heightPages * payload));
   const dx = dFdx(texels);
   const dy = dFdy(texels);
@@ -394,5 +398,6 @@ export function buildFeedbackGraph(vt: SampledVirtualTexture, vuv: VirtualUv): E
   const g = id.shiftRight(uint(8)).bitAnd(uint(255));
   const b = id.shiftRight(uint(16)).bitAnd(uint(255));
   const a = id.shiftRight(uint(24));
-  return vec4(r.toFloat(), g.toFloat(), b.toFloat(), a.toFloat()).div(255);
+  const request = vec4(r.toFloat(), g.toFloat(), b.toFloat(), a.toFloat()).div(255);
+  return vuv.requestMask === undefined ? request : select(vuv.requestMask as Expr, request, vec4(1));
 }

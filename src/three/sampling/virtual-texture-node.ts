@@ -1,4 +1,4 @@
-import { float, nodeObject, uv, vec4 } from 'three/tsl';
+import { float, If, nodeObject, uv, vec4 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
 import { TesseraConfigError, TesseraError } from '../../core/errors';
 import { buildsFragmentStage, materialOfBuilder, moveIfToStackEnd } from '../three-internals';
@@ -144,7 +144,16 @@ export class VirtualTextureNode extends Node {
       // page id is a variable at the top level, where derivatives are allowed.
       const topLevel: Expr = debugView ? (requestedPageId(vt, fp, float(0)) as Expr).toVar() : null;
       const pageId = () => topLevel ?? requestedPageId(vt, fp, float(0));
-      moveIfToStackEnd(writeRequest(pageId, vt.id, material?.transparent === true));
+      const transparent = material?.transparent === true;
+      const mask = this.virtualUv.requestMask as Expr;
+      // A masked request is one more condition around the write (still moved to the end).
+      moveIfToStackEnd(
+        mask === undefined
+          ? writeRequest(pageId, vt.id, transparent)
+          : If(mask, () => {
+              writeRequest(pageId, vt.id, transparent);
+            }),
+      );
     }
     return colour;
   }
