@@ -6,6 +6,18 @@
  * the owner; this module only keeps the books.
  */
 
+/**
+ * The message every Tessera worker entry posts once its script has run (the handshake): a worker
+ * that sent it started, so an error event from it afterwards is a crash on a job, never a start
+ * failure. A worker of your own that does not post it counts as started from its first answer.
+ */
+export const WORKER_READY = { type: 'tessera-worker-ready' } as const;
+
+/** True for the {@link WORKER_READY} handshake message (`data` of a worker's message event). */
+export function isWorkerReady(data: unknown): boolean {
+  return (data as { type?: unknown } | null)?.type === WORKER_READY.type;
+}
+
 /** The part of a Web Worker the pool itself touches (a `Worker` satisfies it). */
 export interface TerminableWorker {
   terminate(): void;
@@ -20,9 +32,10 @@ export interface WorkerJobPoolOptions<W extends TerminableWorker> {
   /** Called when job `id` on `worker` is aborted, e.g. to tell the worker to skip it. */
   onAbort?: (worker: W, id: number) => void;
   /**
-   * The error a job gets when its worker failed before answering anything (its script did not
-   * load or start: a 404, a Content-Security-Policy without `worker-src blob:`), with that
-   * failure's description. Once every worker has failed so, new jobs reject with it at once.
+   * The error a job gets when its worker failed before it started (neither the
+   * {@link WORKER_READY} handshake nor an answer came: its script did not load or start, a 404, a
+   * Content-Security-Policy without `worker-src blob:`), with that failure's description. Once
+   * every worker has failed so, new jobs reject with it at once.
    */
   startFailure?: (reason: string) => unknown;
 }
@@ -44,9 +57,9 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
   private readonly jobs = new Map<number, PendingJob<T>>();
   private readonly abortHook: ((worker: W, id: number) => void) | undefined;
   private readonly startFailure: ((reason: string) => unknown) | undefined;
-  /** 1 once a worker answered a job (so it started), per worker. */
-  private readonly answered: Uint8Array;
-  /** 1 for a worker that failed before answering anything: it never gets a job again. */
+  /** 1 once a worker sent the {@link WORKER_READY} handshake or answered a job (so it started), per worker. */
+  private readonly started: Uint8Array;
+  /** 1 for a worker that failed before it started: it never gets a job again. */
   private readonly dead: Uint8Array;
   private deadCount = 0;
   /** Why no worker could start, once every one failed so; null while one may still work. */
@@ -59,7 +72,7 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
       (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2;
     const size = Math.max(1, Math.min(16, options.size ?? Math.min(4, cores - 1)));
     this.busy = new Int32Array(size);
-    this.answered = new Uint8Array(size);
+    this.started = new Uint8Array(size);
     this.dead = new Uint8Array(size);
     this.abortHook = options.onAbort;
     this.startFailure = options.startFailure;
@@ -117,11 +130,19 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
     });
   }
 
+  /**
+   * Worker number `worker` sent the {@link WORKER_READY} handshake: its script runs, so a later
+   * error event from it is a crash on a job ({@link workerError}).
+   */
+  markStarted(worker: number): void {
+    this.started[worker] = 1;
+  }
+
   /** Fulfils job `id` with `value`; ignored when the job was aborted or already settled. */
   resolve(id: number, value: T): void {
     const job = this.finish(id);
     if (job === undefined) return;
-    this.answered[job.worker] = 1;
+    this.started[job.worker] = 1;
     job.resolve(value);
   }
 
@@ -129,19 +150,20 @@ export class WorkerJobPool<W extends TerminableWorker, T> {
   reject(id: number, error: unknown): void {
     const job = this.finish(id);
     if (job === undefined) return;
-    this.answered[job.worker] = 1;
+    this.started[job.worker] = 1;
     job.reject(error);
   }
 
   /**
    * Worker number `worker` reported an `error` event (`reason`: its message, if any). A worker
-   * that never answered a job failed to start: it gets no job again and its pending jobs reject
-   * with the start failure (see {@link WorkerJobPoolOptions.startFailure}); once every worker has
-   * failed so, every new job rejects at once. A worker that did answer crashed on a job: its
-   * pending jobs reject with a fresh `crash()` and it keeps serving.
+   * that never started (no {@link WORKER_READY} handshake, no answer) failed to start: it gets no
+   * job again and its pending jobs reject with the start failure (see
+   * {@link WorkerJobPoolOptions.startFailure}); once every worker has failed so, every new job
+   * rejects at once. A worker that started crashed on a job, its first one included: its pending
+   * jobs reject with a fresh `crash()` and it keeps serving.
    */
   workerError(worker: number, reason: string, crash: () => unknown): void {
-    if (this.answered[worker] === 1 || this.startFailure === undefined) {
+    if (this.started[worker] === 1 || this.startFailure === undefined) {
       this.failWorker(worker, crash);
       return;
     }

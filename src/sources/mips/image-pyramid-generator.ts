@@ -1,5 +1,5 @@
 import { TileSourceError } from '../../core/errors';
-import { WorkerJobPool } from '../worker-job-pool';
+import { isWorkerReady, WorkerJobPool } from '../worker-job-pool';
 import type { ImagePyramidRequest, ImagePyramidResponse } from './image-pyramid-messages';
 import { LevelListSource } from './level-list-source';
 
@@ -95,14 +95,18 @@ export class ImagePyramidGenerator {
       size: this.options.size,
       createWorker: (index) => {
         const worker = create();
-        worker.onmessage = (event) => jobs.resolve(event.data.id, event.data);
+        worker.onmessage = (event) => {
+          if (isWorkerReady(event.data)) jobs.markStarted(index);
+          else jobs.resolve(event.data.id, event.data);
+        };
         worker.onerror = (event) => {
           event.preventDefault?.();
           const reason = event.message || 'the worker script did not load';
           jobs.workerError(
             index,
             reason,
-            () => new TileSourceError('decode-failed', `image worker failed: ${reason}`, false),
+            () =>
+              new TileSourceError('decode-failed', `image pyramid worker crashed on a job: ${reason}`, false),
           );
         };
         return worker;

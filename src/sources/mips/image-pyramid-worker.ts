@@ -3,11 +3,12 @@
  * off the main thread), reads its RGBA8 texels through an OffscreenCanvas and builds every mip
  * level by 2x2 box filtering (`box-downsample.ts`), once per image. Levels are transferred back.
  */
+import { WORKER_READY } from '../worker-job-pool';
 import { buildRgba8MipChain } from './box-downsample';
 import type { ImagePyramidRequest, ImagePyramidResponse } from './image-pyramid-messages';
 
 const scope = self as unknown as {
-  postMessage(message: ImagePyramidResponse, transfer: Transferable[]): void;
+  postMessage(message: ImagePyramidResponse | typeof WORKER_READY, transfer: Transferable[]): void;
   onmessage: ((event: MessageEvent<ImagePyramidRequest>) => void) | null;
 };
 
@@ -39,3 +40,6 @@ scope.onmessage = async (event: MessageEvent<ImagePyramidRequest>) => {
     scope.postMessage({ id, ok: false, error: String(error), width: 0, height: 0, levels: [] }, []);
   }
 };
+
+// The script ran: from now on an error event is a crash on a job, not a failure to start.
+scope.postMessage(WORKER_READY, []);

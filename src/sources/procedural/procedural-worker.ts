@@ -5,6 +5,7 @@
  * `workers/procedural` entry.
  */
 
+import { WORKER_READY } from '../worker-job-pool';
 import { type GenerateRequest, handleGenerateRequest } from './procedural-worker-protocol';
 
 const scope = globalThis as unknown as {
@@ -16,3 +17,6 @@ scope.onmessage = (event) => {
   const { reply, transfer } = handleGenerateRequest(event.data);
   scope.postMessage(reply, transfer);
 };
+
+// The script ran: from now on an error event is a crash on a job, not a failure to start.
+scope.postMessage(WORKER_READY, []);

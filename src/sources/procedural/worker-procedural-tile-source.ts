@@ -6,7 +6,7 @@
 
 import { TileSourceError } from '../../core/errors';
 import type { TileData, TileSource, TileSourceInfo } from '../../core/vt/tile-source';
-import { WorkerJobPool } from '../worker-job-pool';
+import { isWorkerReady, WorkerJobPool } from '../worker-job-pool';
 import type { GenerateReply, GenerateRequest } from './procedural-worker-protocol';
 import { ProceduralWorld, type ProceduralWorldOptions } from './procedural-world';
 
@@ -17,8 +17,10 @@ export interface GenerateWorkerLike {
   /** Listens for the worker's replies. */
   addEventListener(type: 'message', listener: (event: MessageEvent<GenerateReply>) => void): void;
   /**
-   * Set by the source: a worker that fails before answering (its script did not load or start)
-   * makes its jobs reject with TileSourceError('decode-failed') instead of waiting forever.
+   * Set by the source: a worker that fails before it started (its script did not load or start)
+   * makes its jobs reject with TileSourceError('decode-failed') saying it could not start, one
+   * that crashes on a job (after its ready message) makes its jobs reject saying so, instead of
+   * waiting forever.
    */
   onerror?: ((event: ErrorEvent) => void) | null;
   /** Stops the worker. */
@@ -51,14 +53,17 @@ export class WorkerProceduralTileSource implements TileSource {
       size,
       createWorker: (index) => {
         const worker = createWorker();
-        worker.addEventListener('message', (event) => this.onReply(event.data));
+        worker.addEventListener('message', (event) => {
+          if (isWorkerReady(event.data)) this.pool.markStarted(index);
+          else this.onReply(event.data);
+        });
         worker.onerror = (event) => {
           event.preventDefault?.();
           const reason = event.message || 'the worker script did not load';
           this.pool.workerError(
             index,
             reason,
-            () => new TileSourceError('decode-failed', `procedural worker failed: ${reason}`, true),
+            () => new TileSourceError('decode-failed', `procedural worker crashed on a job: ${reason}`, true),
           );
         };
         return worker;

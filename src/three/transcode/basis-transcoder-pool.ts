@@ -1,7 +1,7 @@
 import { TileSourceError } from '../../core/errors';
 import { etc1sTargetBytes } from '../../core/streaming/planning/etc1s-target';
 import type { UastcTarget } from '../../core/vt/residency/pool-format';
-import { WorkerJobPool } from '../../sources/worker-job-pool';
+import { isWorkerReady, WorkerJobPool } from '../../sources/worker-job-pool';
 import type { TranscodeEtc1sJobMessage, TranscodeRequest, TranscodeResponse } from './transcode-messages';
 import { transcoderUrls } from './transcoder-path';
 import { transcodedImageBytes, transcodedTileBytes } from './uastc-transcode';
@@ -60,12 +60,19 @@ export class BasisTranscoderPool {
       size: options.size,
       createWorker: (index) => {
         const worker = create();
-        worker.onmessage = (event) => this.onMessage(index, event.data, from);
+        worker.onmessage = (event) => {
+          if (isWorkerReady(event.data)) this.jobs.markStarted(index);
+          else this.onMessage(index, event.data, from);
+        };
         worker.onerror = (event) => {
           event.preventDefault?.();
           const reason = event.message || 'the worker script did not load';
           this.jobs.workerError(index, reason, () => {
-            return new TileSourceError('decode-failed', `transcode worker failed: ${reason}`, false);
+            return new TileSourceError(
+              'decode-failed',
+              `transcode worker crashed on a job: ${reason}`,
+              false,
+            );
           });
           if (this.jobs.unavailable !== null && this.fatal === null) {
             this.fatal = this.startFailure(this.jobs.unavailable);

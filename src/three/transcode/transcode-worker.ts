@@ -4,6 +4,7 @@
  * textures) into the device's (`TranscodeJobRunner`). Buffers travel both ways by transfer (the main thread reuses them), so
  * steady state copies each tile only inside the wasm call.
  */
+import { WORKER_READY } from '../../sources/worker-job-pool';
 import { TranscodeJobRunner } from './transcode-job-runner';
 import type { TranscodeRequest, TranscodeResponse } from './transcode-messages';
 import { loadBasisTranscoder } from './uastc-transcode';
@@ -51,3 +52,6 @@ scope.onmessage = async (event: MessageEvent<TranscodeRequest>) => {
   }
   post({ type: 'result', id, ok: error === undefined, error, input, output }, [input, output]);
 };
+
+// The script ran: from now on an error event is a crash on a job, not a failure to start.
+scope.postMessage(WORKER_READY, []);

@@ -123,3 +123,33 @@ test('a worker that cannot start rejects its jobs, typed, and never hangs', asyn
   const logged = await errorLog.take();
   expect(logged.filter((line) => !/404|no-such-worker-script/.test(line))).toEqual([]);
 });
+
+/**
+ * A worker that started (the library's procedural worker, which posts its ready handshake) and
+ * throws on its first job rejects that job as a crash on a job, never as a worker that could not
+ * start (which would blame a Content-Security-Policy and write the pool off).
+ */
+test('a worker that crashes on its first job is reported as crashed, not as unable to start', async ({
+  page,
+  openPage,
+  errorLog,
+}) => {
+  await openPage('/test/browser/sources/pages/transcoder-missing.html', {
+    system: 'none',
+    transcoderPath: '',
+  });
+  await expect(page).toHaveTitle('ready', { timeout: 60_000 });
+  const result = await page.evaluate(() =>
+    (
+      globalThis as never as {
+        missingTranscoder: { crashingWorkers(): Promise<{ first: string; later: string }> };
+      }
+    ).missingTranscoder.crashingWorkers(),
+  );
+  console.log(`[crashing worker] ${JSON.stringify(result)}`);
+  expect(result.first).toMatch(/^decode-failed: procedural worker crashed on a job: .*widthPages/);
+  expect(result.later).toMatch(/^decode-failed: procedural worker crashed on a job: .*widthPages/);
+  // The browser may report the worker's uncaught exception; nothing else may be logged.
+  const logged = await errorLog.take();
+  expect(logged.filter((line) => !/widthPages/.test(line))).toEqual([]);
+});

@@ -8,6 +8,7 @@ import {
   handleDecodeRequest,
 } from '../../../src/sources/io/worker/decode-protocol';
 import { WorkerDecoderPool, type WorkerLike } from '../../../src/sources/io/worker/worker-decoder-pool';
+import { WORKER_READY } from '../../../src/sources/worker-job-pool';
 import { encodePng } from '../../support/png-encoder';
 
 /** A Web-Worker-shaped fake: messages cross by structuredClone with transfer, as postMessage does. */
@@ -113,6 +114,49 @@ describe('WorkerDecoderPool', () => {
       TileSourceError,
     );
     expect(pool.pending).toBe(0);
+    pool.dispose();
+  });
+
+  it('rejects a job its started worker crashed on as a crash, not as a worker that could not start', async () => {
+    /**
+     * A worker whose script ran (it posts the ready handshake, as decode-worker.ts does) and whose
+     * first job throws uncaught: an error event with the exception's message.
+     */
+    class CrashingWorker extends FakeWorker {
+      private errorListeners: ((event: ErrorEvent) => void)[] = [];
+      private messageListeners: ((event: MessageEvent) => void)[] = [];
+      override postMessage(message: DecodeRequest | CancelRequest): void {
+        this.received.push(message);
+        setTimeout(() => {
+          for (const l of this.errorListeners)
+            l({ message: 'Uncaught RangeError: out of memory' } as ErrorEvent);
+        }, 1);
+      }
+      override addEventListener(type: string, listener: (event: never) => void): void {
+        if (type === 'error') this.errorListeners.push(listener as (event: ErrorEvent) => void);
+        else {
+          this.messageListeners.push(listener as (event: MessageEvent) => void);
+          // The handshake arrives after the listener is set, as a worker's first message does.
+          queueMicrotask(() => {
+            for (const l of this.messageListeners) l({ data: structuredClone(WORKER_READY) } as MessageEvent);
+          });
+        }
+      }
+    }
+    const pool = new WorkerDecoderPool({ createWorker: () => new CrashingWorker(), size: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const signal = new AbortController().signal;
+    const error = await pool.decode('png', encodePng(texels, 16, 16), 16, signal).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TileSourceError);
+    expect(error).toMatchObject({
+      code: 'decode-failed',
+      retryable: true,
+      message: expect.stringMatching(/crashed on a job: Uncaught RangeError: out of memory/),
+    });
+    expect((error as Error).message).not.toMatch(/could not start/);
+    // The worker still takes jobs (it is not written off as unable to start).
+    const again = pool.decode('png', encodePng(texels, 16, 16), 16, signal).catch((e: unknown) => e);
+    expect(((await again) as Error).message).toMatch(/crashed on a job/);
     pool.dispose();
   });
 });

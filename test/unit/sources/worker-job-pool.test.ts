@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkerJobPool } from '../../../src/sources/worker-job-pool';
+import { isWorkerReady, WORKER_READY, WorkerJobPool } from '../../../src/sources/worker-job-pool';
 
 class StubWorker {
   readonly posted: number[] = [];
@@ -99,5 +99,37 @@ describe('WorkerJobPool', () => {
     await expect(none.submit(signal, (_w, id) => posted.push(id))).rejects.toThrow('no worker: csp');
     expect(posted).toEqual([]);
     expect(none.pending).toBe(0);
+  });
+
+  it('classes an error from a worker that sent its ready handshake as a crash on a job, its first job included', async () => {
+    const pool = new WorkerJobPool<StubWorker, string>({
+      size: 2,
+      createWorker: () => new StubWorker(),
+      startFailure: (reason) => new Error(`could not start: ${reason}`),
+    });
+    const signal = new AbortController().signal;
+    // Both workers ran their script; neither has answered a job yet.
+    pool.markStarted(0);
+    pool.markStarted(1);
+    const first = pool.submit(signal, (w, id) => w.posted.push(id));
+    const second = pool.submit(signal, (w, id) => w.posted.push(id));
+    pool.workerError(0, 'Uncaught TypeError: boom', () => new Error('crashed on a job: boom'));
+    pool.workerError(1, 'Uncaught TypeError: boom', () => new Error('crashed on a job: boom'));
+    await expect(first).rejects.toThrow('crashed on a job: boom');
+    await expect(second).rejects.toThrow('crashed on a job: boom');
+    // Not "could not start": the pool still takes jobs, on both workers.
+    expect(pool.unavailable).toBeNull();
+    const third = pool.submit(signal, (w, id) => w.posted.push(id));
+    expect(pool.workers.map((w) => w.posted)).toEqual([[1, 3], [2]]);
+    pool.resolve(3, 'three');
+    expect(await third).toBe('three');
+  });
+
+  it('recognizes the ready handshake and nothing else', () => {
+    expect(isWorkerReady(structuredClone(WORKER_READY))).toBe(true);
+    expect(isWorkerReady({ type: 'done', id: 1 })).toBe(false);
+    expect(isWorkerReady({ id: 1, ok: true })).toBe(false);
+    expect(isWorkerReady(null)).toBe(false);
+    expect(isWorkerReady(undefined)).toBe(false);
   });
 });

@@ -5,6 +5,7 @@
  * `workers/decode` entry.
  */
 
+import { WORKER_READY } from '../../worker-job-pool';
 import { decodeImageInBrowser } from '../image-decoding';
 import { createBrowserImageCodecs } from './browser-image-codecs';
 import {
@@ -31,3 +32,6 @@ scope.onmessage = async (event) => {
   if (cancelled.delete(message.id)) return;
   scope.postMessage(reply, transfer);
 };
+
+// The script ran: from now on an error event is a crash on a job, not a failure to start.
+scope.postMessage(WORKER_READY, []);

@@ -5,7 +5,7 @@
  */
 
 import { TileSourceError } from '../../../core/errors';
-import { WorkerJobPool } from '../../worker-job-pool';
+import { isWorkerReady, WorkerJobPool } from '../../worker-job-pool';
 import type { PayloadEncodingName } from '../payload-encoding';
 import type { ImageDecoder, ImageryTile, TileDecoder } from '../tile-decoder';
 import type { CancelRequest, DecodeImageRequest, DecodeReply, DecodeRequest } from './decode-protocol';
@@ -35,13 +35,16 @@ export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
       size: options.size,
       createWorker: (index) => {
         const worker = options.createWorker();
-        worker.addEventListener('message', (event) => this.onReply(event.data));
+        worker.addEventListener('message', (event) => {
+          if (isWorkerReady(event.data)) this.pool.markStarted(index);
+          else this.onReply(event.data);
+        });
         worker.addEventListener('error', (event) => {
           const reason = event.message || 'the worker script did not load';
           this.pool.workerError(
             index,
             reason,
-            () => new TileSourceError('decode-failed', `decode worker crashed: ${reason}`, true),
+            () => new TileSourceError('decode-failed', `decode worker crashed on a job: ${reason}`, true),
           );
         });
         return worker;

@@ -150,5 +150,39 @@ async function unstartableWorkers(scriptUrl: string) {
   return { first, later, firstMs };
 }
 
-(globalThis as unknown as { missingTranscoder: unknown }).missingTranscoder = { run, unstartableWorkers };
+/**
+ * Loads tiles from a procedural source whose workers are the library's own (they start and post
+ * their ready handshake), each job sent with world options the worker's `ProceduralWorld` rejects:
+ * the worker throws, uncaught, on its first job. The loads must reject as crashes on a job, not as
+ * workers that could not start, and the workers keep taking jobs.
+ */
+async function crashingWorkers() {
+  const source = new WorkerProceduralTileSource(
+    { seed: 7, widthPages: 16 },
+    () => {
+      const worker = new Worker(
+        new URL('../../../../src/sources/procedural/procedural-worker.ts', import.meta.url),
+        { type: 'module' },
+      );
+      const post = worker.postMessage.bind(worker);
+      worker.postMessage = (message: { options: object }) =>
+        post({ ...message, options: { ...message.options, widthPages: 3 } });
+      return worker as never;
+    },
+    1,
+  );
+  const load = () => source.load(0, 0, 0, new AbortController().signal).then(() => 'loaded');
+  const settle = (promise: Promise<string>) =>
+    promise.catch((error: { code?: string; message: string }) => `${error.code}: ${error.message}`);
+  const first = await settle(load());
+  const later = await settle(load());
+  source.dispose();
+  return { first, later };
+}
+
+(globalThis as unknown as { missingTranscoder: unknown }).missingTranscoder = {
+  run,
+  unstartableWorkers,
+  crashingWorkers,
+};
 document.title = 'ready';
