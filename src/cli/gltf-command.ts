@@ -5,10 +5,12 @@ import { bakeGltfFile } from '../sources/bake/bake-gltf-file';
 import { GltfBakeError, type GltfTextureReport } from '../sources/bake/gltf-textures';
 
 export const GLTF_USAGE = `  tessera gltf <in.gltf|in.glb> -o <out.glb|out.gltf> [--color uastc|etc1s] [--keep-ktx2|--recompress-ktx2]
-               [--zstd <level>] [--rdo <lambda>] [--uastc-effort 0..4] [--etc1s-quality 1..255]
+               [--zstd <level>] [--rdo <lambda>] [--uastc-effort 0..4] [--etc1s-quality 1..255] [--no-prefix]
   makes a glTF streamable: every PNG, JPEG and WebP texture becomes a KTX2 file beside the output
   (<out>-<texture>.ktx2, KHR_texture_basisu) with all its mips, which Tessera reads by HTTP Range,
-  coarsest first. Normal maps and data textures are UASTC + Zstandard; colour is --color (default
+  coarsest first. The start of each KTX2 file (its metadata and levels of at most 64 texels, a few
+  KiB) also goes into the glTF's binary buffer (TESSERA_texture_prefix, optional), so the coarse
+  levels of all textures arrive with the glTF in one request (--no-prefix leaves them out). Normal maps and data textures are UASTC + Zstandard; colour is --color (default
   uastc; etc1s is several times smaller and lossier). KTX2 textures are kept as they are
   (--keep-ktx2, the default) or decoded and re-encoded (--recompress-ktx2: rgba8, UASTC or ETC1S;
   Basis files need three installed, for its transcoder). Samplers, texCoord, KHR_texture_transform
@@ -28,6 +30,7 @@ export async function gltfCommand(argv: string[], usage: string): Promise<number
       rdo: { type: 'string' },
       'uastc-effort': { type: 'string' },
       'etc1s-quality': { type: 'string' },
+      'no-prefix': { type: 'boolean', default: false },
     },
   });
   const [input, extra] = positionals;
@@ -53,6 +56,7 @@ export async function gltfCommand(argv: string[], usage: string): Promise<number
       rdoLambda: number(values.rdo),
       uastcEffort: number(values['uastc-effort']),
       etc1sQuality: number(values['etc1s-quality']),
+      prefix: !values['no-prefix'],
     });
     process.stdout.write(formatReport(result.textures));
     for (const texture of result.textures) {
@@ -80,7 +84,10 @@ export async function gltfCommand(argv: string[], usage: string): Promise<number
   }
 }
 
-/** One line per texture (name, what it is, codec, size, bytes before and after), then the totals. */
+/**
+ * One line per texture (name, what it is, codec, size, bytes before and after, bytes of its start
+ * carried in the glTF's buffer), then the totals.
+ */
 function formatReport(textures: readonly GltfTextureReport[]): string {
   const rows = textures.map((t) => [
     t.name,
@@ -90,9 +97,11 @@ function formatReport(textures: readonly GltfTextureReport[]): string {
     `${t.mimeTypeBefore.replace('image/', '')} ${kib(t.bytesBefore)}`,
     kib(t.bytesAfter),
     `${((100 * t.bytesAfter) / t.bytesBefore).toFixed(0)}%`,
+    kib(t.prefixBytes),
   ]);
   const before = textures.reduce((sum, t) => sum + t.bytesBefore, 0);
   const after = textures.reduce((sum, t) => sum + t.bytesAfter, 0);
+  const inGltf = textures.reduce((sum, t) => sum + t.prefixBytes, 0);
   rows.push([
     `${textures.length} textures`,
     '',
@@ -101,8 +110,10 @@ function formatReport(textures: readonly GltfTextureReport[]): string {
     kib(before),
     kib(after),
     before === 0 ? '' : `${((100 * after) / before).toFixed(0)}%`,
+    kib(inGltf),
   ]);
-  const header = ['texture', 'content', 'codec', 'size', 'before', 'after', ''];
+  // "in glTF": the file's start (metadata and coarse levels) also in the glTF's buffer.
+  const header = ['texture', 'content', 'codec', 'size', 'before', 'after', '', 'in glTF'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const line = (r: string[]) =>
     `${r

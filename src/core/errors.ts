@@ -63,6 +63,12 @@ export type TileSourceErrorCode =
   /** Well-formed input this build cannot use: a texel format, supercompression or texture type. */
   | 'unsupported'
   /**
+   * A file does not match the prefix of it held elsewhere (a glTF's `TESSERA_texture_prefix`: the
+   * bytes are not a KTX2 file's start, or the file's length or bytes differ); the file's own
+   * metadata is read instead.
+   */
+  | 'prefix-mismatch'
+  /**
    * three's Basis transcoder (`basis_transcoder.js` and `.wasm`) could not be fetched or started
    * from the `transcoderPath` option's folder (or the library's own copy, by default); every
    * UASTC and ETC1S tile and level of that system fails with it.

@@ -18,6 +18,7 @@ export {
   type TextureContent,
 } from './bake/ktx2-texture-encoder';
 export { mergeShards } from './bake/merge-shards';
+export { TesseraTexturePrefix } from './bake/texture-prefix-extension';
 export { checkWorkerCount, TileEncodePool, type TileEncodePoolOptions } from './bake/tile-encode-pool';
 export { encodeTile, type TileEncoderOptions } from './bake/tile-encoder';
 export { encodeUastcTile, type UastcEncodeOptions } from './bake/uastc-encoder';

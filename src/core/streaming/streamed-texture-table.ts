@@ -6,6 +6,20 @@ import type { StreamedTextureDescriptor } from './planning/mip-streaming-options
 /** Largest edge of the pinned level in texels: a texture renders at once from its pinned chain. */
 export const PINNED_MAX_EDGE = 64;
 
+/**
+ * The pinned level of a texture of `width` x `height` texels and `levelCount` levels: the first
+ * whose longer edge is at most {@link PINNED_MAX_EDGE}, else the coarsest. The streamer loads the
+ * chain from it to the coarsest level before the texture first renders; the glTF baker stores the
+ * same levels in the glTF's buffer (`TESSERA_texture_prefix`), so both call this.
+ */
+export function pinnedMipLevel(width: number, height: number, levelCount: number): number {
+  let pinned = 0;
+  while (pinned < levelCount - 1 && Math.max(width >>> pinned, height >>> pinned) > PINNED_MAX_EDGE) {
+    pinned++;
+  }
+  return pinned;
+}
+
 /** Most levels a streamed texture may have (65536 texels on an edge). */
 export const MAX_LEVELS = 17;
 /** "None" in the tables below: no handle, no load, no frame. */
@@ -73,10 +87,7 @@ export class StreamedTextureTable {
     textureLevelRangeBytes(sized, 0, full);
     if (full > MAX_LEVELS) throw new TesseraConfigError('too-large', `At most ${MAX_LEVELS} mip levels.`);
     this.ensure(slot);
-    let pinned = 0;
-    while (pinned < full - 1 && Math.max(desc.width >>> pinned, desc.height >>> pinned) > PINNED_MAX_EDGE) {
-      pinned++;
-    }
+    const pinned = pinnedMipLevel(desc.width, desc.height, full);
     for (let level = 0; level < full; level++) {
       this.chainBytes[slot * MAX_LEVELS + level] = textureLevelRangeBytes(sized, level, full - level);
     }

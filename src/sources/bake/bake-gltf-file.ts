@@ -3,7 +3,9 @@
  * result with every texture as its own `.ktx2` file beside the output (`<stem>-<texture>.ktx2`),
  * named by URI from the glTF. Tessera streams a KTX2 by HTTP Range only when it has its own URL: a
  * texture inside a GLB's binary chunk arrives with the whole GLB before its first level exists.
- * Geometry stays in the GLB's binary chunk (`.glb`) or in `<stem>.bin` (`.gltf`).
+ * Geometry stays in the GLB's binary chunk (`.glb`) or in `<stem>.bin` (`.gltf`), and so does the
+ * start of every `.ktx2` file (metadata and levels of at most 64 texels: `TESSERA_texture_prefix`,
+ * unless the option `prefix` is false), so the coarse levels of all textures arrive with the glTF.
  *
  * Nothing is half-written: every file goes to a temporary name in the output's folder first, and
  * is renamed into place only once all are written (the glTF itself last); a failure removes them.
@@ -21,6 +23,7 @@ import {
   type TesseraTexturesOptions,
   tesseraTextures,
 } from './gltf-textures';
+import { TesseraTexturePrefix } from './texture-prefix-extension';
 
 /** Options of {@link bakeGltfFile}: those of {@link tesseraTextures}. */
 export type BakeGltfFileOptions = Omit<TesseraTexturesOptions, 'onTexture'>;
@@ -79,8 +82,9 @@ export async function bakeGltfFile(
   const json = parseGltfJson(input, inputBytes, inputKind === '.glb');
   const inputFolder = dirname(input);
   const bytesBefore = inputBytes.byteLength + externalBytes(json, inputFolder);
-  const io = new NodeIO().registerExtensions(ALL_EXTENSIONS);
-  const known = new Set(ALL_EXTENSIONS.map((extension) => extension.EXTENSION_NAME));
+  const extensions = [...ALL_EXTENSIONS, TesseraTexturePrefix];
+  const io = new NodeIO().registerExtensions(extensions);
+  const known = new Set(extensions.map((extension) => extension.EXTENSION_NAME));
   const unknown = (json.extensionsUsed ?? []).filter((name) => !known.has(name));
   const unknownRequired = unknown.filter((name) => json.extensionsRequired?.includes(name));
   if (unknownRequired.length > 0) {

@@ -16,6 +16,7 @@ import {
   type Ktx2TextureEncodeOptions,
   type TextureContent,
 } from './ktx2-texture-encoder';
+import { ktx2PrefixBytesOf, TesseraTexturePrefix } from './texture-prefix-extension';
 
 /** Codes of {@link GltfBakeError}: what was wrong with the glTF or one of its textures. */
 export type GltfBakeErrorCode =
@@ -78,6 +79,14 @@ export interface TesseraTexturesOptions {
   uastcEffort?: number;
   /** ETC1S quality 1..255 (default 128). */
   etc1sQuality?: number;
+  /**
+   * Declare `TESSERA_texture_prefix` ({@link TesseraTexturePrefix}): when the document is written as
+   * a `.gltf` with each texture a `.ktx2` file of its own (as `tessera gltf` does), the first bytes
+   * of every KTX2 file (its metadata and its levels of at most 64 texels on an edge, a few KiB) also
+   * go into the glTF's buffer, so Tessera's glTF plugin renders every texture's coarse levels with no
+   * request of its own and reads only finer levels from the `.ktx2` files. Default true.
+   */
+  prefix?: boolean;
   /** Called once per texture, in document order, after it is encoded or kept. */
   onTexture?: (report: GltfTextureReport) => void;
 }
@@ -97,6 +106,13 @@ export interface GltfTextureReport {
   /** Image bytes before and after. */
   readonly bytesBefore: number;
   readonly bytesAfter: number;
+  /**
+   * Bytes of the KTX2 file's start (metadata and levels of at most 64 texels on an edge) that
+   * `TESSERA_texture_prefix` puts in the glTF's buffer when the texture is written as a file of its
+   * own; 0 without the option {@link TesseraTexturesOptions.prefix}, or for a kept file Tessera
+   * cannot stream.
+   */
+  readonly prefixBytes: number;
   /** Level-0 size in texels (0 when kept). */
   readonly width: number;
   readonly height: number;
@@ -122,8 +138,9 @@ const DECODABLE: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'imag
 
 /**
  * A glTF-Transform transform that encodes every PNG, JPEG and WebP texture as KTX2 for Tessera
- * (UASTC + Zstandard; colour optionally ETC1S), with every level down to 1x1, and declares
- * `KHR_texture_basisu` (required). Textures already KTX2 are kept, unless `recompressKtx2`. Use it in
+ * (UASTC + Zstandard; colour optionally ETC1S), with every level down to 1x1, coarsest first, and
+ * declares `KHR_texture_basisu` (required) and `TESSERA_texture_prefix` (optional; register
+ * {@link TesseraTexturePrefix} on the I/O that writes the document, see the option `prefix`). Textures already KTX2 are kept, unless `recompressKtx2`. Use it in
  * `document.transform(tesseraTextures())` or `tessera gltf`.
  * @throws GltfBakeError (rejects) naming the texture: `missing-image`, `unsupported-image`,
  *   `image-decode-failed`, `encode-failed`, `missing-dependency` (`recompressKtx2` without `three`);
@@ -134,6 +151,7 @@ export function tesseraTextures(options: TesseraTexturesOptions = {}): Transform
   if (color !== 'uastc' && color !== 'etc1s') {
     throw new GltfBakeError('invalid-option', `colour codec '${color as string}' (uastc or etc1s)`, null);
   }
+  const prefix = options.prefix ?? true;
   const transform: Transform = async (document: Document) => {
     const textures = document.getRoot().listTextures();
     let encodedAny = false;
@@ -155,6 +173,7 @@ export function tesseraTextures(options: TesseraTexturesOptions = {}): Transform
           mimeTypeBefore: mimeType,
           bytesBefore: image.byteLength,
           bytesAfter: image.byteLength,
+          prefixBytes: prefix ? ktx2PrefixBytesOf(image) : 0,
           width: 0,
           height: 0,
           problem: ktx2Problem(image),
@@ -199,14 +218,20 @@ export function tesseraTextures(options: TesseraTexturesOptions = {}): Transform
         mimeTypeBefore: mimeType,
         bytesBefore: image.byteLength,
         bytesAfter: ktx2.byteLength,
+        prefixBytes: prefix ? ktx2PrefixBytesOf(ktx2) : 0,
         width,
         height,
         problem: null,
       });
     }
     if (encodedAny) document.createExtension(KHRTextureBasisu).setRequired(true);
-    // A WebP extension with no WebP left would still be listed (and maybe required) on write.
     const root = document.getRoot();
+    if (prefix && root.listTextures().some((t) => t.getMimeType() === 'image/ktx2')) {
+      // Optional: three's own GLTFLoader, and any other, reads the .ktx2 files as before.
+      document.createExtension(TesseraTexturePrefix).setRequired(false);
+      if (root.listBuffers().length === 0) document.createBuffer();
+    }
+    // A WebP extension with no WebP left would still be listed (and maybe required) on write.
     if (!root.listTextures().some((t) => t.getMimeType() === 'image/webp')) {
       for (const extension of root.listExtensionsUsed()) {
         if (extension.extensionName === 'EXT_texture_webp') extension.dispose();

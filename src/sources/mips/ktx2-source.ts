@@ -9,7 +9,12 @@ import type {
 } from '../../core/streaming/mip-pyramid-source';
 import type { HttpClient } from '../io/http/http-client';
 import { HttpRangeReader, type HttpRangeReaderOptions } from '../io/http-range-reader';
-import { MemoryRangeReader, PrefixedRangeReader, type RangeReader } from '../io/range-reader';
+import {
+  KnownPrefixRangeReader,
+  MemoryRangeReader,
+  PrefixedRangeReader,
+  type RangeReader,
+} from '../io/range-reader';
 import { defaultHttpClient, type SourceRuntime } from '../io/source-runtime';
 import { KTX2_HEADER_BYTES, type Ktx2Layout, ktx2PrefixBytes, parseKtx2Layout } from './ktx2-layout';
 import { inflateKtx2Level } from './ktx2-level-inflater';
@@ -34,6 +39,29 @@ export interface Ktx2OpenOptions {
   signal?: AbortSignal;
   /** Where the one-time "server ignores Range" warning goes. Default `console.warn`. */
   warn?: (message: string) => void;
+  /**
+   * The file's first bytes, already held (a glTF's `TESSERA_texture_prefix`), and its length:
+   * opening a URL then sends no request, and levels within those bytes are never requested. The
+   * first level read checks the file against them (its length, and the last
+   * `PREFIX_CHECK_BYTES` of the held bytes); should they differ, or should the held bytes not be
+   * a KTX2 file's whole metadata, the file's own metadata is read instead (see
+   * {@link onPrefixMismatch}). Ignored for a {@link RangeReader} source.
+   */
+  prefix?: Ktx2HeldPrefix;
+  /**
+   * Told when {@link prefix} does not match the file, with a `TileSourceError('prefix-mismatch')`:
+   * the file is then read through its own metadata (nothing is lost when it has the same size and
+   * format as the prefix said; else its levels fail with that error). Default: nobody is told.
+   */
+  onPrefixMismatch?: (error: TileSourceError) => void;
+}
+
+/** The first bytes of a KTX2 file held before opening it, and the file's length. */
+export interface Ktx2HeldPrefix {
+  /** Bytes [0, `bytes.length`) of the file: at least its metadata (header to global data). */
+  readonly bytes: Uint8Array;
+  /** Bytes of the whole file. */
+  readonly fileBytes: number;
 }
 
 /**
@@ -83,13 +111,16 @@ export class Ktx2Source implements EncodedPyramidSource {
   readonly hasAlpha: boolean;
   /** ETC1S: the BasisLZ codebooks (read with the metadata) and each level's slices. */
   readonly basisLz?: BasisLzGlobalData;
-  /** The file's checked metadata. */
-  readonly layout: Ktx2Layout;
-  /** Bytes of the file, from the server's `Content-Range` (or the bytes given). */
-  readonly fileBytes: number;
-  /** Bytes read to open the file (its metadata; the whole file when the server ignored Range). */
+  /** Bytes read to open the file (its metadata; the whole file when the server ignored Range; 0 from a held prefix). */
   readonly openBytes: number;
-  private readonly batcher: LevelRangeBatcher;
+  private opened: Ktx2Opened;
+  private batcher: LevelRangeBatcher;
+  /** Requests and bytes of the level readers replaced by a fallback. */
+  private earlierRequests = 0;
+  private earlierBytes = 0;
+  /** Opens the file by its own metadata after a held prefix did not match it; null without a prefix. */
+  private reopen: ((mismatch: TileSourceError) => Promise<Ktx2Opened>) | null = null;
+  private reopening: Promise<void> | null = null;
 
   /**
    * @param input the whole KTX2 file in memory, or a file opened by {@link open}.
@@ -104,26 +135,35 @@ export class Ktx2Source implements EncodedPyramidSource {
             layout: parseKtx2Layout(input.subarray(0, Math.min(input.length, prefixOf(input))), input.length),
           }
         : input;
-    this.layout = opened.layout;
+    this.opened = opened;
     this.width = opened.layout.width;
     this.height = opened.layout.height;
     this.mipLevelCount = opened.layout.levelCount;
     this.format = opened.layout.format;
     this.hasAlpha = opened.layout.hasAlpha;
     if (opened.layout.basisLz !== null) this.basisLz = opened.layout.basisLz;
-    this.fileBytes = opened.reader.length ?? 0;
-    this.openBytes = openBytes ?? this.fileBytes;
+    this.openBytes = openBytes ?? opened.reader.length ?? 0;
     this.batcher = new LevelRangeBatcher(opened.reader);
+  }
+
+  /** The file's checked metadata (the file's own, once a held prefix turned out not to match it). */
+  get layout(): Ktx2Layout {
+    return this.opened.layout;
+  }
+
+  /** Bytes of the file, from the server's `Content-Range` (or the bytes given, or a held prefix's word). */
+  get fileBytes(): number {
+    return this.opened.reader.length ?? 0;
   }
 
   /** Level requests sent since opening (one per chain of adjacent levels). */
   get levelRequestCount(): number {
-    return this.batcher.requestCount;
+    return this.earlierRequests + this.batcher.requestCount;
   }
 
   /** Level bytes read since opening (from memory too, for a file given whole or downloaded whole). */
   get levelBytesRead(): number {
-    return this.batcher.bytesRead;
+    return this.earlierBytes + this.batcher.bytesRead;
   }
 
   /**
@@ -145,7 +185,74 @@ export class Ktx2Source implements EncodedPyramidSource {
       return Ktx2Source.openReader(source, options.signal ?? new AbortController().signal);
     }
     const client = options.http ?? options.runtime?.http ?? defaultHttpClient();
-    return Ktx2Source.openUrl(new HttpRangeReader(source, { client }), options);
+    const reader = new HttpRangeReader(source, { client });
+    if (options.prefix !== undefined) {
+      const held = Ktx2Source.openHeld(reader, options.prefix, options);
+      if (held !== null) return held;
+    }
+    return Ktx2Source.openUrl(reader, options);
+  }
+
+  /**
+   * A source over a held prefix (no request), or null, after telling `onPrefixMismatch`, when the
+   * prefix is not a KTX2 file's whole metadata or contradicts the file's stated length.
+   */
+  private static openHeld(
+    reader: HttpRangeReader,
+    prefix: Ktx2HeldPrefix,
+    options: Ktx2OpenOptions,
+  ): Ktx2Source | null {
+    let layout: Ktx2Layout;
+    try {
+      const metadataBytes = ktx2PrefixBytes(prefix.bytes);
+      if (metadataBytes > prefix.bytes.length) {
+        throw new TileSourceError(
+          'truncated',
+          `${prefix.bytes.length} bytes held, the metadata takes ${metadataBytes}`,
+          false,
+        );
+      }
+      if (!(Number.isSafeInteger(prefix.fileBytes) && prefix.fileBytes >= prefix.bytes.length)) {
+        throw new TileSourceError(
+          'corrupt',
+          `a file of ${prefix.fileBytes} bytes holding ${prefix.bytes.length}`,
+          false,
+        );
+      }
+      layout = parseKtx2Layout(prefix.bytes.subarray(0, metadataBytes), prefix.fileBytes);
+    } catch (error) {
+      options.onPrefixMismatch?.(
+        new TileSourceError(
+          'prefix-mismatch',
+          `${reader.url}: the prefix held is not this KTX2 file's start (${(error as Error).message}); reading the file's own`,
+          false,
+          { cause: error },
+        ),
+      );
+      return null;
+    }
+    const source = new Ktx2Source(
+      { reader: new KnownPrefixRangeReader(reader, prefix.bytes, prefix.fileBytes), layout },
+      0,
+    );
+    let reported = false;
+    source.reopen = async (mismatch) => {
+      if (!reported && mismatch.code === 'prefix-mismatch') {
+        reported = true;
+        options.onPrefixMismatch?.(
+          new TileSourceError(
+            'prefix-mismatch',
+            `${reader.url}: ${mismatch.message}; reading the file's own metadata`,
+            false,
+            { cause: mismatch },
+          ),
+        );
+      }
+      // Opened as any file (a server ignoring Range then gives the whole file, with the warning).
+      const fresh = new HttpRangeReader(reader.url, { client: reader.client });
+      return (await Ktx2Source.openOverHttp(fresh, options)).opened;
+    };
+    return source;
   }
 
   /** @deprecated Use {@link open}, which takes a URL. */
@@ -158,6 +265,15 @@ export class Ktx2Source implements EncodedPyramidSource {
     reader: HttpRangeReader,
     options: { signal?: AbortSignal; warn?: (message: string) => void },
   ): Promise<Ktx2Source> {
+    const { opened, openBytes } = await Ktx2Source.openOverHttp(reader, options);
+    return new Ktx2Source(opened, openBytes);
+  }
+
+  /** The file's metadata over HTTP, and the bytes read for it (see {@link open}). */
+  private static async openOverHttp(
+    reader: HttpRangeReader,
+    options: { signal?: AbortSignal; warn?: (message: string) => void },
+  ): Promise<{ opened: Ktx2Opened; openBytes: number }> {
     const url = reader.url;
     const signal = options.signal ?? new AbortController().signal;
     // A server ignoring Range answers 200 with the whole file: read from that one answer, not a
@@ -170,7 +286,14 @@ export class Ktx2Source implements EncodedPyramidSource {
           `tessera: ${url}: the server ignores HTTP Range; KTX2 files are downloaded whole (warned once).`,
         );
       }
-      return new Ktx2Source(opened.bytes);
+      const whole = opened.bytes;
+      return {
+        opened: {
+          reader: new MemoryRangeReader(whole),
+          layout: parseKtx2Layout(whole.subarray(0, Math.min(whole.length, prefixOf(whole))), whole.length),
+        },
+        openBytes: whole.length,
+      };
     }
     const head = opened.bytes;
     const prefixBytes = ktx2PrefixBytes(head);
@@ -185,7 +308,7 @@ export class Ktx2Source implements EncodedPyramidSource {
     }
     const layout = parseKtx2Layout(prefix, reader.length);
     // Levels within the bytes already read (the coarsest, when stored right after the metadata) cost no request.
-    return new Ktx2Source({ reader: new PrefixedRangeReader(reader, prefix), layout }, prefix.length);
+    return { opened: { reader: new PrefixedRangeReader(reader, prefix), layout }, openBytes: prefix.length };
   }
 
   private static async openReader(reader: RangeReader, signal: AbortSignal): Promise<Ktx2Source> {
@@ -210,8 +333,65 @@ export class Ktx2Source implements EncodedPyramidSource {
       throw new TileSourceError('bad-index', `No KTX2 level ${level}.`, false);
     }
     const offset = layout.levelOffsets[level];
-    const stored = await this.batcher.read(offset, offset + layout.levelLengths[level], signal);
+    let stored: Uint8Array;
+    try {
+      stored = await this.batcher.read(offset, offset + layout.levelLengths[level], signal);
+    } catch (error) {
+      // Opened from a held prefix, the first read is the first word from the server: a file that
+      // differs, or a server ignoring Range, is read as if opened without the prefix.
+      const fallBack =
+        error instanceof TileSourceError &&
+        (error.code === 'prefix-mismatch' || error.code === 'range-ignored') &&
+        this.reopen !== null;
+      if (!fallBack) throw error;
+      this.reopening ??= this.fallBack(error);
+      await this.reopening;
+      return this.loadLevel(level, signal);
+    }
     return inflateKtx2Level(layout.supercompression, stored, layout.levelBytes[level]);
+  }
+
+  /**
+   * After a held prefix turned out not to match the file: read the file's own metadata and its
+   * levels by it from now on, when the file has the shape the prefix said (levels already loaded
+   * from the prefix stand: the budget, the chains and the GPU textures were sized by that shape).
+   * Otherwise every level load fails with the mismatch. A failure to read the metadata (the
+   * network) is retried by the next level load.
+   */
+  private async fallBack(mismatch: TileSourceError): Promise<void> {
+    // (`mismatch` may also be `range-ignored`: then the file is downloaded whole, and matches.)
+    const reopen = this.reopen as (mismatch: TileSourceError) => Promise<Ktx2Opened>;
+    let opened: Ktx2Opened;
+    try {
+      opened = await reopen(mismatch);
+    } catch (error) {
+      this.reopening = null;
+      throw error;
+    }
+    const was = this.opened.layout;
+    const now = opened.layout;
+    const sameShape =
+      now.width === was.width &&
+      now.height === was.height &&
+      now.levelCount === was.levelCount &&
+      now.format === was.format &&
+      now.hasAlpha === was.hasAlpha &&
+      // ETC1S levels decode with the codebooks read at opening, which a transcoder keeps.
+      now.supercompression !== 'basislz' &&
+      was.supercompression !== 'basislz';
+    if (!sameShape) {
+      throw new TileSourceError(
+        'prefix-mismatch',
+        `${mismatch.message}; the file is a ${now.width}x${now.height} ${now.format} of ${now.levelCount} levels, the prefix said ${was.width}x${was.height} ${was.format} of ${was.levelCount}`,
+        false,
+        { cause: mismatch },
+      );
+    }
+    this.earlierRequests += this.batcher.requestCount;
+    this.earlierBytes += this.batcher.bytesRead;
+    this.opened = opened;
+    this.batcher = new LevelRangeBatcher(opened.reader);
+    this.reopen = null;
   }
 }
 

@@ -18,6 +18,7 @@ import { TileSourceError } from '../../core/errors';
 import type { EncodedPyramidSource } from '../../core/streaming/mip-pyramid-source';
 import type { HttpClient } from '../../sources/io/http/http-client';
 import type { ImagePyramidGenerator } from '../../sources/mips/image-pyramid-generator';
+import { TESSERA_TEXTURE_PREFIX, type TexturePrefixJson } from '../../sources/mips/ktx2-coarse-prefix';
 import { Ktx2Source } from '../../sources/mips/ktx2-source';
 
 /** The glTF JSON fields read here (glTF 2.0 `textures`, `images`, `materials`). */
@@ -28,7 +29,13 @@ interface GltfJson {
     sampler?: number;
     extensions?: Record<string, { source?: number }>;
   }[];
-  images?: { uri?: string; bufferView?: number; mimeType?: string; name?: string }[];
+  images?: {
+    uri?: string;
+    bufferView?: number;
+    mimeType?: string;
+    name?: string;
+    extensions?: Record<string, unknown>;
+  }[];
   materials?: Record<string, unknown>[];
   samplers?: { wrapS?: number; wrapT?: number; magFilter?: number; minFilter?: number }[];
   extensionsUsed?: string[];
@@ -61,6 +68,11 @@ export interface GltfTextureImage {
   readonly mimeType: string;
   /** True when the texture names the image through `KHR_texture_basisu`, which promises a Basis Universal payload. */
   readonly basisu: boolean;
+  /**
+   * The image's `TESSERA_texture_prefix` (its file's first bytes in a bufferView), or null: only
+   * for a KTX2 image with a URL of its own.
+   */
+  readonly prefix: TexturePrefixJson | null;
   /** Texture, image or URI name (labels the GPU textures). */
   readonly name: string;
   /** The glTF sampler's wrap modes and filters, as three's GLTFLoader maps them (repeat and trilinear by default). */
@@ -97,11 +109,14 @@ export function gltfTextureImage(parser: GLTFParser, index: number): GltfTexture
   const uri = image.uri;
   const mimeType = basisu !== undefined ? 'image/ktx2' : (image.mimeType ?? mimeOfUri(uri ?? ''));
   const sampler = texture.sampler === undefined ? undefined : json.samplers?.[texture.sampler];
+  const prefix = image.extensions?.[TESSERA_TEXTURE_PREFIX] as TexturePrefixJson | undefined;
+  const ownFile = uri !== undefined && !uri.startsWith('data:');
   return {
     url: uri === undefined ? null : LoaderUtils.resolveURL(uri, parser.options.path),
     bufferView: image.bufferView ?? null,
     mimeType,
     basisu: basisuSource !== undefined,
+    prefix: mimeType === 'image/ktx2' && ownFile && prefix !== undefined ? prefix : null,
     name:
       texture.name ?? image.name ?? (uri !== undefined && !uri.startsWith('data:') ? uri : `texture${index}`),
     wrapS: wrappingOf(sampler?.wrapS),
@@ -190,9 +205,11 @@ export function gltfTextureUses(parser: GLTFParser): Map<number, GltfTextureUse[
 
 /**
  * Opens the mip source of a glTF texture: a KTX2 file by HTTP Range when it has its own URL (only
- * its metadata is read now; levels stream later), from memory when it lies in the (already
- * downloaded) binary buffer; a PNG/JPEG/WebP image is fetched once and its mips generated in the
- * image workers. Every request goes through `client` (retries of transient failures).
+ * its metadata is read now; levels stream later; with `TESSERA_texture_prefix`, the metadata and
+ * the coarse levels come from the glTF's buffer, and nothing is read now), from memory when it lies
+ * in the (already downloaded) binary buffer; a PNG/JPEG/WebP image is fetched once and its mips
+ * generated in the image workers. Every request goes through `client` (retries of transient failures).
+ * A prefix that does not match its file goes to `onPrefixMismatch`, and the file is read as without it.
  * @throws TileSourceError (network, HTTP status, a bad or unsupported KTX2 file, an undecodable image).
  */
 export async function openGltfTextureSource(
@@ -202,15 +219,46 @@ export async function openGltfTextureSource(
   images: ImagePyramidGenerator,
   client: HttpClient,
   signal: AbortSignal,
+  onPrefixMismatch?: (error: TileSourceError) => void,
 ): Promise<EncodedPyramidSource> {
   if (image.mimeType === 'image/ktx2') {
     if (image.url !== null && !image.url.startsWith('data:')) {
-      return Ktx2Source.open(image.url, { http: client, signal });
+      let prefix: { bytes: Uint8Array; fileBytes: number } | undefined;
+      if (image.prefix !== null) {
+        try {
+          prefix = await heldPrefix(parser, image.prefix);
+        } catch (error) {
+          onPrefixMismatch?.(
+            new TileSourceError(
+              'prefix-mismatch',
+              `${image.url}: ${TESSERA_TEXTURE_PREFIX} names no readable bufferView (${String(error)}); reading the file's own metadata`,
+              false,
+              { cause: error },
+            ),
+          );
+        }
+      }
+      return Ktx2Source.open(image.url, { http: client, signal, prefix, onPrefixMismatch });
     }
     return new Ktx2Source(await imageBytes(parser, image, client, signal));
   }
   const bytes = await imageBytes(parser, image, client, signal);
   return (await images.generate(bytes, image.mimeType, srgb, signal)).source;
+}
+
+/**
+ * The bytes a `TESSERA_texture_prefix` holds (a copy: the parser keeps its buffer views), and the
+ * file length it states; a bufferView shorter than the stated bytes gives those it has, which the
+ * KTX2 source then finds wanting and reports.
+ */
+async function heldPrefix(
+  parser: GLTFParser,
+  prefix: TexturePrefixJson,
+): Promise<{ bytes: Uint8Array; fileBytes: number }> {
+  if (!Number.isInteger(prefix.bufferView)) throw new Error(`bufferView ${String(prefix.bufferView)}`);
+  const view = (await parser.getDependency('bufferView', prefix.bufferView)) as ArrayBuffer;
+  const byteLength = Math.max(0, Math.min(view.byteLength, Number(prefix.byteLength) || 0));
+  return { bytes: new Uint8Array(view.slice(0, byteLength)), fileBytes: Number(prefix.fileByteLength) };
 }
 
 async function imageBytes(

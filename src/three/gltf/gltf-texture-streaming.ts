@@ -199,7 +199,16 @@ export class GltfTextureStreaming {
     const image = gltfTextureImage(parser, index);
     if (image === null || this.disposed) return Promise.resolve(null);
     const signal = new AbortController().signal;
-    return openGltfTextureSource(parser, image, srgb, this.images, this.streaming.http, signal)
+    const onPrefixMismatch = (error: TileSourceError) => this.reportPrefixMismatch(error, image.name);
+    return openGltfTextureSource(
+      parser,
+      image,
+      srgb,
+      this.images,
+      this.streaming.http,
+      signal,
+      onPrefixMismatch,
+    )
       .then((source) => {
         if (image.basisu) this.warnIfNotBasis(source, image.name);
         return { image, source };
@@ -234,6 +243,20 @@ export class GltfTextureStreaming {
       this.onError(error, image.name);
       return null;
     }
+  }
+
+  /**
+   * A texture's `TESSERA_texture_prefix` does not match its `.ktx2` file (re-made without its glTF,
+   * a stale copy): the texture streams from the file's own metadata, and the `error` event (a
+   * console warning when nobody listens) says so, naming the texture.
+   */
+  private reportPrefixMismatch(error: TileSourceError, name: string): void {
+    const typed = new TileSourceError('prefix-mismatch', `glTF texture '${name}': ${error.message}`, false, {
+      cause: error,
+    });
+    if (this.streaming.events.has('error'))
+      this.streaming.events.emit('error', { error: typed, texture: null, textureName: name });
+    else console.warn(`tessera: ${typed.message}`);
   }
 
   /**
