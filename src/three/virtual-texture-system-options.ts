@@ -58,7 +58,11 @@ export interface VirtualTextureSystemOptions {
    * layers). Lower it to use array textures at a small scale (tests).
    */
   maxPoolTextureSize?: number;
-  /** Tile side including border, in texels; every added source must match. Default 128. */
+  /**
+   * Tile side including border, in texels (a multiple of 4, 8..1024); every added source must
+   * match. Default 128. For imagery of 256-texel tiles, 264 with a border of 4 makes each page one
+   * source tile (docs/imagery.md).
+   */
   tileSize?: number;
   /** Border inside each tile side, in texels; every added source must match. Default 4. */
   border?: number;
@@ -77,6 +81,21 @@ export interface VirtualTextureSystemOptions {
    * occluder. See ARCHITECTURE.md, "Feedback".
    */
   feedbackMode?: FeedbackMode;
+  /**
+   * Frames between separate feedback passes (`feedbackMode` `'separate-pass'`, always on WebGL2)
+   * while the view is still, a positive integer. Default 4: a still view costs a quarter of the
+   * pass, and its 16 jitter offsets are still all visited (the jitter advances per pass rendered,
+   * one cycle in 64 frames, about 1 s at 60 fps). The view counts as still when the camera
+   * (world and projection matrices, layers), the feedback size and every visible mesh the pass
+   * draws (world matrix, material version, geometry, instance matrices, bones, morph influences)
+   * are unchanged since the previous frame, for at least one jitter cycle (16 frames): the first
+   * frames after a move, a teleport included, render the pass every frame as with 1, and any
+   * change returns to every frame at once. Changes the check cannot see (a TSL uniform animated by
+   * the app, such as a scrolling uv or a time-driven displacement) are then requested at this
+   * lower rate: set 1 for such scenes. Ignored with main-pass feedback (no pass to skip). Change it
+   * live with {@link VirtualTextureSystem.setStillFeedbackInterval}.
+   */
+  stillFeedbackInterval?: number;
   /**
    * Frames a requested page may go unrequested before its queued or running load is dropped, once
    * two feedback readbacks arrived without it too (so slow readbacks abort nothing). Default 8.
@@ -159,6 +178,13 @@ const MAX_PAGE_TABLE_BYTES = 16 << 20;
 /** Pinned pages of one texture with the default three pinned mips (1 + 4 + 16). */
 const DEFAULT_MIN_POOL_SLOTS = 21;
 
+/**
+ * Frames between separate feedback passes on a still view: 4 cuts the pass to a quarter while a
+ * whole jitter cycle still takes about a second at 60 fps, and a change the stillness check
+ * cannot see is still requested within 4 frames.
+ */
+const DEFAULT_STILL_FEEDBACK_INTERVAL = 4;
+
 /** {@link VirtualTextureSystemOptions} validated, with every default applied. */
 export interface ResolvedSystemOptions {
   /** The runtime given, if any. */
@@ -176,6 +202,8 @@ export interface ResolvedSystemOptions {
   border: number;
   feedbackScale: number;
   feedbackMode: FeedbackMode;
+  /** Frames between separate feedback passes while the view is still. */
+  stillFeedbackInterval: number;
   maxUploadsPerFrame: number;
   maxRendersPerFrame: number;
   /** Staging reserve, in bytes. */
@@ -295,6 +323,10 @@ export function resolveSystemOptions(options: VirtualTextureSystemOptions): Reso
     border,
     feedbackScale: positiveInteger('feedbackScale', options.feedbackScale ?? 8),
     feedbackMode: feedbackModeOption(options.feedbackMode),
+    stillFeedbackInterval: positiveInteger(
+      'stillFeedbackInterval',
+      options.stillFeedbackInterval ?? DEFAULT_STILL_FEEDBACK_INTERVAL,
+    ),
     maxUploadsPerFrame,
     maxRendersPerFrame: positiveInteger('maxRendersPerFrame', options.maxRendersPerFrame ?? 4),
     stagingBytes,

@@ -90,13 +90,15 @@ export interface VirtualTextureSystemStats {
    * Feedback readbacks started / delivered / dropped as stale, and frames skipped: all 3 readback
    * slots were in flight, so that frame's feedback was not read. `bytesRead`: bytes mapped by the
    * readbacks delivered, in bytes; `analysisMs`: CPU time analysing them, in milliseconds; both
-   * since creation.
+   * since creation. `skippedStill`: frames whose separate pass was left out because the view was
+   * still (the `stillFeedbackInterval` option), since creation.
    */
   readbacks: {
     started: number;
     delivered: number;
     dropped: number;
     skipped: number;
+    skippedStill: number;
     bytesRead: number;
     analysisMs: number;
   };
@@ -147,11 +149,20 @@ export interface VirtualTextureSystemEvents {
    * object: copy fields to keep them).
    */
   'page-loaded': { vt: number; pageId: number; slot: number; frame: number };
+  /**
+   * A resident page was loaded again, improved by its source (an imagery page whose border had
+   * stood in for a neighbouring source tile: `TileSource.watchPages`), and written over its slot
+   * during frame `frame` (one reused object).
+   */
+  'page-refreshed': { vt: number; pageId: number; slot: number; frame: number };
   /** A page was evicted from the pool to make room (one reused object). */
   'page-evicted': { vt: number; pageId: number; slot: number; frame: number };
   /**
    * A feedback readback was analysed; `ids` (packed page ids per feedback pixel, row by row, `width`
-   * x `height` feedback pixels) is valid during the call (one reused object).
+   * x `height` feedback pixels) is valid during the call (one reused object). `frame` is the frame
+   * it was rendered in; `jitterFrame` the index into the 16-frame jitter sequence it was rendered
+   * at (`feedbackJitterX(jitterFrame)`): the frame itself for main-pass feedback, the count of
+   * separate passes rendered for a separate pass (which skips frames: busy readbacks, a still view).
    */
-  feedback: { frame: number; ids: Uint32Array; width: number; height: number };
+  feedback: { frame: number; jitterFrame: number; ids: Uint32Array; width: number; height: number };
 }

@@ -25,7 +25,7 @@ import {
   type SamplingContext,
   type VirtualTextureFiltering,
 } from './sampling/sampling-context';
-import { type RuntimeMember, runtimeMember, TesseraRuntime } from './tessera-runtime';
+import { ownSystemRuntime, type RuntimeMember, runtimeMember, type TesseraRuntime } from './tessera-runtime';
 import { TileUploads } from './uploads/tile-uploads';
 import type { VirtualTexture } from './virtual-texture';
 import { planSystemReservations } from './virtual-texture-reservations';
@@ -57,7 +57,7 @@ import type {
  * ```
  */
 export class VirtualTextureSystem {
-  /** Typed events: `error`, `page-loaded`, `page-evicted`, `feedback`. */
+  /** Typed events: `error`, `page-loaded`, `page-refreshed`, `page-evicted`, `feedback`. */
   readonly events = new TypedEmitter<VirtualTextureSystemEvents>();
   /** Tile side including border, in texels. */
   readonly tileSize: number;
@@ -89,6 +89,8 @@ export class VirtualTextureSystem {
   private disposed = false;
   private uploadsPerFrame: number;
   private readonly settle = new SettleTracker();
+  /** The sampling context's `version` at the latest update (a change renders the feedback pass). */
+  private feedbackGraphsVersion = -1;
   /** Tile writes into the pool, per frame, each page through its texture's producer. */
   private readonly uploads: TileUploads;
   /** How each texture's pages are made (loaded bytes, or the rendered-tiles plug-in). */
@@ -107,11 +109,12 @@ export class VirtualTextureSystem {
     this.border = o.border;
     this.uploadsPerFrame = o.maxUploadsPerFrame;
     const formats = choosePoolFormats(bridge, o.layers, o.uastcTargets);
-    // Without a runtime the system makes its own, of its budget, and disposes it with itself.
+    // Without a runtime the system makes its own, of its budget (or around the deprecated shared
+    // `budget`), and disposes it with itself.
     this.runtime =
       o.runtime ??
-      new TesseraRuntime({
-        budgetBytes: o.sharedBudget?.budgetBytes ?? o.shareBytes,
+      ownSystemRuntime(o.shareBytes, {
+        budget: o.sharedBudget,
         transcoderPath: o.transcoderPath,
         transcodeWorkers: o.transcodeWorkers,
       });
@@ -149,7 +152,7 @@ export class VirtualTextureSystem {
         maxFeedbackPixels: feedbackSize.x * feedbackSize.y,
       });
       this.evictable = new EvictableTextures(this.streamer, o.evictPagesPerFrame);
-      for (const type of ['page-evicted', 'page-loaded'] as const) {
+      for (const type of ['page-evicted', 'page-loaded', 'page-refreshed'] as const) {
         this.streamer.on(type, (event) => this.events.emit(type, event as never));
       }
       this.streamer.on('error', ({ error, vt, pageId }) => {
@@ -171,6 +174,7 @@ export class VirtualTextureSystem {
         reserved,
         sinks,
         o.feedbackMode,
+        o.stillFeedbackInterval,
       );
       this.context = {
         ...poolSampling(poolTextures),
@@ -185,6 +189,7 @@ export class VirtualTextureSystem {
           if (vt && this.feedback.register(material, vt, uv)) this.materials.add(material);
           // Compiled during this frame's main render, after its feedback pass: only later feedback sees it.
           this.settle.noteRegistration(this.frame);
+          this.feedback.collector.markViewChanged();
         },
         invalidatePages: (vt, rect, units) =>
           this.producers.invalidate(vt.id, vt.name, vt.source, rect, units, this.streamer),
@@ -335,6 +340,22 @@ export class VirtualTextureSystem {
   }
 
   /**
+   * Sets the frames between separate feedback passes while the view is still (a positive integer;
+   * 1 renders the pass every frame), from the next {@link update} on; see
+   * {@link VirtualTextureSystemOptions.stillFeedbackInterval}. No effect with main-pass feedback.
+   * @throws TesseraConfigError('invalid-option')
+   */
+  setStillFeedbackInterval(frames: number): void {
+    this.assertLive();
+    this.feedback.collector.setStillFeedbackInterval(positiveInteger('stillFeedbackInterval', frames));
+  }
+
+  /** Frames between separate feedback passes while the view is still, now. */
+  get stillFeedbackInterval(): number {
+    return this.feedback.collector.stillFeedbackInterval;
+  }
+
+  /**
    * Changes this system's share of the budget, in bytes: the pool shrinks or grows now, no rebuild
    * (see `LivePool`: GPU memory never passes the budget, pinned mips always stay, a grow keeps
    * every page). With its own budget (`budgetBytes`, no runtime) the budget follows the share. A
@@ -381,7 +402,13 @@ export class VirtualTextureSystem {
     this.pool.update(frame);
     this.streamer.beginFrame(frame);
     this.streamer.update();
-    this.context.mipBias.value = this.streamer.mipBias;
+    const mipBias = this.streamer.mipBias;
+    // The bias and the sampling graphs change what the feedback requests, not what it draws.
+    if (mipBias !== this.context.mipBias.value || this.context.version !== this.feedbackGraphsVersion) {
+      this.feedback.collector.markViewChanged();
+      this.feedbackGraphsVersion = this.context.version;
+    }
+    this.context.mipBias.value = mipBias;
     this.evictable.release(frame);
     this.set.sizeAtlases(this.uploadsPerFrame, frame);
     this.uploads.run(this.uploadsPerFrame);
@@ -628,6 +655,7 @@ export function systemStats(i: SystemStatsInput): VirtualTextureSystemStats {
       delivered: i.feedback.counters.delivered,
       dropped: i.feedback.counters.dropped,
       skipped: i.feedback.counters.skipped,
+      skippedStill: i.feedback.skippedStill,
       bytesRead: i.feedback.counters.bytesRead,
       analysisMs: i.analysisMs,
     },

@@ -27,7 +27,7 @@ export class SettleTracker {
   /** Frame the latest analysed feedback was rendered at (0 before the first). */
   lastFeedbackFrame = 0;
   private lastRegistrationFrame = 0;
-  /** Bit `frame % FEEDBACK_JITTER_PERIOD` per quiet feedback since the latest one that was not. */
+  /** Bit `jitterFrame % FEEDBACK_JITTER_PERIOD` per quiet feedback since the latest one that was not. */
   private quietPhases = 0;
   private readonly waiters = new FrameWaiters();
 
@@ -37,12 +37,16 @@ export class SettleTracker {
     this.quietPhases = 0;
   }
 
-  /** Feedback rendered at `frame` was analysed; `pendingPages` are queued, loading or awaiting upload after it. */
-  noteFeedback(frame: number, pendingPages: number): void {
+  /**
+   * Feedback rendered at `frame` with the jitter offset of `jitterFrame` (the frame itself where
+   * feedback runs every frame) was analysed; `pendingPages` are queued, loading or awaiting upload
+   * after it.
+   */
+  noteFeedback(frame: number, pendingPages: number, jitterFrame = frame): void {
     this.lastFeedbackFrame = frame;
     if (pendingPages > 0 || frame <= this.lastRegistrationFrame) this.quietPhases = 0;
     else {
-      this.quietPhases |= 1 << (frame % FEEDBACK_JITTER_PERIOD);
+      this.quietPhases |= 1 << (jitterFrame % FEEDBACK_JITTER_PERIOD);
     }
   }
 

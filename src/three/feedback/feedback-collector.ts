@@ -3,6 +3,7 @@ import { uniform } from 'three/tsl';
 import type { WebGPURenderer } from 'three/webgpu';
 import { BudgetPriority } from '../../core/budget/budget-priority';
 import { NO_RESERVATION, type TextureBudget } from '../../core/budget/texture-budget';
+import { FEEDBACK_JITTER_PERIOD } from '../../core/vt/feedback/feedback-jitter';
 import {
   type FeedbackMode,
   feedbackTargetBytes,
@@ -15,6 +16,7 @@ import type { SampledVirtualTexture } from '../sampling/virtual-texture-graph';
 import { FeedbackPass } from './feedback-pass';
 import { type FeedbackConsumer, FeedbackReadback, MAX_READBACKS_IN_FLIGHT } from './feedback-readback';
 import { type CountedFeedbackConsumer, MainPassFeedback } from './main-pass-feedback';
+import { ViewStillness } from './view-stillness';
 
 /** Budget reservations a {@link FeedbackCollector} takes over (already reserved by its owner). */
 export interface FeedbackReservations {
@@ -79,10 +81,23 @@ export class FeedbackCollector {
   private drawingWidth = 0;
   private drawingHeight = 0;
   private warnedBudget = false;
+  /** Frames between separate passes while the view is still (1: every frame). */
+  private stillInterval: number;
+  private readonly stillness = new ViewStillness();
+  /** Frames since the separate pass last rendered. */
+  private framesSincePass = 0;
+  /**
+   * Separate passes rendered so far: the index into the jitter sequence (and the rotation of
+   * textures and transparent checkerboards), so skipped frames skip no offset.
+   */
+  private jitterFrame = 0;
+  /** Frames whose separate pass was left out because the view was still, since creation. */
+  skippedStill = 0;
 
   /**
    * @param size initial target size (what `reservations` were reserved for), in feedback pixels.
    * @param scale drawing-buffer pixels per feedback pixel along each axis.
+   * @param stillInterval frames between separate passes while the view is still (1: every frame).
    */
   constructor(
     renderer: WebGPURenderer,
@@ -93,8 +108,10 @@ export class FeedbackCollector {
     reservations: FeedbackReservations,
     consumers: FeedbackConsumers,
     mode: FeedbackMode,
+    stillInterval = 1,
   ) {
     this.renderer = renderer;
+    this.stillInterval = stillInterval;
     this.budget = budget;
     this.scale = scale;
     this.mode = bridge.isWebGPU ? mode : 'separate-pass';
@@ -173,9 +190,12 @@ export class FeedbackCollector {
 
   /**
    * Sizes the target to the drawing buffer, renders the feedback of `scene` and starts its
-   * readback; when every readback slot is still in flight, renders nothing (counted as skipped):
-   * that frame's feedback could never be read, and the pass is a second scene render (as many draw
-   * calls again: `three.feedback_ratio.bilinear_400_meshes`).
+   * readback. The separate pass renders nothing (counted as skipped) when every readback slot is
+   * still in flight: that frame's feedback could never be read, and the pass is a second scene
+   * render (as many draw calls again: `three.feedback_ratio.bilinear_400_meshes`). Nor does it
+   * once the view has been still ({@link ViewStillness}) for a whole jitter cycle, except every
+   * {@link stillFeedbackInterval}-th frame (counted in {@link skippedStill}); any change renders
+   * at once. The jitter advances per pass rendered, so a still view still visits every offset.
    */
   render(scene: Scene, camera: Camera, frame: number): void {
     const drawing = this.renderer.getDrawingBufferSize(this.drawingBuffer);
@@ -186,13 +206,52 @@ export class FeedbackCollector {
       this.main.beginFrame(camera, frame, this.consumers.wantsImage());
       return;
     }
+    const pass = this.pass!;
+    this.framesSincePass++;
+    if (this.stillInterval > 1 && this.restsThisFrame(scene, camera, pass)) {
+      this.skippedStill++;
+      return;
+    }
     const readback = this.readback!;
     if (!readback.hasFreeSlot()) {
       readback.skip();
       return;
     }
-    this.pass!.render(scene, camera, frame);
-    readback.request(frame);
+    const jitterFrame = ++this.jitterFrame;
+    pass.render(scene, camera, jitterFrame);
+    readback.request(frame, jitterFrame);
+    this.framesSincePass = 0;
+  }
+
+  /**
+   * True when the separate pass may rest this frame: the view unchanged for a whole jitter cycle
+   * (so the first 16 frames after a move keep today's full rate: a teleport sharpens as fast),
+   * and fewer than {@link stillFeedbackInterval} frames since the last pass.
+   */
+  private restsThisFrame(scene: Scene, camera: Camera, pass: FeedbackPass): boolean {
+    this.stillness.update(scene, camera, pass.width, pass.height, pass.isMirrored);
+    return this.stillness.stillFrames > FEEDBACK_JITTER_PERIOD && this.framesSincePass < this.stillInterval;
+  }
+
+  /** Frames between separate passes while the view is still (1: every frame). */
+  get stillFeedbackInterval(): number {
+    return this.stillInterval;
+  }
+
+  /** Sets {@link stillFeedbackInterval}, from the next {@link render} on (a positive integer). */
+  setStillFeedbackInterval(frames: number): void {
+    if (frames === this.stillInterval) return;
+    this.stillInterval = frames;
+    // The check did not run while the interval was 1: its last fingerprint is old.
+    this.stillness.markChanged();
+  }
+
+  /**
+   * Something the view's fingerprint cannot see changed what the pass requests (a material
+   * registered, the filtering, the mip bias): the next frame renders the pass, as after a move.
+   */
+  markViewChanged(): void {
+    this.stillness.markChanged();
   }
 
   /** Bytes reserved for the target and the ring together, in bytes. */
@@ -212,6 +271,7 @@ export class FeedbackCollector {
   setScale(scale: number): void {
     if (scale === this.scale) return;
     this.scale = scale;
+    this.stillness.markChanged();
     this.drawingWidth = 0;
     this.drawingHeight = 0;
   }

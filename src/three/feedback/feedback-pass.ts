@@ -68,6 +68,8 @@ export class FeedbackPass {
   private readonly forgetMirrored = new FinalizationRegistry<WeakRef<Material>>((ref) =>
     this.mirrored.delete(ref),
   );
+  /** True when `material` is a user material this pass draws (through its mirror). */
+  readonly isMirrored = (material: Material): boolean => this.requests.has(material);
   /** Disposes a request material with its user's material (three's 'dispose' event). */
   private readonly onUserMaterialDispose = (event: { target: Material }): void => this.unmirror(event.target);
   private readonly hook: RenderObjectHook;
@@ -201,8 +203,9 @@ export class FeedbackPass {
   }
 
   /**
-   * Renders the feedback of `scene` seen by `camera` for frame `frame`, with that frame's
-   * sub-pixel offset (the simulator's Bayer sequence), restoring every renderer and scene state.
+   * Renders the feedback of `scene` seen by `camera` at jitter frame `frame` (its sub-pixel
+   * offset in the simulator's Bayer sequence, and the turn of textures sampled in rotation and of
+   * transparent checkerboards), restoring every renderer and scene state.
    */
   render(scene: Scene, camera: Camera, frame: number): void {
     const renderer = this.renderer;

@@ -5,13 +5,24 @@ import { GL_READBACK_PENDING, GL_READBACK_READY, GLReadbackRing } from './gl-rea
 /** Most readbacks in flight at once (Unreal's feedback latency). */
 export const MAX_READBACKS_IN_FLIGHT = 3;
 
-/** Receives one completed readback: `ids` holds `width * height` packed page ids, valid during the call. */
-export type FeedbackConsumer = (ids: Uint32Array, frame: number, width: number, height: number) => void;
+/**
+ * Receives one completed readback: `ids` holds `width * height` packed page ids, valid during the
+ * call; `frame` is the frame it was rendered in, `jitterFrame` the jitter sequence index it was
+ * rendered at (absent: `frame`, as for the main pass's debug images).
+ */
+export type FeedbackConsumer = (
+  ids: Uint32Array,
+  frame: number,
+  width: number,
+  height: number,
+  jitterFrame?: number,
+) => void;
 
 interface RingEntry {
   buffer: GPUBuffer | null;
   busy: boolean;
   frame: number;
+  jitterFrame: number;
   sequence: number;
   /** Size read, in feedback pixels (WebGL2: a read of an old size is dropped). */
   width: number;
@@ -73,6 +84,7 @@ export class FeedbackReadback {
         buffer: null,
         busy: false,
         frame: 0,
+        jitterFrame: 0,
         sequence: 0,
         width: 0,
         height: 0,
@@ -108,10 +120,11 @@ export class FeedbackReadback {
   }
 
   /**
-   * Starts reading back the target as rendered for `frame`, after {@link hasFreeSlot} said yes this
-   * frame (it collected the signalled fences); no-op when all slots are busy all the same.
+   * Starts reading back the target as rendered for `frame` at jitter frame `jitterFrame`, after
+   * {@link hasFreeSlot} said yes this frame (it collected the signalled fences); no-op when all
+   * slots are busy all the same.
    */
-  request(frame: number): void {
+  request(frame: number, jitterFrame = frame): void {
     if (this.disposed) return;
     const width = this.target.width;
     const height = this.target.height;
@@ -122,9 +135,9 @@ export class FeedbackReadback {
     }
     const sequence = ++this.sequence;
     if (this.bridge.device !== null) {
-      this.requestWebGPU(frame, sequence);
+      this.requestWebGPU(frame, jitterFrame, sequence);
     } else {
-      this.requestWebGL(frame, sequence);
+      this.requestWebGL(frame, jitterFrame, sequence);
     }
   }
 
@@ -143,7 +156,7 @@ export class FeedbackReadback {
     }
   }
 
-  private requestWebGPU(frame: number, sequence: number): void {
+  private requestWebGPU(frame: number, jitterFrame: number, sequence: number): void {
     const device = this.bridge.device!;
     const gpuTexture = this.bridge.gpuTexture(this.target.texture);
     if (gpuTexture === undefined) return;
@@ -181,6 +194,7 @@ export class FeedbackReadback {
     copyDestination.buffer = null as unknown as GPUBuffer;
     entry.busy = true;
     entry.frame = frame;
+    entry.jitterFrame = jitterFrame;
     entry.sequence = sequence;
     this.inFlight++;
     this.counters.started++;
@@ -206,7 +220,7 @@ export class FeedbackReadback {
       this.release(entry);
       this.counters.delivered++;
       this.counters.bytesRead += buffer.size;
-      this.consumer(ids, entry.frame, width, this.height);
+      this.consumer(ids, entry.frame, width, this.height, entry.jitterFrame);
       return;
     }
     buffer.unmap();
@@ -227,7 +241,7 @@ export class FeedbackReadback {
     }
   }
 
-  private requestWebGL(frame: number, sequence: number): void {
+  private requestWebGL(frame: number, jitterFrame: number, sequence: number): void {
     const ring = this.ring;
     for (let i = 0; i < ring.length; i++) {
       const entry = ring[i];
@@ -235,6 +249,7 @@ export class FeedbackReadback {
       if (!this.glRing!.start(i, this.target.texture, this.width, this.height)) return;
       entry.busy = true;
       entry.frame = frame;
+      entry.jitterFrame = jitterFrame;
       entry.sequence = sequence;
       entry.width = this.width;
       entry.height = this.height;
@@ -285,7 +300,7 @@ export class FeedbackReadback {
       this.release(entry);
       this.counters.delivered++;
       this.counters.bytesRead += this.idsBytes.byteLength;
-      this.consumer(this.ids, entry.frame, this.width, this.height);
+      this.consumer(this.ids, entry.frame, this.width, this.height, entry.jitterFrame);
     }
   }
 

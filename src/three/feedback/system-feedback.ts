@@ -44,6 +44,7 @@ export class SystemFeedback {
   analysisMs = 0;
   private readonly event: VirtualTextureSystemEvents['feedback'] = {
     frame: 0,
+    jitterFrame: 0,
     ids: EMPTY_IDS,
     width: 0,
     height: 0,
@@ -57,12 +58,13 @@ export class SystemFeedback {
     reservations: FeedbackReservations,
     sinks: FeedbackSinks,
     private readonly mode: FeedbackMode,
+    stillInterval: number,
   ) {
     this.streamer = sinks.streamer;
     this.settle = sinks.settle;
     this.events = sinks.events;
     this.buffersReplaced = sinks.buffersReplaced;
-    this.current = this.create(bridge, scale, size, reservations);
+    this.current = this.create(bridge, scale, size, reservations, stillInterval);
     this.watch = new DeviceLossWatch(bridge);
   }
 
@@ -97,8 +99,9 @@ export class SystemFeedback {
   /** Rebuilds the collector on `bridge`'s renderer with the same reservations and scale. */
   recover(bridge: BackendBridge): void {
     const scale = this.current.feedbackScale;
+    const interval = this.current.stillFeedbackInterval;
     const old = this.current.disposeKeepingReservations();
-    this.current = this.create(bridge, scale, old.size, old.reservations);
+    this.current = this.create(bridge, scale, old.size, old.reservations, interval);
     this.watch.dispose();
     this.watch = new DeviceLossWatch(bridge);
     this.warnedLost = false;
@@ -116,9 +119,11 @@ export class SystemFeedback {
     scale: number,
     size: { width: number; height: number },
     reservations: FeedbackReservations,
+    stillInterval: number,
   ): FeedbackCollector {
     const consumers: FeedbackConsumers = {
-      image: (ids, frame, width, height) => this.consume(ids, frame, width, height),
+      image: (ids, frame, width, height, jitterFrame = frame) =>
+        this.consume(ids, frame, width, height, jitterFrame),
       counted: (pages, counts, length, frame) => this.consumeCounted(pages, counts, length, frame),
       wantsImage: () => this.events.has('feedback'),
       buffersReplaced: this.buffersReplaced,
@@ -132,19 +137,20 @@ export class SystemFeedback {
       reservations,
       consumers,
       this.mode,
+      stillInterval,
     );
   }
 
   /** A separate pass's image (submitted), or a main pass's tile image (only emitted). */
-  private consume(ids: Uint32Array, frame: number, width: number, height: number): void {
+  private consume(ids: Uint32Array, frame: number, width: number, height: number, jitterFrame: number): void {
     if (this.closed) return;
     if (this.current.mode === 'separate-pass') {
       const start = performance.now();
       this.streamer.submitFeedback(ids, width * height);
       this.analysisMs += performance.now() - start;
-      this.noteSubmitted(frame);
+      this.noteSubmitted(frame, jitterFrame);
     }
-    this.emitImage(ids, frame, width, height);
+    this.emitImage(ids, frame, width, height, jitterFrame);
   }
 
   private consumeCounted(pages: Uint32Array, counts: Uint32Array, length: number, frame: number): void {
@@ -152,18 +158,25 @@ export class SystemFeedback {
     const start = performance.now();
     this.streamer.submitCountedFeedback(pages, counts, length);
     this.analysisMs += performance.now() - start;
-    this.noteSubmitted(frame);
+    this.noteSubmitted(frame, frame);
   }
 
-  private noteSubmitted(frame: number): void {
+  private noteSubmitted(frame: number, jitterFrame: number): void {
     const s = this.streamer.stats();
-    this.settle.noteFeedback(frame, s.queued + s.inFlight + s.pendingUploads);
+    this.settle.noteFeedback(frame, s.queued + s.inFlight + s.pendingUploads, jitterFrame);
   }
 
-  private emitImage(ids: Uint32Array, frame: number, width: number, height: number): void {
+  private emitImage(
+    ids: Uint32Array,
+    frame: number,
+    width: number,
+    height: number,
+    jitterFrame: number,
+  ): void {
     if (!this.events.has('feedback')) return;
     const event = this.event;
     event.frame = frame;
+    event.jitterFrame = jitterFrame;
     event.ids = ids;
     event.width = width;
     event.height = height;

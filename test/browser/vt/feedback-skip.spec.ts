@@ -26,7 +26,8 @@ test('frames with every readback in flight render no feedback pass', async ({ pa
     };
     Object.assign(globalThis, { tesseraViewLabels: labels });
   });
-  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024, feedback: 'separate-pass' });
+  // still=1: the pass is tried every frame even on this still view (feedback-still.spec.ts tests resting).
+  await openPage(VT_SCENE, { budget: 16 * 1024 * 1024, feedback: 'separate-pass', still: 1 });
   await waitForScene(page);
   await settleStartView(page);
   const result = await page.evaluate(async () => {

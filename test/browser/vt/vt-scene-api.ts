@@ -48,10 +48,31 @@ export interface VtSceneApi {
     pageTableShareBytes: number;
     uploadsTotal: number;
     mipBias: number;
-    readbacks: { started: number; delivered: number; dropped: number; skipped: number };
+    readbacks: { started: number; delivered: number; dropped: number; skipped: number; skippedStill: number };
     streaming: { queued: number; settled: boolean; failed: number };
   };
   stepAndCompareFeedback(): Promise<{ gpu: number[]; sim: number[]; pixelAgreement: number } | null>;
+  /**
+   * Steps up to `frames` GPU-paced frames (calling `move(i)` before each) and gathers the feedback
+   * delivered: distinct pages, jitter offsets seen (jitter frame mod 16), readback counter growth;
+   * stops once `untilPhases` offsets arrived (0: never).
+   */
+  gatherFeedback(
+    frames: number,
+    untilPhases?: number,
+    move?: ((i: number) => void) | null,
+  ): Promise<{
+    pages: number[];
+    phases: number[];
+    frames: number;
+    started: number;
+    skipped: number;
+    skippedStill: number;
+  }>;
+  /** The simulator's distinct pages for the current pose over all 16 jitter offsets. */
+  simulatedPagesOverCycle(): number[];
+  /** The system's `setStillFeedbackInterval`. */
+  setStillFeedbackInterval(frames: number): void;
   /** Virtual-texture ids seen in any feedback so far. */
   requestedVts(): number[];
   dispose(): void;

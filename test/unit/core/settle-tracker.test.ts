@@ -30,6 +30,20 @@ describe('SettleTracker', () => {
     expect(t.quiet).toBe(false);
   });
 
+  it('counts the jitter offset a feedback was rendered at, not its frame (a pass every 4th frame)', () => {
+    const t = new SettleTracker();
+    // Frames 4, 8, 12, 16 are offsets 4, 8, 12, 0 by frame, but jitter frames 1..4 by pass.
+    for (let pass = 1; pass <= QUIET_PHASES_TO_SETTLE - 1; pass++) t.noteFeedback(64 + 4 * pass, 0, pass);
+    expect(t.quiet).toBe(false);
+    // Frame 80 would repeat frame 64's offset; jitter frame 16 is a new one.
+    t.noteFeedback(64 + 4 * 16, 0, 16);
+    expect(t.quiet).toBe(true);
+    // Sixteen frames apart by frame but one jitter frame apart: four distinct offsets by jitter.
+    const u = new SettleTracker();
+    for (let pass = 1; pass <= QUIET_PHASES_TO_SETTLE; pass++) u.noteFeedback(16 * pass, 0, pass);
+    expect(u.quiet).toBe(true);
+  });
+
   it('resolves waiters whose start frame the settled feedback reaches, and rejects the rest on dispose', async () => {
     const t = new SettleTracker();
     const early = t.whenSettled(1);

@@ -11,7 +11,7 @@ import {
 } from 'three';
 import { mix, uv } from 'three/tsl';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
-import type { TextureBudget } from '../../../../src/core/budget/texture-budget';
+import { TextureBudget } from '../../../../src/core/budget/texture-budget';
 import { feedbackJitterX, feedbackJitterY } from '../../../../src/core/vt/feedback/feedback-jitter';
 import { trilinearBlend } from '../../../../src/core/vt/feedback/mip-rule';
 import { NO_REQUEST, pageMip, pageVt, pageX, pageY } from '../../../../src/core/vt/page-id';
@@ -124,6 +124,8 @@ const system = new VirtualTextureSystem(renderer, {
   // ?feedback=main-pass: requests written by the main render (WebGPU).
   feedbackMode: (params.get('feedback') ?? undefined) as 'main-pass' | 'separate-pass' | undefined,
   maxUploadsPerFrame: 32,
+  // ?still=N: frames between separate feedback passes on a still view (default: the system's).
+  stillFeedbackInterval: params.has('still') ? Number(params.get('still')) : undefined,
   maxPoolTextureSize,
   // ?cooldown=N: frames before a failed page is retried (the bad-input tests outwait the default).
   failedCooldownFrames: params.has('cooldown') ? Number(params.get('cooldown')) : undefined,
@@ -507,13 +509,97 @@ async function waitSettled(maxFrames = 200): Promise<number> {
   return -1;
 }
 
-let lastFeedback: { frame: number; ids: Uint32Array } | null = null;
+let lastFeedback: { frame: number; jitterFrame: number; ids: Uint32Array } | null = null;
 /** Virtual-texture ids seen in any feedback so far. */
 const requestedVts = new Set<number>();
-system.events.on('feedback', ({ frame, ids }) => {
-  lastFeedback = { frame, ids: ids.slice() };
+system.events.on('feedback', ({ frame, jitterFrame, ids }) => {
+  lastFeedback = { frame, jitterFrame, ids: ids.slice() };
   for (let i = 0; i < ids.length; i++) if (ids[i] !== NO_REQUEST) requestedVts.add(ids[i] >>> 28);
 });
+
+/** The simulator's feedback image for the current pose at jitter frame `jitterFrame`. */
+function simulateFeedback(jitterFrame: number): Uint32Array {
+  const fw = Math.ceil(size / feedbackScale);
+  const generator = new TerrainFeedbackGenerator({
+    widthPages: pages,
+    heightPages: pages,
+    worldWidth: 1,
+    screenWidth: size,
+    screenHeight: size,
+    feedbackWidth: fw,
+    feedbackHeight: fw,
+    maxAnisotropy: 8,
+    filtering,
+  });
+  return generator.generate(
+    pose,
+    system.stats().mipBias,
+    feedbackJitterX(jitterFrame),
+    feedbackJitterY(jitterFrame),
+  );
+}
+
+/**
+ * Steps `frames` frames (one per animation frame, after the GPU finished the previous one, so
+ * readbacks rarely find the ring busy), calling `move(i)` before each, and gathers the feedback
+ * delivered meanwhile: the distinct pages requested, the jitter offsets (jitter frame mod 16)
+ * they were rendered at, and the readback counters' growth. Stops early once `untilPhases`
+ * distinct offsets arrived (0: never).
+ */
+async function gatherFeedback(
+  frames: number,
+  untilPhases = 0,
+  move: ((i: number) => void) | null = null,
+): Promise<{
+  pages: number[];
+  phases: number[];
+  frames: number;
+  started: number;
+  skipped: number;
+  skippedStill: number;
+}> {
+  const pagesSeen = new Set<number>();
+  const phases = new Set<number>();
+  const listener = ({ jitterFrame, ids }: { jitterFrame: number; ids: Uint32Array }) => {
+    phases.add(jitterFrame % 16);
+    for (let i = 0; i < ids.length; i++) if (ids[i] !== NO_REQUEST) pagesSeen.add(ids[i]);
+  };
+  system.events.on('feedback', listener);
+  const before = system.stats().readbacks;
+  let i = 0;
+  try {
+    for (; i < frames && (untilPhases === 0 || phases.size < untilPhases); i++) {
+      move?.(i);
+      step();
+      await nextFrame();
+      const device = gpuDevice(renderer);
+      if (device) await device.queue.onSubmittedWorkDone();
+    }
+    // Let the readbacks in flight land.
+    for (let k = 0; k < 10; k++) await nextFrame();
+  } finally {
+    system.events.off('feedback', listener);
+  }
+  const after = system.stats().readbacks;
+  return {
+    pages: [...pagesSeen].sort((a, b) => a - b),
+    phases: [...phases].sort((a, b) => a - b),
+    frames: i,
+    started: after.started - before.started,
+    skipped: after.skipped - before.skipped,
+    skippedStill: after.skippedStill - before.skippedStill,
+  };
+}
+
+/** The distinct pages the simulator requests for the current pose over all 16 jitter offsets. */
+function simulatedPagesOverCycle(): number[] {
+  const seen = new Set<number>();
+  for (let j = 0; j < 16; j++) {
+    const sim = simulateFeedback(j);
+    for (let i = 0; i < sim.length; i++) if (sim[i] !== NO_REQUEST) seen.add(sim[i]);
+  }
+  return [...seen].sort((a, b) => a - b);
+}
 
 /**
  * Steps one frame and waits (up to 2 s) for that frame's feedback readback. Returns the distinct
@@ -533,23 +619,8 @@ async function stepAndCompareFeedback(): Promise<{
   }
   if (lastFeedback === null || lastFeedback.frame !== frame) return null;
   const fw = Math.ceil(size / feedbackScale);
-  const generator = new TerrainFeedbackGenerator({
-    widthPages: pages,
-    heightPages: pages,
-    worldWidth: 1,
-    screenWidth: size,
-    screenHeight: size,
-    feedbackWidth: fw,
-    feedbackHeight: fw,
-    maxAnisotropy: 8,
-    filtering,
-  });
-  const sim = generator.generate(
-    pose,
-    system.stats().mipBias,
-    feedbackJitterX(frame),
-    feedbackJitterY(frame),
-  );
+  // The offset the pass used: it advances per pass rendered (frames that skip it skip no offset).
+  const sim = simulateFeedback(lastFeedback.jitterFrame);
   const ids = lastFeedback.ids;
   let agree = 0;
   let counted = 0;
@@ -607,6 +678,9 @@ Object.assign(globalThis, {
     setOrthoView,
     setPose,
     stepAndCompareFeedback,
+    gatherFeedback,
+    simulatedPagesOverCycle,
+    setStillFeedbackInterval: (frames: number) => system.setStillFeedbackInterval(frames),
     step,
     read,
     compare,
@@ -668,6 +742,24 @@ Object.assign(globalThis, {
       const reservedAfter = runtime.budget.liveBytes;
       runtime.dispose();
       return { code, reservedAfter, allocated: trackedBytes() - before };
+    },
+    /**
+     * Builds a system given the deprecated shared `budget` (of `bytes`, `share` of it the
+     * system's) and reports whether the system's runtime is made around that budget (one budget,
+     * not a second unused one), what the system reserved in it, and what is left after dispose.
+     */
+    deprecatedBudget(bytes: number, share: number) {
+      const budget = new TextureBudget({ budgetBytes: bytes });
+      const made = new VirtualTextureSystem(renderer, { budget, budgetBytes: share, feedbackScale });
+      const out = {
+        runtimeBudgetIsGiven: made.runtime.budget === budget,
+        systemBudgetIsGiven: made.budget === budget,
+        reserved: budget.liveBytes,
+        after: 0,
+      };
+      made.dispose();
+      out.after = budget.liveBytes;
+      return out;
     },
     /**
      * Builds systems with UASTC layers on this device: one forcing BC7 where only ASTC is allowed
