@@ -10,7 +10,7 @@ export interface GltfFixtureTexture {
   /** File name (the image's uri, beside the .gltf). */
   uri: string;
   bytes: Uint8Array;
-  mimeType: 'image/ktx2' | 'image/png';
+  mimeType: 'image/ktx2' | 'image/png' | 'image/jpeg';
 }
 
 /**

@@ -53,10 +53,36 @@ function boxLevel(rgba: Uint8Array, edge: number, level: number): Uint8Array {
   return data;
 }
 
-/** The files of the scene (`<name>.gltf`, its `.bin` and the textures), textures `edge` texels square. */
-export async function writeShowcaseScene(name: string, edge: number): Promise<Record<string, Uint8Array>> {
-  const floor = await cachedFixtureTexture('uastc', 'floor', edge, [150, 120, 90], 11);
-  const sphereColour = await cachedFixtureTexture('etc1s', 'sphere', edge, [60, 110, 170], 12);
+/** An image as a glTF texture file: PNG, or JPEG (quality 90) where `jpeg`. */
+async function imageFile(
+  uri: string,
+  rgba: Uint8Array,
+  edge: number,
+  jpeg: boolean,
+): Promise<{ uri: string; bytes: Uint8Array; mimeType: string }> {
+  const image = sharp(Buffer.from(rgba), { raw: { width: edge, height: edge, channels: 4 } });
+  const bytes = new Uint8Array(await (jpeg ? image.jpeg({ quality: 90 }) : image.png()).toBuffer());
+  return { uri, bytes, mimeType: jpeg ? 'image/jpeg' : 'image/png' };
+}
+
+/**
+ * The files of the scene (`<name>.gltf`, its `.bin` and the textures), textures `edge` texels
+ * square. `images: 'png-jpeg'` writes the same images as the files most people have (the floor,
+ * poster, normal map and sign as PNG, the sphere's colour and the crates as JPEG; no KTX2): the
+ * originals a glTF baker or three's plain loaders start from.
+ */
+export async function writeShowcaseScene(
+  name: string,
+  edge: number,
+  { images = 'mixed' }: { images?: 'mixed' | 'png-jpeg' } = {},
+): Promise<Record<string, Uint8Array>> {
+  const plain = images === 'png-jpeg';
+  const floor = plain
+    ? await imageFile('floor.png', photoLikeImage(edge, [150, 120, 90], 11), edge, false)
+    : await cachedFixtureTexture('uastc', 'floor', edge, [150, 120, 90], 11);
+  const sphereColour = plain
+    ? await imageFile('sphere.jpg', photoLikeImage(edge, [60, 110, 170], 12), edge, true)
+    : await cachedFixtureTexture('etc1s', 'sphere', edge, [60, 110, 170], 12);
   const poster = await cachedFixtureTexture('png', 'poster', edge, [190, 70, 60], 13);
   const normals = normalMapOf(edge, 14);
   const sphereNormal = new Uint8Array(
@@ -72,16 +98,18 @@ export async function writeShowcaseScene(name: string, edge: number): Promise<Re
   );
   const signEdge = Math.max(64, edge >> 1);
   const signImage = photoLikeImage(signEdge, [70, 160, 80], 16);
-  const sign = await writeKtx2Fixture({
-    width: signEdge,
-    height: signEdge,
-    payload: 'rgba8',
-    srgb: true,
-    texelsOf: (level) => boxLevel(signImage, signEdge, level),
-  });
+  const sign = plain
+    ? (await imageFile('sign.png', signImage, signEdge, false)).bytes
+    : await writeKtx2Fixture({
+        width: signEdge,
+        height: signEdge,
+        payload: 'rgba8',
+        srgb: true,
+        texelsOf: (level) => boxLevel(signImage, signEdge, level),
+      });
 
   const doc = new Document();
-  doc.createExtension(KHRTextureBasisu).setRequired(true);
+  if (!plain) doc.createExtension(KHRTextureBasisu).setRequired(true);
   const transform = doc.createExtension(KHRTextureTransform);
   const instancing = doc.createExtension(EXTMeshGPUInstancing).setRequired(true);
   const buffer = doc.createBuffer().setURI(`${name}.bin`);
@@ -166,7 +194,9 @@ export async function writeShowcaseScene(name: string, edge: number): Promise<Re
     [0.5, 0.6, -9],
   );
 
-  const signTexture = texture('sign.ktx2', sign, 'image/ktx2');
+  const signTexture = plain
+    ? texture('sign.png', sign, 'image/png')
+    : texture('sign.ktx2', sign, 'image/ktx2');
   add(
     'sign',
     quad([-0.6, 0, 0], [1.2, 0, 0], [0, 1.2, 0], [0, 0, 1], 1),

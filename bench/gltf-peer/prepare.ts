@@ -1,0 +1,181 @@
+/**
+ * The scenes of the side-by-side glTF benchmark (gltf-peer.bench.ts), each prepared by each
+ * tool's own pipeline once and cached in `.tmp/gltf-peer/<scene>/`:
+ * - `original/`: the glTF as people have it, PNG and JPEG textures (what three's plain
+ *   `GLTFLoader` loads, and what the two other tools start from);
+ * - `tessera/`: `bakeGltfFile` (`tessera gltf`) of the original, default options (colour as UASTC +
+ *   Zstandard, normals UASTC + Zstandard; see {@link TESSERA_COLOR});
+ * - `needle/`: the original run through needle's own offline pipeline,
+ *   `@needle-tools/gltf-build-pipeline` 1.4.11 (`make-progressive.mjs`, then `pack-gltf.mjs`, the two
+ *   steps its `index.mjs` runs), installed on demand into `.tmp/needle-pipeline/` with its
+ *   `sharp ^0.32.6` overridden to the repository's sharp 0.35.5: sharp 0.32's install script
+ *   downloads libvips from github.com, which is not reachable here (`getaddrinfo ENOTFOUND
+ *   github.com`); sharp 0.33+ takes its binaries from npm, and the pipeline calls only
+ *   `sharp(buffer).resize(...).toBuffer()` and `.metadata()`, unchanged since. No `toktx`
+ *   (KTX-Software) exists here (neither npm nor Debian ship it), so `pack-gltf` keeps PNG and JPEG,
+ *   as it does on any machine without toktx.
+ *
+ * Scenes: `showcase`, the showcase scene (test/support/gltf-showcase-scene.ts) at 2048² with every
+ * texture PNG or JPEG; `large`, 48 photograph-like 2048² textures (24 PNG, 24 JPEG quality 90;
+ * 805 MB as rgba8) on quads of a wall.
+ */
+
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { bakeGltfFile } from '../../src/sources/bake/bake-gltf-file';
+import { type GltfFixtureTexture, photoLikeImage, writeGltfScene } from '../../test/support/gltf-fixtures';
+import { writeShowcaseScene } from '../../test/support/gltf-showcase-scene';
+
+/** The scenes the benchmark runs. */
+export const PEER_SCENES = ['showcase', 'large'] as const;
+export type PeerScene = (typeof PEER_SCENES)[number];
+
+/** Colour codec the Tessera side is baked with (`tessera gltf`'s default). */
+export const TESSERA_COLOR = 'uastc' as const;
+
+/** Textures of the large scene, and its columns (the wall is 8 x 6 quads). */
+export const LARGE_TEXTURES = 48;
+export const LARGE_COLUMNS = 8;
+
+const EDGE = 2048;
+const ROOT = new URL('../../.tmp/gltf-peer/', import.meta.url).pathname;
+const NEEDLE_PIPELINE = new URL('../../.tmp/needle-pipeline/', import.meta.url).pathname;
+const NEEDLE_PIPELINE_VERSION = '1.4.11';
+/** The repository's sharp, which replaces the pipeline's sharp 0.32 (see the file's comment). */
+const SHARP_OVERRIDE = '0.35.5';
+/** Bump when a scene or a preparation changes: cached outputs are then made again. */
+const PREPARED_VERSION = 1;
+
+/** Every file of each tool's version of a scene, by name (what the page is served). */
+export interface PreparedScene {
+  original: Record<string, Uint8Array>;
+  tessera: Record<string, Uint8Array>;
+  needle: Record<string, Uint8Array>;
+  /** Entry files: `<scene>.gltf` (original), `<scene>.glb` (Tessera), the needle glTF. */
+  entries: { original: string; tessera: string; needle: string };
+}
+
+function readFolder(dir: string): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const name of readdirSync(dir)) {
+    if (statSync(join(dir, name)).isFile()) out[name] = new Uint8Array(readFileSync(join(dir, name)));
+  }
+  return out;
+}
+
+function writeFolder(dir: string, files: Record<string, Uint8Array>): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
+}
+
+async function largeOriginals(): Promise<Record<string, Uint8Array>> {
+  const textures: GltfFixtureTexture[] = [];
+  for (let i = 0; i < LARGE_TEXTURES; i++) {
+    const colour: [number, number, number] = [
+      70 + ((i * 37) % 130),
+      70 + ((i * 59) % 130),
+      70 + ((i * 83) % 130),
+    ];
+    const image = sharp(Buffer.from(photoLikeImage(EDGE, colour, 100 + i)), {
+      raw: { width: EDGE, height: EDGE, channels: 4 },
+    });
+    const jpeg = i % 2 === 1;
+    const bytes = new Uint8Array(await (jpeg ? image.jpeg({ quality: 90 }) : image.png()).toBuffer());
+    textures.push({
+      uri: `t${i}.${jpeg ? 'jpg' : 'png'}`,
+      bytes,
+      mimeType: jpeg ? 'image/jpeg' : 'image/png',
+    });
+  }
+  return writeGltfScene('large', textures, LARGE_COLUMNS);
+}
+
+/** Installs needle's pipeline into `.tmp/needle-pipeline/` once (npm registry only). */
+function needlePipeline(): string {
+  const main = join(NEEDLE_PIPELINE, 'node_modules/@needle-tools/gltf-build-pipeline');
+  if (existsSync(join(main, 'make-progressive.mjs'))) return main;
+  mkdirSync(NEEDLE_PIPELINE, { recursive: true });
+  writeFileSync(
+    join(NEEDLE_PIPELINE, 'package.json'),
+    JSON.stringify({
+      name: 'needle-pipeline-bench',
+      private: true,
+      type: 'module',
+      dependencies: { '@needle-tools/gltf-build-pipeline': NEEDLE_PIPELINE_VERSION },
+      overrides: { sharp: SHARP_OVERRIDE },
+    }),
+  );
+  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
+    cwd: NEEDLE_PIPELINE,
+    encoding: 'utf8',
+  });
+  if (install.status !== 0) {
+    throw new Error(`npm install of the needle pipeline failed: ${install.stderr}`);
+  }
+  return main;
+}
+
+/** Runs needle's pipeline over the glTF in `dir` in place, as its `index.mjs` does. */
+function runNeedlePipeline(dir: string, entry: string): void {
+  const main = needlePipeline();
+  for (const script of ['make-progressive.mjs', 'pack-gltf.mjs']) {
+    // --no-caching: the pipeline's cache lives in the user's temp folder, outside this checkout.
+    const run = spawnSync('node', [script, join(dir, entry), '--no-caching'], {
+      cwd: main,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    const log = `${run.stdout}\n${run.stderr}`;
+    writeFileSync(join(dir, `../needle-${script}.log`), log);
+    if (run.status !== 0 || /\bERR:/.test(log)) {
+      throw new Error(`needle's ${script} failed on ${entry} (status ${run.status}): ${log.slice(-2000)}`);
+    }
+  }
+}
+
+/**
+ * The scene as each tool prepares it, made once and read from `.tmp/gltf-peer/<scene>/`
+ * afterwards (the large scene's bake takes about ten minutes on two cores).
+ */
+export async function preparedScene(scene: PeerScene): Promise<PreparedScene> {
+  const dir = join(ROOT, `v${PREPARED_VERSION}-${scene}`);
+  const entries = { original: `${scene}.gltf`, tessera: `${scene}.glb`, needle: `${scene}.gltf` };
+  const done = join(dir, 'done');
+  if (!existsSync(done)) {
+    rmSync(dir, { recursive: true, force: true });
+    const original =
+      scene === 'showcase'
+        ? await writeShowcaseScene('showcase', EDGE, { images: 'png-jpeg' })
+        : await largeOriginals();
+    writeFolder(join(dir, 'original'), original);
+    mkdirSync(join(dir, 'tessera'), { recursive: true });
+    const baked = await bakeGltfFile(
+      join(dir, 'original', entries.original),
+      join(dir, 'tessera', entries.tessera),
+      {
+        color: TESSERA_COLOR,
+      },
+    );
+    console.error(`[gltf-peer] ${scene}: tessera gltf ${baked.bytesBefore} -> ${baked.bytesAfter} bytes`);
+    cpSync(join(dir, 'original'), join(dir, 'needle'), { recursive: true });
+    runNeedlePipeline(join(dir, 'needle'), entries.needle);
+    writeFileSync(done, '');
+  }
+  return {
+    original: readFolder(join(dir, 'original')),
+    tessera: readFolder(join(dir, 'tessera')),
+    needle: readFolder(join(dir, 'needle')),
+    entries,
+  };
+}
