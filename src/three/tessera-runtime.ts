@@ -86,6 +86,41 @@ export function checkSystemRuntimeOptions(options: SystemRuntimeOptions, system:
 }
 
 /**
+ * Key of the one internal option of {@link TesseraRuntime}'s constructor: a budget to adopt
+ * instead of making one. Not part of {@link TesseraRuntimeOptions}: only a system given the
+ * deprecated `budget` makes a runtime so ({@link ownSystemRuntime}).
+ */
+const ADOPTED_BUDGET = Symbol('tessera.adoptedBudget');
+
+/** {@link TesseraRuntimeOptions} with the internal adopted budget. */
+interface AdoptingRuntimeOptions extends TesseraRuntimeOptions {
+  [ADOPTED_BUDGET]?: TextureBudget;
+}
+
+/**
+ * The runtime a system given no runtime makes for itself and disposes with itself: of
+ * `budgetBytes`, or, given the deprecated shared `budget`, around that budget (the system, its
+ * runtime and the budget's other users then reserve from one budget, not from a second, unused one).
+ * @param budgetBytes the budget to make, bytes (ignored when `options.budget` is given).
+ * @internal
+ */
+export function ownSystemRuntime(
+  budgetBytes: number,
+  options: Pick<SystemRuntimeOptions, 'budget' | 'transcoderPath' | 'transcodeWorkers'> & {
+    pinnedMinimumBytes?: number;
+  },
+): TesseraRuntime {
+  const runtimeOptions: AdoptingRuntimeOptions = {
+    budgetBytes: options.budget?.budgetBytes ?? budgetBytes,
+    pinnedMinimumBytes: options.pinnedMinimumBytes,
+    transcoderPath: options.transcoderPath,
+    transcodeWorkers: options.transcodeWorkers,
+  };
+  if (options.budget !== undefined) runtimeOptions[ADOPTED_BUDGET] = options.budget;
+  return new TesseraRuntime(runtimeOptions);
+}
+
+/**
  * The member a system attaches: its own `update`, `whenSettled` and `dispose`, run in `updateOrder`.
  * @internal
  */
@@ -143,10 +178,12 @@ export class TesseraRuntime implements SourceRuntime {
         `budgetBytes must be positive, got ${options.budgetBytes}`,
       );
     }
-    this.budget = new TextureBudget({
-      budgetBytes: Math.floor(options.budgetBytes),
-      pinnedMinimumBytes: options.pinnedMinimumBytes,
-    });
+    this.budget =
+      (options as AdoptingRuntimeOptions)[ADOPTED_BUDGET] ??
+      new TextureBudget({
+        budgetBytes: Math.floor(options.budgetBytes),
+        pinnedMinimumBytes: options.pinnedMinimumBytes,
+      });
     this.lease = leaseSourceRuntime();
     this.http = options.http ?? this.lease.runtime.http;
     this.transcoderPath = options.transcoderPath;

@@ -27,9 +27,10 @@ import type { HttpClient } from '../../sources/io/http/http-client';
 import { BackendBridge } from '../backend-bridge';
 import {
   checkSystemRuntimeOptions,
+  ownSystemRuntime,
   type RuntimeMember,
   runtimeMember,
-  TesseraRuntime,
+  type TesseraRuntime,
 } from '../tessera-runtime';
 import { LiveStreamedTextures } from './live-streamed-textures';
 import { TextureNeedEstimator } from './need/texture-need-estimator';
@@ -118,19 +119,13 @@ export class TextureStreamingSystem {
   constructor(renderer: WebGPURenderer, options: TextureStreamingSystemOptions) {
     const given = options.runtime;
     checkSystemRuntimeOptions(options, 'TextureStreamingSystemOptions');
-    // Without a runtime the system makes its own, of its budget, and disposes it with itself.
-    this.runtime =
-      given ??
-      new TesseraRuntime({
-        budgetBytes: options.budget?.budgetBytes ?? (options.budgetBytes as number),
-        pinnedMinimumBytes: options.pinnedMinimumBytes,
-        transcoderPath: options.transcoderPath,
-        transcodeWorkers: options.transcodeWorkers,
-      });
+    // Without a runtime the system makes its own, of its budget (or around the deprecated shared
+    // `budget`), and disposes it with itself.
+    this.runtime = given ?? ownSystemRuntime(options.budgetBytes as number, options);
     this.ownsRuntime = given === undefined;
     let placeholders: StreamingPlaceholders | undefined;
     try {
-      this.budget = options.budget ?? this.runtime.budget;
+      this.budget = this.runtime.budget;
       this.http = options.http ?? this.runtime.http;
       this.needRefreshFrames = options.needRefreshFrames ?? 4;
       if (!Number.isInteger(this.needRefreshFrames) || this.needRefreshFrames < 1) {

@@ -17,6 +17,10 @@ declare const vtScene: VtSceneApi & {
   trackedBytes(): number;
   budgetLiveBytes(): number;
   tryConstruct(bytes: number): { code: string; reservedAfter: number; allocated: number };
+  deprecatedBudget(
+    bytes: number,
+    share: number,
+  ): { runtimeBudgetIsGiven: boolean; systemBudgetIsGiven: boolean; reserved: number; after: number };
 };
 
 /** The shared budget, in bytes, and the virtual textures' share of it. */
@@ -88,5 +92,20 @@ test('a budget below the virtual-texture minimum throws at construction and allo
   const enough = await page.evaluate(() => vtScene.tryConstruct(8 * 1024 * 1024));
   expect(enough.code).toBe('ok');
   expect(enough.reservedAfter).toBe(0);
+  await page.evaluate(() => vtScene.dispose());
+});
+
+test('a system given the deprecated shared budget makes its own runtime around that budget', async ({
+  page,
+  openPage,
+}) => {
+  await openPage(VT_SCENE, { shared: SHARED, budget: VT_SHARE });
+  await waitForScene(page);
+  const made = await page.evaluate(() => vtScene.deprecatedBudget(32 * 1024 * 1024, 8 * 1024 * 1024));
+  expect(made.runtimeBudgetIsGiven).toBe(true);
+  expect(made.systemBudgetIsGiven).toBe(true);
+  expect(made.reserved).toBeGreaterThan(0);
+  expect(made.reserved).toBeLessThanOrEqual(8 * 1024 * 1024);
+  expect(made.after).toBe(0);
   await page.evaluate(() => vtScene.dispose());
 });
