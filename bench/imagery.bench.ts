@@ -36,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { withBenchBrowser } from './bench-browser';
 import type { BurstResult } from './imagery/burst';
+import { accountRequests, viewTileCount } from './imagery/request-accounting';
 import { startTileServer, type TileServer } from './imagery/tile-server';
 import { MAX_ZOOM, tilesInRect, viewAt, visibleRect, XYZ_TILE_SIZE } from './imagery/zoom-path';
 import type { ZoomRunResult } from './imagery/zoom-run';
@@ -47,18 +48,38 @@ const BACKENDS = (process.env.IMAGERY_BACKENDS ?? 'webgpu,webgl').split(',') as 
 /** Renderers run (`IMAGERY_PATHS=baseline` for one); `IMAGERY_BURST=0` skips the burst. */
 const PATHS = (process.env.IMAGERY_PATHS ?? 'baseline,tessera').split(',') as ('baseline' | 'tessera')[];
 /**
- * Tessera runs at two budgets: 64 MiB (`tessera`), and about the baseline's peak
- * (`tessera_small`, `IMAGERY_SMALL_BUDGET_MIB`), so memory and traffic compare at equal bytes too.
+ * The views and latencies flown (`IMAGERY_VARIANTS`, comma-separated `<width>x<height>@<ms>`):
+ * 960 x 540 and 1920 x 1080, each with no added latency and with 80 ms before every tile answer.
+ * The first variant's keys carry no suffix; the others' add `_1080p` and `_80ms`.
+ */
+const VARIANTS = (process.env.IMAGERY_VARIANTS ?? '960x540@0,960x540@80,1920x1080@0,1920x1080@80')
+  .split(',')
+  .map((text) => {
+    const match = /^(\d+)x(\d+)@(\d+)$/.exec(text.trim());
+    if (match === null) throw new Error(`IMAGERY_VARIANTS: '${text}' is not <width>x<height>@<ms>`);
+    const [width, height, latencyMs] = [Number(match[1]), Number(match[2]), Number(match[3])];
+    const suffix = `${height === 540 ? '' : `_${height}p`}${latencyMs === 0 ? '' : `_${latencyMs}ms`}`;
+    return { width, height, latencyMs, suffix };
+  });
+/**
+ * Tessera runs at two budgets: 64 MiB (`tessera`, the first variant only unless
+ * `IMAGERY_ALL_BUDGETS`), and about the baseline's peak (`tessera_small`: 24 MiB at 960 x 540,
+ * 56 MiB at 1920 x 1080; `IMAGERY_SMALL_BUDGET_MIB` for the first), so memory and traffic compare
+ * at equal bytes too.
  */
 const SMALL_BUDGET_MIB = Number(process.env.IMAGERY_SMALL_BUDGET_MIB ?? 24);
-const RUNS = PATHS.flatMap((path): { name: string; path: 'baseline' | 'tessera'; budgetMiB: number }[] =>
-  path === 'tessera'
-    ? [
-        { name: 'tessera', path, budgetMiB: 64 },
-        { name: 'tessera_small', path, budgetMiB: SMALL_BUDGET_MIB },
-      ]
-    : [{ name: path, path, budgetMiB: 0 }],
-);
+function runsOf(
+  variant: number,
+  height: number,
+): { name: string; path: 'baseline' | 'tessera'; budgetMiB: number }[] {
+  return PATHS.flatMap((path): { name: string; path: 'baseline' | 'tessera'; budgetMiB: number }[] => {
+    if (path === 'baseline') return [{ name: path, path, budgetMiB: 0 }];
+    const small = { name: 'tessera_small', path, budgetMiB: height <= 540 ? SMALL_BUDGET_MIB : 56 };
+    return variant === 0 || process.env.IMAGERY_ALL_BUDGETS
+      ? [{ name: 'tessera', path, budgetMiB: 64 }, small]
+      : [small];
+  });
+}
 const MIB = 2 ** 20;
 
 async function freePort(): Promise<number> {
@@ -76,17 +97,24 @@ async function freePort(): Promise<number> {
  * baseline's split rule reach one zoom finer than a view wants) grown by a tile on each side for
  * the pages' borders.
  */
-function* pathTiles(): Generator<[number, number, number]> {
+function* pathTiles(width: number, height: number): Generator<[number, number, number]> {
   for (let z = 0; z <= MAX_ZOOM; z++) {
     const tiles: [number, number, number][] = [];
-    tilesInRect(z, visibleRect(viewAt(Math.max(0, z - 1)), XYZ_TILE_SIZE), (x, y) => tiles.push([z, x, y]));
+    const view = viewAt(Math.max(0, z - 1), width, height);
+    tilesInRect(z, visibleRect(view, XYZ_TILE_SIZE), (x, y) => tiles.push([z, x, y]));
     yield* tiles;
   }
 }
 
 /** Loads `path` with the tracker injected, waits for its result and returns it. */
-async function runPage<T>(browser: Browser, port: number, path: string, query: URLSearchParams): Promise<T> {
-  const page = await browser.newPage({ viewport: { width: 1000, height: 600 } });
+async function runPage<T>(
+  browser: Browser,
+  port: number,
+  path: string,
+  query: URLSearchParams,
+  viewport = { width: 1000, height: 600 },
+): Promise<T> {
+  const page = await browser.newPage({ viewport });
   try {
     await page.addInitScript({
       path: fileURLToPath(new URL('../test/support/gpu-tracker.js', import.meta.url)),
@@ -156,35 +184,58 @@ async function measure(browser: Browser, port: number, server: TileServer): Prom
     'imagery.steps': MAX_ZOOM + 1,
     'imagery.hold_frames': HOLD_FRAMES,
   };
-  for (const backend of BACKENDS) {
-    const suffix = backend === 'webgl' ? '_webgl' : '';
-    for (const { name, path, budgetMiB } of RUNS) {
-      // The server counts by client name: one per run and backend.
-      const client = `${name}${backend === 'webgl' ? 'gl' : 'gpu'}`;
-      const query = new URLSearchParams({
-        backend,
-        budgetMiB: String(budgetMiB),
-        hold: String(HOLD_FRAMES),
-        // A shorter path for a look at one step's screenshot (IMAGERY_SHOTS=1).
-        last: process.env.IMAGERY_LAST ?? String(MAX_ZOOM),
-        tiles: `${server.origin}/${client}/{z}/{x}/{y}.jpg`,
-      });
-      const result = await runPage<ZoomRunResult>(browser, port, `bench/imagery/${path}-zoom.html`, query);
-      const key = (metric: string) => `imagery.${name}.${metric}${suffix}`;
-      Object.assign(out, zoomFigures(key, result, server.counts(client)));
-      console.log(`${name} (${backend}): ${JSON.stringify(result.steps)} ${JSON.stringify(result.counters)}`);
-    }
-    for (const name of ['tessera', 'tessera_small']) {
-      for (const metric of ['gpu_peak_mib', 'fetched_mib', 'requests', 'sharp_frames_median']) {
-        const tessera = `imagery.${name}.${metric}${suffix}`;
-        const baseline = `imagery.baseline.${metric}${suffix}`;
-        if (out[tessera] !== undefined && out[baseline] > 0) {
-          out[`imagery.${name}.${metric.replace(/_mib$/, '')}_vs_baseline${suffix}`] =
-            out[tessera] / out[baseline];
+  for (const [v, variant] of VARIANTS.entries()) {
+    server.latencyMs = variant.latencyMs;
+    out[`imagery.view_tiles${variant.suffix}`] = viewTileCount(MAX_ZOOM, variant.width, variant.height);
+    for (const backend of BACKENDS) {
+      const suffix = `${variant.suffix}${backend === 'webgl' ? '_webgl' : ''}`;
+      for (const { name, path, budgetMiB } of runsOf(v, variant.height)) {
+        // The server counts by client name: one per run, variant and backend.
+        const client = `${name}_${v}${backend === 'webgl' ? 'gl' : 'gpu'}`;
+        const query = new URLSearchParams({
+          backend,
+          budgetMiB: String(budgetMiB),
+          hold: String(HOLD_FRAMES),
+          width: String(variant.width),
+          height: String(variant.height),
+          // A shorter path for a look at one step's screenshot (IMAGERY_SHOTS=1).
+          last: process.env.IMAGERY_LAST ?? String(MAX_ZOOM),
+          tiles: `${server.origin}/${client}/{z}/{x}/{y}.jpg`,
+          mark: `${server.origin}/${client}/step/`,
+        });
+        const viewport = { width: variant.width + 40, height: variant.height + 60 };
+        const result = await runPage<ZoomRunResult>(
+          browser,
+          port,
+          `bench/imagery/${path}-zoom.html`,
+          query,
+          viewport,
+        );
+        const key = (metric: string) => `imagery.${name}.${metric}${suffix}`;
+        Object.assign(out, zoomFigures(key, result, server.counts(client)));
+        const account = accountRequests(server.requests(client), variant.width, variant.height);
+        for (const [cause, count] of Object.entries(account)) out[key(`requests_${cause}`)] = count;
+        console.log(`${name}${suffix}: ${JSON.stringify(result.steps)} ${JSON.stringify(result.counters)}`);
+      }
+      for (const name of ['tessera', 'tessera_small']) {
+        for (const metric of [
+          'gpu_peak_mib',
+          'fetched_mib',
+          'requests',
+          'sharp_frames_median',
+          'frame_ms_median',
+        ]) {
+          const tessera = `imagery.${name}.${metric}${suffix}`;
+          const baseline = `imagery.baseline.${metric}${suffix}`;
+          if (out[tessera] !== undefined && out[baseline] > 0) {
+            out[`imagery.${name}.${metric.replace(/_mib$/, '')}_vs_baseline${suffix}`] =
+              out[tessera] / out[baseline];
+          }
         }
       }
     }
   }
+  server.latencyMs = 0;
   out['imagery.server.generated_on_demand'] = server.generatedOnDemand;
   if (process.env.IMAGERY_BURST === '0') return out;
   const burst = await runPage<BurstResult>(
@@ -218,7 +269,9 @@ export default {
     const server = await startTileServer();
     try {
       const started = performance.now();
-      await server.prepare(pathTiles());
+      await server.prepare(
+        pathTiles(Math.max(...VARIANTS.map((v) => v.width)), Math.max(...VARIANTS.map((v) => v.height))),
+      );
       console.log(`imagery: tiles encoded in ${Math.round(performance.now() - started)} ms`);
       const port = await freePort();
       return await withBenchBrowser(port, (browser) => measure(browser, port, server));

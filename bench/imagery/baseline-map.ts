@@ -49,6 +49,9 @@ export interface BaselineTileMapOptions {
    * (`(ceil(w / 256) + 1) x (ceil(h / 256) + 1)`, MapLibre's estimate). Default 2.
    */
   cacheViews?: number;
+  /** Canvas size, CSS pixels (the cache's estimate of a view's tiles). Default 960 x 540. */
+  viewWidth?: number;
+  viewHeight?: number;
 }
 
 /** Counts of a {@link BaselineTileMap}. */
@@ -117,7 +120,8 @@ export class BaselineTileMap {
     private readonly options: BaselineTileMapOptions,
   ) {
     const tilesInView =
-      (Math.ceil(VIEW_WIDTH / XYZ_TILE_SIZE) + 1) * (Math.ceil(VIEW_HEIGHT / XYZ_TILE_SIZE) + 1);
+      (Math.ceil((options.viewWidth ?? VIEW_WIDTH) / XYZ_TILE_SIZE) + 1) *
+      (Math.ceil((options.viewHeight ?? VIEW_HEIGHT) / XYZ_TILE_SIZE) + 1);
     this.cacheSize = Math.round(tilesInView * (options.cacheViews ?? 2));
   }
 

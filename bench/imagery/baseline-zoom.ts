@@ -6,7 +6,7 @@
 import { runBenchPage } from '../sources-browser/bench-page';
 import { BaselineTileMap } from './baseline-map';
 import { MAX_ZOOM } from './zoom-path';
-import { createZoomStage, gpuTracker, runZoomPath, type ZoomRenderer } from './zoom-run';
+import { createZoomStage, gpuTracker, requestedViewport, runZoomPath, type ZoomRenderer } from './zoom-run';
 
 await runBenchPage(async () => {
   const params = new URLSearchParams(location.search);
@@ -15,6 +15,8 @@ await runBenchPage(async () => {
     url: params.get('tiles') as string,
     maxZoom: MAX_ZOOM,
     cacheViews: Number(params.get('cacheviews') ?? 2),
+    viewWidth: requestedViewport().width,
+    viewHeight: requestedViewport().height,
   });
   const tracker = gpuTracker();
   let stepFrame = 0;

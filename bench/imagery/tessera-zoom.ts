@@ -1,7 +1,7 @@
 /**
  * Imagery benchmark page: the same XYZ tiles as one virtual texture on one plane, flying the zoom
  * path (zoom-run.ts). `?tiles=` the tile URL template, `?backend=`, `?hold=`, `?last=`,
- * `?budgetMiB=` the system's budget (default 64).
+ * `?budgetMiB=` the system's budget (default 64), `?page=` the page side (default 264).
  * A frame changed what is drawn when a page was mapped during it; a step is complete once
  * `whenSettled()` (asked at the step's start, so the feedback must have seen the new view) says so.
  */
@@ -14,8 +14,11 @@ import { runBenchPage } from '../sources-browser/bench-page';
 import { MAX_ZOOM } from './zoom-path';
 import { createZoomStage, gpuTracker, runZoomPath, type ZoomRenderer } from './zoom-run';
 
-/** Page side with its border, and the border, texels: 248 texels of payload a page. */
-const PAGE_SIZE = 256;
+/**
+ * Page side with its border (`?page=`, default 264), and the border, texels: 256 texels of payload
+ * a page, one XYZ tile each (with `?page=256`, 248: pages straddle tiles).
+ */
+const PAGE_SIZE = Number(new URLSearchParams(location.search).get('page') ?? 264);
 const PAGE_BORDER = 4;
 
 await runBenchPage(async () => {
@@ -37,7 +40,14 @@ await runBenchPage(async () => {
   stage.scene.add(new Mesh(geometry, material));
 
   let mapped = false;
-  vts.events.on('page-loaded', () => {
+  let refreshed = 0;
+  const markChanged = () => {
+    mapped = true;
+  };
+  vts.events.on('page-loaded', markChanged);
+  // A page written again with its neighbours' border changes what is drawn too.
+  vts.events.on('page-refreshed', () => {
+    refreshed++;
     mapped = true;
   });
   const tracker = gpuTracker();
@@ -81,6 +91,7 @@ await runBenchPage(async () => {
         residentPages: stats.residentPages,
         slotCount: stats.slotCount,
         mipBias: stats.mipBias,
+        pagesRefreshed: refreshed,
         ...source.counters,
       };
     },

@@ -35,12 +35,27 @@ export interface ServedCounts {
   bytes: number;
 }
 
+/** One tile request as the server saw it: the client's path step when it came, and the tile. */
+export interface LoggedRequest {
+  step: number;
+  z: number;
+  x: number;
+  y: number;
+}
+
 /** A running tile server. */
 export interface TileServer {
   /** `http://localhost:<port>` */
   readonly origin: string;
+  /** Delay before each tile answer, ms (a distant server's round trip); 0 at the start. */
+  latencyMs: number;
   /** Counts of client `name` so far (zeros if it sent nothing). */
   counts(name: string): ServedCounts;
+  /**
+   * Every tile request of client `name`, in arrival order, with the step the client last marked
+   * (`GET /<client>/step/<n>`, answered 204 and not counted) before it.
+   */
+  requests(name: string): readonly LoggedRequest[];
   /** Tiles generated while answering a request (not made beforehand by {@link prepare}). */
   readonly generatedOnDemand: number;
   /** Generates and encodes the tiles `[z, x, y]` now, so that no timed request waits for them. */
@@ -56,6 +71,15 @@ interface Rgb {
 
 /** Starts the server on a free localhost port. */
 export async function startTileServer(): Promise<TileServer> {
+  const logs = new Map<string, { step: number; requests: LoggedRequest[] }>();
+  const logOf = (name: string) => {
+    let log = logs.get(name);
+    if (log === undefined) {
+      log = { step: -1, requests: [] };
+      logs.set(name, log);
+    }
+    return log;
+  };
   const levels = await earthLevels();
   const encoded = new Map<string, Promise<Buffer>>();
   const counts = new Map<string, ServedCounts>();
@@ -78,7 +102,13 @@ export async function startTileServer(): Promise<TileServer> {
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     response.setHeader('Access-Control-Allow-Origin', '*');
     response.setHeader('Cache-Control', 'no-store');
-    const match = /^\/([a-z_]+)\/(\d+)\/(\d+)\/(\d+)\.jpg$/.exec(request.url ?? '');
+    const marker = /^\/([a-z0-9_]+)\/step\/(\d+)$/.exec(request.url ?? '');
+    if (marker !== null) {
+      logOf(marker[1]).step = Number(marker[2]);
+      response.writeHead(204).end();
+      return;
+    }
+    const match = /^\/([a-z0-9_]+)\/(\d+)\/(\d+)\/(\d+)\.jpg$/.exec(request.url ?? '');
     if (match === null) {
       response.writeHead(404).end();
       return;
@@ -91,6 +121,9 @@ export async function startTileServer(): Promise<TileServer> {
       counts.set(name, count);
     }
     count.requests++;
+    const log = logOf(name);
+    log.requests.push({ step: log.step, z, x, y });
+    if (tileServer.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, tileServer.latencyMs));
     if (z > MAX_ZOOM || x >= 2 ** z || y >= 2 ** z) {
       response.writeHead(404).end();
       return;
@@ -110,9 +143,11 @@ export async function startTileServer(): Promise<TileServer> {
   await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const tileServer: TileServer = {
     origin: `http://localhost:${port}`,
+    latencyMs: 0,
     counts: (name) => ({ ...(counts.get(name) ?? { requests: 0, bytes: 0 }) }),
+    requests: (name) => logs.get(name)?.requests ?? [],
     get generatedOnDemand() {
       return generatedOnDemand;
     },
@@ -131,6 +166,7 @@ export async function startTileServer(): Promise<TileServer> {
         server.close(() => resolve());
       }),
   };
+  return tileServer;
 }
 
 /** The Earth map in Mercator at zooms 0..{@link BASE_ZOOM}, index = zoom, RGB. */

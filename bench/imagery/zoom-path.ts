@@ -8,7 +8,7 @@
  * `256 x 2^Z` screen pixels wide, so tiles of zoom `Z` show one texel per pixel.
  */
 
-/** Canvas size of both pages, CSS pixels (device pixel ratio 1). */
+/** Default canvas size of both pages, CSS pixels (device pixel ratio 1); `?width=&height=` change it. */
 export const VIEW_WIDTH = 960;
 export const VIEW_HEIGHT = 540;
 /** Side of an XYZ tile, texels. */
@@ -36,6 +36,9 @@ export interface PathView {
   center: WorldPoint;
   /** Screen pixels per world unit. */
   pixelsPerWorld: number;
+  /** Canvas size, CSS pixels. */
+  width: number;
+  height: number;
 }
 
 /** A rectangle of the Mercator unit square (x0 < x1, y0 < y1). */
@@ -60,20 +63,22 @@ export function mercator(lon: number, lat: number): WorldPoint {
  * scroll wheel zooms about the pointer, so the city keeps the screen position it has in the
  * whole-world view (centred on the world) and every view lies inside the previous one.
  */
-export function viewAt(step: number): PathView {
+export function viewAt(step: number, width = VIEW_WIDTH, height = VIEW_HEIGHT): PathView {
   const city = mercator(CITY.lon, CITY.lat);
   const shrink = 2 ** -step;
   return {
     zoom: step,
     center: { x: city.x + (0.5 - city.x) * shrink, y: city.y + (0.5 - city.y) * shrink },
     pixelsPerWorld: XYZ_TILE_SIZE * 2 ** step,
+    width,
+    height,
   };
 }
 
 /** The world rectangle the canvas shows for `view`, grown by `marginPixels` on every side. */
 export function visibleRect(view: PathView, marginPixels = 0): WorldRect {
-  const halfW = (VIEW_WIDTH / 2 + marginPixels) / view.pixelsPerWorld;
-  const halfH = (VIEW_HEIGHT / 2 + marginPixels) / view.pixelsPerWorld;
+  const halfW = (view.width / 2 + marginPixels) / view.pixelsPerWorld;
+  const halfH = (view.height / 2 + marginPixels) / view.pixelsPerWorld;
   return {
     x0: view.center.x - halfW,
     y0: view.center.y - halfH,

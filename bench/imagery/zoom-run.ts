@@ -15,6 +15,15 @@ import { createTestRenderer, requestedBackend } from '../../test/browser/support
 import { median } from '../sources-browser/bench-page';
 import { MAX_ZOOM, type PathView, VIEW_HEIGHT, VIEW_WIDTH, viewAt } from './zoom-path';
 
+/** The canvas size the page was asked for (`?width=&height=`), CSS pixels. */
+export function requestedViewport(): { width: number; height: number } {
+  const params = new URLSearchParams(location.search);
+  return {
+    width: Number(params.get('width') ?? VIEW_WIDTH),
+    height: Number(params.get('height') ?? VIEW_HEIGHT),
+  };
+}
+
 /** Frames each step is held when the page is not told otherwise. */
 export const DEFAULT_HOLD_FRAMES = 60;
 
@@ -98,10 +107,11 @@ export interface ZoomStage {
 
 /** Makes the renderer and draws one empty frame, so its own allocations exist before the map. */
 export async function createZoomStage(): Promise<ZoomStage> {
-  const renderer = await createTestRenderer(VIEW_WIDTH, VIEW_HEIGHT);
+  const { width, height } = requestedViewport();
+  const renderer = await createTestRenderer(width, height);
   const scene = new Scene();
   const camera = new OrthographicCamera(-1, 1, 1, -1, 0.1, 10);
-  placeCamera(camera, viewAt(0));
+  placeCamera(camera, viewAt(0, width, height));
   renderer.render(scene, camera);
   await nextFrame();
   return { renderer, scene, camera, startBytes: gpuTracker().snapshot().liveBytes };
@@ -109,8 +119,8 @@ export async function createZoomStage(): Promise<ZoomStage> {
 
 /** Points the top-down camera at `view` (the map is the unit square on z = 0, y north). */
 function placeCamera(camera: OrthographicCamera, view: PathView): void {
-  const halfW = VIEW_WIDTH / 2 / view.pixelsPerWorld;
-  const halfH = VIEW_HEIGHT / 2 / view.pixelsPerWorld;
+  const halfW = view.width / 2 / view.pixelsPerWorld;
+  const halfH = view.height / 2 / view.pixelsPerWorld;
   camera.left = -halfW;
   camera.right = halfW;
   camera.top = halfH;
@@ -130,6 +140,7 @@ export async function runZoomPath(stage: ZoomStage, map: ZoomRenderer): Promise<
   const params = new URLSearchParams(location.search);
   const holdFrames = Number(params.get('hold') ?? DEFAULT_HOLD_FRAMES);
   const lastStep = Number(params.get('last') ?? MAX_ZOOM);
+  const viewport = requestedViewport();
   const tracker = gpuTracker();
   tracker.resetPeak();
   const steps: StepResult[] = [];
@@ -138,7 +149,10 @@ export async function runZoomPath(stage: ZoomStage, map: ZoomRenderer): Promise<
   let frames = 0;
   let previous = await nextFrame();
   for (let step = 0; step <= lastStep; step++) {
-    const view = viewAt(step);
+    const view = viewAt(step, viewport.width, viewport.height);
+    // Tells the tile server which step the requests that follow belong to (the accounting).
+    const mark = params.get('mark');
+    if (mark !== null) await fetch(`${mark}${step}`, { cache: 'no-store' });
     placeCamera(stage.camera, view);
     map.beginStep();
     const started = performance.now();

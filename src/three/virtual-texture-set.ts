@@ -101,6 +101,9 @@ export class VirtualTextureSet {
       );
     }
     this.stages.bind(id, loaded);
+    // A page the source can compose better later (an imagery border that stood in for a tile not
+    // loaded yet) is loaded again and written over its slot.
+    source.watchPages?.((mip, x, y) => this.streamer.pageImproved(id, mip, x, y));
     const table = new PageTableTextures(this.bridge, name, pageTable);
     const vt = new VirtualTexture(id, name, source, layout, pageTable, table, this.context, poolLayerSource);
     this.textures[id] = vt;
@@ -191,6 +194,7 @@ export class VirtualTextureSet {
   /** Unregisters `vt` from the streamer (loads aborted, slots freed) and frees its page table. */
   remove(vt: VirtualTexture): number {
     const id = this.idOf(vt);
+    vt.source.watchPages?.(null);
     this.streamer.unregisterTexture(id);
     this.producers.release(id);
     this.textures[id] = null;

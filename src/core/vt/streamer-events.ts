@@ -19,7 +19,7 @@ export type TileUploadHandler = (
  */
 export type UploadAdmission = (vt: number) => boolean;
 
-/** Payload of `page-loaded` / `page-evicted` (one reused object: copy fields to keep them). */
+/** Payload of `page-loaded` / `page-refreshed` / `page-evicted` (one reused object: copy fields to keep them). */
 export interface PageEvent {
   /** Texture index. */
   vt: number;
@@ -45,6 +45,11 @@ export interface StreamerErrorEvent {
 export interface StreamerEvents {
   /** A page was uploaded into a pool slot and mapped in its page table. */
   'page-loaded': PageEvent;
+  /**
+   * A resident page was loaded again, improved by its source (`TileSource.watchPages`), and written
+   * over its slot (its mapping unchanged).
+   */
+  'page-refreshed': PageEvent;
   /** A page left the pool (evicted for another, released with its texture, or dropped by a shrink). */
   'page-evicted': PageEvent;
   /** A page failed for good (its fallback stays): `tile-failed-permanently`. */

@@ -120,4 +120,14 @@ export interface TileSource {
    * @throws TesseraConfigError for a geometry the source cannot use.
    */
   followPageGeometry?(tileSize: number, border: number): void;
+  /**
+   * For a source that can compose a page better after it loaded (an imagery page whose border
+   * stood in for a neighbouring source tile that was not loaded yet): the system calls it at
+   * `add()` with a function the source calls with a page's coordinates (its mip, then x and y in
+   * pages at that mip) when loading that page again would give better texels, and with `null`
+   * when the texture is removed. The system then loads the page again if it is resident (or
+   * about to be) and writes it over its slot, the old texels drawn until then
+   * (`page-refreshed`).
+   */
+  watchPages?(onImproved: ((mip: number, x: number, y: number) => void) | null): void;
 }

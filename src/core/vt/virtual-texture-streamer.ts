@@ -15,15 +15,30 @@ import { compactPool } from './residency/pool-compaction';
 import { RING_FRAMES } from './residency/recent-use-counter';
 import type { ReplacementPolicyName } from './residency/replacement-policy';
 import { TexturePageRelease } from './residency/texture-page-release';
+import { PageRefreshQueue } from './scheduling/page-refresh-queue';
 import { assertPinnedFit, NOTHING_RESIDENT_MIPS, requestPinnedPages } from './scheduling/pinned-requests';
 import { UploadDemand } from './scheduling/ready-tile-queue';
 import type { ResidencySchedulerOptions } from './scheduling/residency-scheduler';
-import { ResidencyScheduler, type SchedulerStats } from './scheduling/residency-scheduler';
+import { PageLoadState, ResidencyScheduler, type SchedulerStats } from './scheduling/residency-scheduler';
 import { DEFAULT_CONCURRENT_LOADS, defaultStagingBytes } from './scheduling/staging-reserve';
 import type { PageEvent, StreamerEvents, TileUploadHandler, UploadAdmission } from './streamer-events';
 import { sourceTileBytes } from './tile-bytes';
-import type { TileSource } from './tile-source';
+import type { TileData, TileSource } from './tile-source';
 import { VirtualTextureLayout } from './vt-layout';
+
+/**
+ * Loads of resident pages their source can compose better (see {@link
+ * VirtualTextureStreamer.pageImproved}) running at once: composed from what the source already
+ * holds, they are quick, and they must not hold back the loads of missing pages.
+ */
+const MAX_REFRESH_LOADS = 4;
+
+/** A page loaded again, waiting to be written over its slot, with the source that made it. */
+interface RefreshedTile {
+  pageId: number;
+  source: TileSource;
+  tile: TileData;
+}
 
 /**
  * The per-frame orchestrator a renderer binding (or the simulator) drives:
@@ -70,6 +85,11 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   private readonly releasedPage = (page: number, slot: number) =>
     this.emitPage('page-evicted', pageVt(page), page, slot);
   private loads = 0;
+  /** Pages their source reported improved, loaded again once resident (see {@link pageImproved}). */
+  private readonly improvable = new PageRefreshQueue();
+  private refreshLoads = 0;
+  private readonly refreshed: RefreshedTile[] = [];
+  private readonly refreshAbort = new AbortController();
   private feedbackSinceUpdate = false;
   private disposed = false;
 
@@ -262,11 +282,93 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   }
 
   /**
+   * Page (`mip`, `x`, `y`) of texture `vt` would load better now than when it loaded (its source
+   * says so through `TileSource.watchPages`): once resident, it is loaded again, at most
+   * {@link MAX_REFRESH_LOADS} at once, and written over its slot by {@link drainUploads}, its old
+   * texels drawn until then. A page queued but not loading yet is left to its coming load; one
+   * neither resident nor loading is forgotten.
+   */
+  pageImproved(vt: number, mip: number, x: number, y: number): void {
+    if (this.disposed || !this.tables[vt]?.layout.contains(mip, x, y)) return;
+    this.improvable.add(packPageId(vt, mip, x, y));
+  }
+
+  /** Starts the loads of improved resident pages (see {@link pageImproved}). */
+  private startRefreshes(): void {
+    // Each page waiting is looked at once per frame: one still loading goes back to wait.
+    for (let n = this.improvable.size; n > 0 && this.refreshLoads < MAX_REFRESH_LOADS; n--) {
+      const pageId = this.improvable.take();
+      const vt = pageVt(pageId);
+      const table = this.tables[vt];
+      const source = this.sources[vt];
+      if (!table || !source) continue;
+      const mip = pageMip(pageId);
+      const x = pageX(pageId);
+      const y = pageY(pageId);
+      if (!table.isResident(mip, x, y)) {
+        const state = this.scheduler.stateOf(pageId);
+        if (state === PageLoadState.Loading || state === PageLoadState.Ready) this.improvable.add(pageId);
+        continue;
+      }
+      this.refreshLoads++;
+      const signal = this.refreshAbort.signal;
+      source.load(mip, x, y, signal).then(
+        (tile) => {
+          this.refreshLoads--;
+          if (!signal.aborted) this.refreshed.push({ pageId, source, tile });
+        },
+        // A page that fails to load again keeps the texels it has.
+        () => {
+          this.refreshLoads--;
+        },
+      );
+    }
+  }
+
+  /** Writes refreshed pages over their slots, up to `maxTiles` tiles and `maxBytes`; returns how many. */
+  private writeRefreshed(
+    handler: TileUploadHandler,
+    maxTiles: number,
+    maxBytes: number,
+    admit: UploadAdmission | undefined,
+  ): number {
+    let tiles = 0;
+    let bytes = 0;
+    while (tiles < maxTiles && this.refreshed.length > 0) {
+      const { pageId, source, tile } = this.refreshed[0];
+      let tileBytes = 0;
+      for (let l = 0; l < tile.layers.length; l++) tileBytes += tile.layers[l].byteLength;
+      if (tiles > 0 && bytes + tileBytes > maxBytes) break;
+      const vt = pageVt(pageId);
+      const table = this.tables[vt];
+      // Removed (or replaced by another texture at the same index), or evicted meanwhile.
+      if (this.sources[vt] !== source || !table?.isResident(pageMip(pageId), pageX(pageId), pageY(pageId))) {
+        this.refreshed.shift();
+        continue;
+      }
+      if (admit !== undefined && !admit(vt)) break;
+      this.refreshed.shift();
+      const slot = this.pool.slotOf(pageId);
+      this.pool.lock(slot);
+      try {
+        if (handler(vt, slot, pageId, tile) === false) continue;
+      } finally {
+        this.pool.unlock(slot);
+      }
+      tiles++;
+      bytes += tileBytes;
+      if (this.has('page-refreshed')) this.emitPage('page-refreshed', vt, pageId, slot);
+    }
+    return tiles;
+  }
+
+  /**
    * Per-frame scheduling: re-requests missing pinned pages, aborts loads no longer wanted, starts
    * new loads by priority, and updates the mip bias from the latest feedback.
    */
   update(): void {
     if (this.disposed) return;
+    if (this.improvable.size > 0) this.startRefreshes();
     for (let vt = 0; vt < MAX_VIRTUAL_TEXTURES; vt++) {
       if (this.pinnedMissing[vt] > 0) requestPinnedPages(this.tables[vt]!, vt, this.scheduler);
     }
@@ -301,6 +403,8 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
    * The fallback is served by the priority itself (pages with nothing resident, the pinned mips,
    * outrank all; then the farther a page's fallback, the sooner), not by uploading a tile's loaded
    * ancestors first, which reaches sharp later (docs/benchmarks.md#sim, `vt.upload_order.*`).
+   * Resident pages loaded again ({@link pageImproved}) are written over their slots with what the
+   * bounds leave (`page-refreshed`); they count in the tiles returned.
    */
   drainUploads(
     handler: TileUploadHandler,
@@ -364,6 +468,9 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       this.loads++;
       if (this.has('page-loaded')) this.emitPage('page-loaded', vt, pageId, slot);
     }
+    if (this.refreshed.length > 0 && tiles < maxTiles) {
+      tiles += this.writeRefreshed(handler, maxTiles - tiles, Math.max(0, maxBytes - bytes), admit);
+    }
     return tiles;
   }
 
@@ -380,7 +487,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   /** Current counters (one reused object). */
   stats(): StreamerStats {
     const pool = this.pool;
-    return fillStreamerStats(
+    const c = fillStreamerStats(
       this.counters,
       this.frame,
       pool.residentCount,
@@ -390,6 +497,11 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
       this.mipBiasController.bias,
       this.scheduler.stats(),
     );
+    // Pages loading again count as loads, so the system settles once their better texels are in.
+    c.queued += this.improvable.size;
+    c.inFlight += this.refreshLoads;
+    c.pendingUploads += this.refreshed.length;
+    return c;
   }
 
   /** Aborts every load, drops every queued tile and listener. Sources are not disposed (the caller owns them). */
@@ -397,6 +509,9 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     if (this.disposed) return;
     this.disposed = true;
     this.scheduler.dispose();
+    this.refreshAbort.abort();
+    this.refreshed.length = 0;
+    this.improvable.clear();
     this.clear();
   }
 
@@ -406,7 +521,12 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     if (this.has('page-evicted')) this.emitPage('page-evicted', vt, victim, slot);
   }
 
-  private emitPage(type: 'page-loaded' | 'page-evicted', vt: number, pageId: number, slot: number): void {
+  private emitPage(
+    type: 'page-loaded' | 'page-refreshed' | 'page-evicted',
+    vt: number,
+    pageId: number,
+    slot: number,
+  ): void {
     const e = this.pageEvent;
     e.vt = vt;
     e.pageId = pageId;

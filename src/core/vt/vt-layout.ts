@@ -21,7 +21,7 @@ export interface VirtualTextureLayoutOptions {
   widthPages: number;
   /** Height of mip 0, in pages (power of two, 1..4096). */
   heightPages: number;
-  /** Tile side including the border, in texels (power of two, 8..1024). Default 128. */
+  /** Tile side including the border, in texels (a multiple of 4, 8..1024). Default 128. */
   tileSize?: number;
   /** Border inside each side of a tile, in texels (0..tileSize/4). Default 4. */
   border?: number;
@@ -106,10 +106,12 @@ export class VirtualTextureLayout {
         throw new TesseraConfigError('too-large', `${name} must be <= ${MAX_PAGES_PER_SIDE}, got ${value}`);
       }
     }
-    if (!isPowerOfTwo(tileSize) || tileSize < 8 || tileSize > 1024) {
+    // Any multiple of 4 (whole 4x4 blocks per slot for block-compressed pools), not only powers of
+    // two: imagery pages whose payload equals the source's tiles (264 = 256 + 2 x 4) read one tile each.
+    if (!Number.isInteger(tileSize) || tileSize % 4 !== 0 || tileSize < 8 || tileSize > 1024) {
       throw new TesseraConfigError(
         'invalid-tile',
-        `tileSize must be a power of two in 8..1024, got ${tileSize}`,
+        `tileSize must be a multiple of 4 in 8..1024, got ${tileSize}`,
       );
     }
     if (!Number.isInteger(border) || border < 0 || border > tileSize / 4) {

@@ -77,6 +77,17 @@ export class ImageryTileCache {
     return this.wait(key, entry, signal);
   }
 
+  /**
+   * Called with a key each time a load settles (a tile, or `null` for one the pyramid lacks), so a
+   * page composed without that tile can be composed again.
+   */
+  onSettled: ((key: number) => void) | null = null;
+
+  /** True when the tile under `key` is loaded or loading (a lookup that counts nothing). */
+  has(key: number): boolean {
+    return this.entries.has(key);
+  }
+
   /** Drops every entry and aborts pending loads. */
   clear(): void {
     for (const entry of this.entries.values()) if (!entry.settled) entry.controller.abort();
@@ -96,6 +107,7 @@ export class ImageryTileCache {
           this.settledBytes += entry.bytes;
           this.trim();
         }
+        this.onSettled?.(key);
         return tile;
       },
       (error: unknown) => {

@@ -62,6 +62,17 @@ export interface ImageryTileSourceOptions {
 /** Offset of stand-in tiles' cache keys past pyramid levels (a level is < 32: 2^31 texels at most). */
 const STAND_IN_KEY_LEVELS = 32;
 
+/**
+ * Source tiles a page's border may wait for at once (see {@link ImageryTileSource.watchPages}); past
+ * it the oldest are forgotten (a page at the edge of a view long left keeps its stood-in border).
+ */
+const MAX_WAITING_TILES = 8192;
+
+/** Key of page (`mip`, `x`, `y`) in the waiting lists (x and y < 4096). */
+function pageKey(mip: number, x: number, y: number): number {
+  return (mip * 4096 + y) * 4096 + x;
+}
+
 /** Largest coarsest level from which coarser mips are derived in memory, in texels. */
 const MAX_DERIVED_BASE_TEXELS = 4096 * 4096;
 
@@ -123,6 +134,14 @@ export class ImageryTileSource implements TileSource {
   /** Texel of the finest level where the region starts. */
   private readonly regionX: number;
   private readonly regionY: number;
+  /** The system's callback for pages composed again better (see {@link watchPages}); null: none. */
+  private onImproved: ((mip: number, x: number, y: number) => void) | null = null;
+  /**
+   * Pages whose border stood in for a source tile neither loaded nor loading, by that tile's key:
+   * each is reported to {@link onImproved} once the tile settles. Insertion order is age: past
+   * {@link MAX_WAITING_TILES} keys the oldest are forgotten.
+   */
+  private readonly waiting = new Map<number, Set<number>>();
 
   /** The pyramid's HTTP request counts (see {@link TileSource.requestCounters}). */
   get requestCounters(): TileSourceRequestCounters | undefined {
@@ -171,6 +190,7 @@ export class ImageryTileSource implements TileSource {
     this.regionHeight = height;
     for (const level of levels) this.levelGrids.push({ ...level, image: null });
     this.cache = new ImageryTileCache(options.cacheBytes ?? 32 * 2 ** 20);
+    this.cache.onSettled = (key) => this.tileSettled(key);
     this.geometryGiven = options.tileSize !== undefined || options.border !== undefined;
     if (this.geometryGiven) {
       this.cut(options.tileSize ?? 128, options.border ?? 4);
@@ -205,6 +225,46 @@ export class ImageryTileSource implements TileSource {
     }
     this.cut(tileSize, border);
     this.adopted = true;
+  }
+
+  /**
+   * Called by `VirtualTextureSystem.add` with the function to call when a resident page can be
+   * composed better (and with `null` at `remove`). While one is set, a page loads only the source
+   * tiles under its payload: a tile its border alone reaches is read when it is already loaded or
+   * loading, else the border repeats the payload's edge texels (what a bilinear sampler shows at
+   * the edge of a page whose neighbour is not resident either) and the page is reported once that
+   * tile settles, so its border becomes the neighbour's texels without a seam. Pages whose payload
+   * is one source tile (system `tileSize` = the pyramid's tile + 2 x border) then read one tile
+   * each, as one texture per tile does, instead of the ring of tiles around the view.
+   */
+  watchPages(onImproved: ((mip: number, x: number, y: number) => void) | null): void {
+    this.onImproved = onImproved;
+    this.waiting.clear();
+  }
+
+  /** A source tile settled: the pages whose border waited for it are reported. */
+  private tileSettled(key: number): void {
+    const pages = this.waiting.get(key);
+    if (pages === undefined) return;
+    this.waiting.delete(key);
+    const onImproved = this.onImproved;
+    if (onImproved === null) return;
+    for (const page of pages)
+      onImproved(Math.floor(page / 16777216), page % 4096, Math.floor(page / 4096) % 4096);
+  }
+
+  /** Page (`mip`, `x`, `y`) waits for tile `key` (see {@link waiting}). */
+  private waitFor(key: number, mip: number, x: number, y: number): void {
+    let pages = this.waiting.get(key);
+    if (pages === undefined) {
+      if (this.waiting.size >= MAX_WAITING_TILES) {
+        const oldest = this.waiting.keys().next().value as number;
+        this.waiting.delete(oldest);
+      }
+      pages = new Set();
+      this.waiting.set(key, pages);
+    }
+    pages.add(pageKey(mip, x, y));
   }
 
   /** Cuts the image into pages of `tileSize` texels with `border` (the layout of every mip). */
@@ -318,16 +378,32 @@ export class ImageryTileSource implements TileSource {
       columns[i] = this.sourceColumn(grid, x0 + i);
       rows[i] = clamp(y0 + i, 0, grid.height - 1);
     }
-    // Every source tile the rectangle touches, loaded in parallel (each at most three per side).
+    // Every source tile the rectangle touches, loaded in parallel (each at most three per side);
+    // while the system watches for better pages, a tile only the border reaches only when it is
+    // already loaded or loading (see watchPages).
     const tx0 = Math.floor(minOf(columns) / grid.tileWidth);
     const tx1 = Math.floor(maxOf(columns) / grid.tileWidth);
     const ty0 = Math.floor(rows[0] / grid.tileHeight);
     const ty1 = Math.floor(rows[T - 1] / grid.tileHeight);
+    const payloadColumns = columns.subarray(B, T - B);
+    const payloadTop = Math.floor(rows[B] / grid.tileHeight);
+    const payloadBottom = Math.floor(rows[T - B - 1] / grid.tileHeight);
+    const lazyBorder = this.onImproved !== null && grid.image === null && B > 0;
     const tiles = new Map<number, ImageryTile>();
     const pending: Promise<void>[] = [];
     for (let ty = ty0; ty <= ty1; ty++) {
       for (let tx = tx0; tx <= tx1; tx++) {
-        if (!touches(columns, tx * grid.tileWidth, (tx + 1) * grid.tileWidth)) continue;
+        const left = tx * grid.tileWidth;
+        if (!touches(columns, left, left + grid.tileWidth)) continue;
+        if (lazyBorder) {
+          const underPayload =
+            ty >= payloadTop && ty <= payloadBottom && touches(payloadColumns, left, left + grid.tileWidth);
+          const key = tileKey(mip, tx, ty);
+          if (!underPayload && !this.cache.has(key)) {
+            this.waitFor(key, mip, x, y);
+            continue;
+          }
+        }
         pending.push(this.tile(mip, tx, ty, signal).then((tile) => void tiles.set(ty * 4194304 + tx, tile)));
       }
     }
@@ -346,9 +422,14 @@ export class ImageryTileSource implements TileSource {
         // A run of destination columns reading consecutive columns of one tile.
         let n = 1;
         while (i + n < T && columns[i + n] === sx + n && columns[i + n] < tileLeft + grid.tileWidth) n++;
-        const tile = tiles.get(ty * 4194304 + tx) as ImageryTile;
-        const from = (oy * tile.width + (sx - tileLeft)) * 4;
-        out.set(tile.data.subarray(from, from + n * 4), (j * T + i) * 4);
+        const tile = tiles.get(ty * 4194304 + tx);
+        if (tile === undefined) {
+          // A border texel of a tile not read: the nearest payload texel stands in for it.
+          for (let k = i; k < i + n; k++) this.standInBorderTexel(out, grid, tiles, columns, rows, k, j);
+        } else {
+          const from = (oy * tile.width + (sx - tileLeft)) * 4;
+          out.set(tile.data.subarray(from, from + n * 4), (j * T + i) * 4);
+        }
         i += n;
       }
     }
@@ -356,10 +437,42 @@ export class ImageryTileSource implements TileSource {
     return { layers: [out] };
   }
 
+  /**
+   * Texel (`i`, `j`) of a page whose source tile was not read (a border texel): the same row at
+   * the payload's nearest column when that tile was read, else the same column at the payload's
+   * nearest row, else the payload's nearest texel (which always was).
+   */
+  private standInBorderTexel(
+    out: Uint8Array,
+    grid: Grid,
+    tiles: Map<number, ImageryTile>,
+    columns: Int32Array,
+    rows: Int32Array,
+    i: number,
+    j: number,
+  ): void {
+    const { tileSize: T, border: B } = this;
+    const ci = clamp(i, B, T - B - 1);
+    const rj = clamp(j, B, T - B - 1);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const c = attempt === 1 ? i : ci;
+      const r = attempt === 0 ? j : rj;
+      const tx = Math.floor(columns[c] / grid.tileWidth);
+      const ty = Math.floor(rows[r] / grid.tileHeight);
+      const tile = tiles.get(ty * 4194304 + tx);
+      if (tile === undefined) continue;
+      const from = ((rows[r] - ty * grid.tileHeight) * tile.width + (columns[c] - tx * grid.tileWidth)) * 4;
+      out.set(tile.data.subarray(from, from + 4), (j * T + i) * 4);
+      return;
+    }
+  }
+
   /** Frees the decoded tiles and the pyramid's connections and workers. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.onImproved = null;
+    this.waiting.clear();
     this.cache.clear();
     this.pyramid.dispose?.();
   }

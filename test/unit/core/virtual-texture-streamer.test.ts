@@ -71,6 +71,65 @@ describe('VirtualTextureStreamer', () => {
     expect(table.dirtyBytes).toBeGreaterThan(0);
   });
 
+  it('loads a resident page its source improved again and writes it over its slot', async () => {
+    const src = new ManualTileSource(8, 8);
+    const streamer = new VirtualTextureStreamer({ pool: { slotCount: 32 }, maxConcurrentLoads: 64 });
+    const vt = streamer.registerTexture(src, { pinnedMipCount: 2 });
+    const loaded: number[] = [];
+    const refreshed: [number, number][] = [];
+    streamer.on('page-loaded', (e) => loaded.push(e.pageId));
+    streamer.on('page-refreshed', (e) => refreshed.push([e.pageId, e.slot]));
+    const page = packPageId(vt, 0, 5, 6);
+    streamer.beginFrame(1);
+    streamer.submitFeedback(new Uint32Array([page]));
+    streamer.update();
+    src.settleAll();
+    await flush();
+    const slots = new Map<number, number>();
+    streamer.drainUploads((_vt, slot, pageId) => void slots.set(pageId, slot));
+    const slot = slots.get(page) as number;
+    expect(streamer.pageTable(vt).isResident(0, 5, 6)).toBe(true);
+
+    // Resident: loaded again. Neither resident nor loading: forgotten, never loaded.
+    streamer.pageImproved(vt, 0, 5, 6);
+    streamer.pageImproved(vt, 0, 1, 1);
+    streamer.pageImproved(vt, 9, 0, 0); // no such mip: ignored
+    expect(streamer.stats().queued).toBe(2);
+    const calls = src.calls;
+    streamer.beginFrame(2);
+    streamer.update();
+    expect(src.calls).toBe(calls + 1);
+    expect(src.pending.map((l) => [l.mip, l.x, l.y])).toEqual([[0, 5, 6]]);
+    expect(streamer.stats()).toMatchObject({ queued: 0, inFlight: 1 });
+    src.settleAll();
+    await flush();
+    expect(streamer.stats().pendingUploads).toBe(1);
+    const written: [number, number][] = [];
+    expect(streamer.drainUploads((_vt, s, pageId) => void written.push([pageId, s]))).toBe(1);
+    expect(written).toEqual([[page, slot]]);
+    expect(refreshed).toEqual([[page, slot]]);
+    expect(loaded.filter((id) => id === page)).toHaveLength(1);
+    expect(streamer.stats()).toMatchObject({ queued: 0, inFlight: 0, pendingUploads: 0 });
+
+    // Reported while its first load waits for upload: loaded again once it is resident.
+    const late = packPageId(vt, 0, 2, 2);
+    streamer.beginFrame(3);
+    streamer.submitFeedback(new Uint32Array([late]));
+    streamer.update();
+    src.settleAll();
+    await flush();
+    streamer.pageImproved(vt, 0, 2, 2);
+    streamer.update();
+    expect(src.pending).toHaveLength(0);
+    streamer.drainUploads(() => true);
+    expect(streamer.pageTable(vt).isResident(0, 2, 2)).toBe(true);
+    streamer.beginFrame(4);
+    streamer.update();
+    expect(src.pending.map((l) => [l.mip, l.x, l.y])).toEqual([[0, 2, 2]]);
+    streamer.dispose();
+    expect(src.pending).toHaveLength(0);
+  });
+
   it('respects the per-frame upload budget in tiles and bytes', async () => {
     const src = new ManualTileSource(4, 4);
     const streamer = new VirtualTextureStreamer({

@@ -50,7 +50,10 @@ describe('VirtualTextureLayout', () => {
       'not-power-of-two',
     );
     expect(codeOf(() => new VirtualTextureLayout({ widthPages: 4, heightPages: 8192 }))).toBe('too-large');
-    expect(codeOf(() => new VirtualTextureLayout({ widthPages: 4, heightPages: 4, tileSize: 100 }))).toBe(
+    expect(codeOf(() => new VirtualTextureLayout({ widthPages: 4, heightPages: 4, tileSize: 102 }))).toBe(
+      'invalid-tile',
+    );
+    expect(codeOf(() => new VirtualTextureLayout({ widthPages: 4, heightPages: 4, tileSize: 1028 }))).toBe(
       'invalid-tile',
     );
     expect(codeOf(() => new VirtualTextureLayout({ widthPages: 4, heightPages: 4, border: 64 }))).toBe(

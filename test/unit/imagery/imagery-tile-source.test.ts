@@ -209,6 +209,57 @@ describe('ImageryTileSource', () => {
     expect(pyramid.loads).toBe(tilesPerLevel.reduce((a, b) => a + b));
   });
 
+  it('watched, reads one tile per page aligned to the tiles, and reports the page when a neighbour its border stood in for arrives', async () => {
+    const levels = levelsOf(earth, 3);
+    const pyramid = new MemoryPyramid(levels, 256);
+    // Pages of 264 with a border of 4: each payload is exactly one 256-texel tile.
+    const source = new ImageryTileSource(pyramid, { tileSize: 264, border: 4 });
+    const reports: number[][] = [];
+    source.watchPages((mip, x, y) => reports.push([mip, x, y]));
+    const im = levels[0];
+    const T = 264;
+    /** Texels of `page` in columns [i0, i1) and rows [j0, j1) that differ from `want(i, j)`'s image texel. */
+    const mismatches = (
+      page: Uint8Array,
+      [i0, i1, j0, j1]: number[],
+      want: (i: number, j: number) => [number, number],
+    ): string[] => {
+      const wrong: string[] = [];
+      for (let j = j0; j < j1; j++) {
+        for (let i = i0; i < i1; i++) {
+          const [x, y] = want(i, j);
+          const got = page.subarray((j * T + i) * 4, (j * T + i) * 4 + 4).join();
+          if (got !== texel(im, x, y, false).join()) wrong.push(`${i},${j}`);
+        }
+      }
+      return wrong;
+    };
+    const before = (await source.load(0, 1, 1, signal())).layers[0];
+    expect(pyramid.requested).toEqual(['0/1/1']);
+    // The payload is the tile; the border repeats the payload's nearest texel (no neighbour read).
+    const clampToTile = (v: number) => Math.min(511, Math.max(256, v));
+    expect(mismatches(before, [0, T, 0, T], (i, j) => [clampToTile(252 + i), clampToTile(252 + j)])).toEqual(
+      [],
+    );
+    expect(reports).toEqual([]);
+    // The right neighbour reads its own tile only (its left border: the tile already loaded).
+    const right = (await source.load(0, 2, 1, signal())).layers[0];
+    expect(pyramid.requested).toEqual(['0/1/1', '0/2/1']);
+    expect(mismatches(right, [0, 4, 4, T - 4], (i, j) => [508 + i, 252 + j])).toEqual([]);
+    expect(reports).toEqual([[0, 1, 1]]);
+    // Loaded again, the first page's right border is its neighbour's texels; the rest unchanged.
+    const after = (await source.load(0, 1, 1, signal())).layers[0];
+    expect(pyramid.requested).toHaveLength(2);
+    expect(mismatches(after, [0, T, 4, T - 4], (i, j) => [Math.max(256, 252 + i), 252 + j])).toEqual([]);
+    // Its left border still repeats its first column: that neighbour never loaded.
+    expect(mismatches(after, [0, 4, 4, T - 4], (_i, j) => [256, 252 + j])).toEqual([]);
+    // Without a watcher, every tile the border reaches is read, as before.
+    source.watchPages(null);
+    await source.load(0, 1, 0, signal());
+    expect(pyramid.requested.slice(2).sort()).toEqual(['0/0/0', '0/0/1', '0/1/0', '0/2/0']);
+    source.dispose();
+  });
+
   it('splits 512-texel tiles and wraps the border across the antimeridian', async () => {
     const world = { width: 1024, height: 1024, data: new Uint8Array(1024 * 1024 * 4) };
     for (let y = 0; y < 1024; y++)
