@@ -34,9 +34,11 @@ import { CompressedTileCache } from './compressed-tile-cache';
 /** Options of {@link ArchiveTileSource.open}. */
 export interface ArchiveTileSourceOptions extends SourceIoOptions {
   /**
-   * Decoder of the tile payloads; the source disposes it. Default: the runtime's decode workers
-   * (every encoding the baker writes, with the browser's codecs in a pool of Web Workers where
-   * `Worker` exists, inline with the Node codecs otherwise; see {@link createDefaultTileDecoder}).
+   * Decoder of the tile payloads. A decoder given is the caller's, as for every source
+   * ({@link SourceIoOptions}): `dispose()` leaves it running, so one decoder may serve several
+   * sources; dispose it after them. Default: the runtime's decode workers (every encoding the
+   * baker writes, with the browser's codecs in a pool of Web Workers where `Worker` exists, inline
+   * with the Node codecs otherwise; see {@link createDefaultTileDecoder}).
    */
   decoder?: TileDecoder;
   /** Largest tile side accepted, texels; larger archives are refused with `oversized`. Default 1024. */
@@ -147,7 +149,7 @@ export class ArchiveTileSource implements TileSource {
     options: ArchiveTileSourceOptions = {},
     signal: AbortSignal = new AbortController().signal,
   ): Promise<ArchiveTileSource> {
-    const io = sourceIo(options, options.decoder, options.decoder !== undefined);
+    const io = sourceIo(options, options.decoder);
     try {
       const reader = typeof source === 'string' ? new HttpRangeReader(source, { client: io.http }) : source;
       return await ArchiveTileSource.read(reader, io, options, signal);

@@ -82,13 +82,15 @@ export interface CogPyramidOptions extends SourceIoOptions {
    * RGB, which {@link decoder} decodes) are decoded. Default: where `Worker`
    * exists (browsers), one geotiff `Pool` shared by every COG (as many workers as the decode
    * pool's), stopped when the last COG using it is disposed; elsewhere (Node) inline. `null`: inline, in the calling
-   * thread. A pool passed here is the caller's: `dispose()` leaves it running.
+   * thread. A pool given is the caller's, as for every source ({@link SourceIoOptions}):
+   * `dispose()` leaves it running.
    */
   pool?: CogDecoderPool | null;
   /**
    * Decodes WebP tiles (browsers' codecs; geotiff's own needs a DOM) and 8-bit YCbCr or RGB JPEG
    * tiles (as libjpeg decodes them for GDAL: chroma interpolated, which geotiff's decoder does not).
-   * Default: the runtime's decode workers, started at the first such tile. A decoder passed here is left running.
+   * Default: the runtime's decode workers, started at the first such tile. A decoder given is the
+   * caller's, as for every source ({@link SourceIoOptions}): `dispose()` leaves it running.
    */
   decoder?: ImageDecoder;
   /**

@@ -17,8 +17,8 @@ import { halvingLevels, levelCountToOneTexel } from './pyramid-levels';
 /** Options of {@link openDeepZoomPyramid}. */
 export interface DeepZoomPyramidOptions extends SourceIoOptions {
   /**
-   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
-   * running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder given is the caller's, as
+   * for every source ({@link SourceIoOptions}): `dispose()` leaves it running.
    */
   decoder?: ImageDecoder;
   /** How the image continues past its left and right edges. Default `'clamp'`. */

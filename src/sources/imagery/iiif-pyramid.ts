@@ -22,8 +22,8 @@ export type IiifTileFormat = 'jpg' | 'png' | 'webp';
 /** Options of {@link openIiifPyramid}. */
 export interface IiifPyramidOptions extends SourceIoOptions {
   /**
-   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
-   * running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder given is the caller's, as
+   * for every source ({@link SourceIoOptions}): `dispose()` leaves it running.
    */
   decoder?: ImageDecoder;
   /**

@@ -22,8 +22,8 @@ import { isTileOfZoom, webMapLevels, zoomOfLevel } from './web-map-levels';
 /** Options of {@link openPmtilesPyramid}. */
 export interface PmtilesPyramidOptions extends SourceIoOptions {
   /**
-   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
-   * running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder given is the caller's, as
+   * for every source ({@link SourceIoOptions}): `dispose()` leaves it running.
    */
   decoder?: ImageDecoder;
   /**

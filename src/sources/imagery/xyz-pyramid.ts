@@ -53,8 +53,8 @@ export interface XyzPyramidOptions extends SourceIoOptions {
    */
   bounds?: readonly [number, number, number, number];
   /**
-   * Decodes the tiles. Default: the runtime's decode workers. A decoder passed here is left
-   * running.
+   * Decodes the tiles. Default: the runtime's decode workers. A decoder given is the caller's, as
+   * for every source ({@link SourceIoOptions}): `dispose()` leaves it running.
    */
   decoder?: ImageDecoder;
 }

@@ -95,16 +95,24 @@ function createSharedDecoder(): TileDecoder & ImageDecoder {
   };
 }
 
-/** How a network source reads and decodes: options every such source takes. */
+/**
+ * How a network source reads and decodes: options every such source takes.
+ *
+ * Ownership, the same for every source: a runtime, client, decoder or worker pool given in the
+ * options is the caller's, shared as the caller likes, and the source's `dispose()` never disposes
+ * it (dispose it after the sources using it); what the source made or leased for itself (its
+ * lease of the default runtime, a geotiff pool of its own) it lets go of in `dispose()`.
+ */
 export interface SourceIoOptions {
   /**
-   * The runtime (a `TesseraRuntime`) whose network client and decode workers this source shares.
-   * Default: the process-wide default ones, which every source and runtime given no client share.
+   * The runtime (a `TesseraRuntime`) whose network client and decode workers this source shares;
+   * the caller's, never disposed by the source. Default: the process-wide default ones, which
+   * every source and runtime given no client share.
    */
   runtime?: SourceRuntime;
   /**
    * A network client for this source instead of the runtime's (its own per-host cap and retry
-   * policy). Options instead of a client are deprecated: give `new HttpClient(options)`.
+   * policy); the caller's. Options instead of a client are deprecated: give `new HttpClient(options)`.
    */
   http?: HttpClient | HttpClientOptions;
   /** @deprecated Use {@link http}. */
@@ -116,19 +124,16 @@ export interface SourceIo {
   readonly http: HttpClient;
   /** The decoder given, else the runtime's (started at first use). */
   readonly decoder: TileDecoder & ImageDecoder;
-  /** Stops a decoder this source owns and lets go of the default runtime. Idempotent. */
+  /** Lets go of the default runtime's lease (a given decoder stays running). Idempotent. */
   release(): void;
 }
 
 /**
- * The client and decoder of a source from its options: `decoder` if given (the source's to stop
- * when `ownsDecoder`), else the runtime's; `http`, else the runtime's client.
+ * The client and decoder of a source from its options: `decoder` if given, else the runtime's;
+ * `http`, else the runtime's client. What was given stays the caller's ({@link SourceIoOptions}):
+ * {@link SourceIo.release} lets go of the default runtime's lease and never disposes it.
  */
-export function sourceIo(
-  options: SourceIoOptions,
-  decoder?: TileDecoder | ImageDecoder,
-  ownsDecoder = false,
-): SourceIo {
+export function sourceIo(options: SourceIoOptions, decoder?: TileDecoder | ImageDecoder): SourceIo {
   if (options.client !== undefined) warnDeprecated('the client option of a source', 'http');
   const given = options.http ?? options.client;
   let http: HttpClient | undefined;
@@ -147,7 +152,6 @@ export function sourceIo(
     release() {
       if (released) return;
       released = true;
-      if (ownsDecoder) decoder?.dispose?.();
       lease.release();
     },
   };

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ArchiveTileSource } from '../../../src/sources/archive/archive-tile-source';
 import { HttpClient } from '../../../src/sources/io/http/http-client';
+import { MemoryRangeReader } from '../../../src/sources/io/range-reader';
 import { defaultHttpClient, leaseSourceRuntime, sourceIo } from '../../../src/sources/io/source-runtime';
+import { InlineTileDecoder } from '../../../src/sources/io/tile-decoder';
+import { buildTestArchive } from './archive-fixtures';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -45,5 +49,32 @@ describe('the shared source runtime', () => {
     expect(messages.filter((m) => m.includes('the client option of a source'))).toHaveLength(1);
     expect(messages.filter((m) => m.includes('HTTP client options as a source option'))).toHaveLength(1);
     expect(messages.every((m) => m.includes('is deprecated'))).toBe(true);
+  });
+
+  it("a decoder given to a source is the caller's: disposing the source, or a failed open, leaves it running", async () => {
+    /** The inline decoder, counting the disposes it gets. */
+    class CountingDecoder extends InlineTileDecoder {
+      disposes = 0;
+      dispose(): void {
+        this.disposes++;
+      }
+    }
+    const decoder = new CountingDecoder();
+    const { bytes, tiles } = buildTestArchive(['raw', 'deflate']);
+    const signal = new AbortController().signal;
+    // Two archives share the one decoder, as a caller may.
+    const first = await ArchiveTileSource.open(new MemoryRangeReader(bytes), { decoder });
+    const second = await ArchiveTileSource.open(new MemoryRangeReader(bytes), { decoder });
+    first.dispose();
+    expect(decoder.disposes).toBe(0);
+    // The other source still decodes through it.
+    const tile = await second.load(0, 1, 1, signal);
+    expect(tile.layers[0]).toEqual((tiles.get('0/1/1') as Uint8Array[])[0]);
+    second.dispose();
+    // A failed open lets go of what it leased, not of the caller's decoder.
+    await expect(
+      ArchiveTileSource.open(new MemoryRangeReader(bytes.subarray(0, 16)), { decoder }),
+    ).rejects.toBeDefined();
+    expect(decoder.disposes).toBe(0);
   });
 });
