@@ -124,6 +124,8 @@ await runBenchPage(async () => {
     const url = `${dir}${encoding}.tsra`;
     const pool = new WorkerDecoderPool({ createWorker: createDecodeWorker, size: decodeWorkers });
     const viaWorkers = await measure(url, encoding, pool);
+    // A decoder given to a source is the caller's: the source leaves it running.
+    pool.dispose();
     result.workerTilesPerSecond[encoding] = viaWorkers.rate;
     result.tilesPerRep = viaWorkers.count;
     if (INLINE_ENCODINGS.includes(encoding)) {
