@@ -26,7 +26,13 @@ const PAGE = 'test/browser/gltf/pages/gltf-baked.html';
  * The baked files by name: two 512² PNGs and a 256² JPEG, baked once per spec run, as `baked.glb`
  * (with `TESSERA_texture_prefix`, the default) and as `plain.glb` (`prefix: false`, as before it).
  */
-async function bakedScene(): Promise<Record<string, Uint8Array>> {
+function bakedScene(): Promise<Record<string, Uint8Array>> {
+  baked ??= bake();
+  return baked;
+}
+let baked: Promise<Record<string, Uint8Array>> | undefined;
+
+async function bake(): Promise<Record<string, Uint8Array>> {
   const jpeg = await sharp(Buffer.from(photoLikeImage(256, [90, 140, 200], 13)), {
     raw: { width: 256, height: 256, channels: 4 },
   })
@@ -175,4 +181,37 @@ test('a glTF baked by tessera gltf streams through registerGltfTextureStreaming'
   for (const frame of ['baked', 'three'])
     expect((await compare(frame, frame)).drawn, frame).toBeGreaterThan(0.4);
   expect(againstThree.psnr).toBeGreaterThanOrEqual(35);
+});
+
+test('a .ktx2 that does not match the prefix in its .glb: a prefix-mismatch error naming the texture, and it streams from the file', async ({
+  page,
+  openPage,
+}) => {
+  test.setTimeout(240_000);
+  const files = await bakedScene();
+  // p0's file re-made from another image (p1's), the .glb left as it was.
+  const stale = { ...files, 'baked-p0.ktx2': files['plain-p1.ktx2'] };
+  expect(stale['baked-p0.ktx2'].length).not.toBe(files['baked-p0.ktx2'].length);
+  const served = await serveFiles(page, stale);
+  await openPage(PAGE);
+  await expect(page).toHaveTitle('ready');
+  const r = await page.evaluate(() =>
+    (globalThis as never as { gltfPage: BakedPage }).gltfPage.run('/gltf-files/baked.glb', 'stale'),
+  );
+  expect(r.errors).toHaveLength(1);
+  expect(r.errors[0]).toMatch(
+    /^p0\.png: prefix-mismatch: glTF texture 'p0\.png': .*baked-p0\.ktx2: the file does not match the prefix held for it: .*; reading the file's own metadata$/,
+  );
+  // Nothing lost: textured at once from the prefix, then settled at the view's mips from the file.
+  expect(r.settled).toBe(true);
+  expect(r.firstTexturedFrame).toBeLessThanOrEqual(4);
+  expect(r.textures.map((t) => [t.name, t.mip]).sort()).toEqual([
+    ['j0.jpg', 1],
+    ['p0.png', 2],
+    ['p1.png', 2],
+  ]);
+  // The check cost p0 one more request (its metadata), after the first frame.
+  const p0 = served.filter((x) => x.file === 'baked-p0.ktx2');
+  expect(p0.filter((x) => x.phase === 'stale-load')).toEqual([]);
+  expect(p0.length).toBeGreaterThanOrEqual(2);
 });
