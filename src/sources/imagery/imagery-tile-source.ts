@@ -18,6 +18,7 @@
  * those averages, so no-data never darkens the coarse mips.
  */
 
+import { warnDeprecated } from '../../core/deprecation';
 import { TesseraConfigError, TileSourceError } from '../../core/errors';
 import { MAX_PAGES_PER_SIDE } from '../../core/vt/page-id';
 import type {
@@ -44,8 +45,13 @@ export interface ImageryTileSourceOptions {
   border?: number;
   /** Decoded source tiles kept for neighbouring pages, in bytes. Default 32 MiB. */
   cacheBytes?: number;
-  /** Whether the texels are sRGB colour (imagery, default) or linear data. Default `'srgb'`. */
-  colorSpace?: 'srgb' | 'linear';
+  /**
+   * The texels' colour space, as three's `texture.colorSpace` values: `'srgb'` (three's
+   * `SRGBColorSpace`) for colour imagery, `'srgb-linear'` (`LinearSRGBColorSpace`) for linear data
+   * (elevation, masks). `'linear'` is the deprecated spelling of `'srgb-linear'` (warns once).
+   * Default `'srgb'`; any other value is refused by the constructor.
+   */
+  colorSpace?: 'srgb' | 'srgb-linear' | 'linear';
   /** Name of the texture's one layer. Default `'color'`. */
   layerName?: string;
   /**
@@ -151,7 +157,8 @@ export class ImageryTileSource implements TileSource {
   /**
    * @throws TesseraConfigError `invalid-tile` (bad page geometry), `too-large` (more than 4096
    *   pages per side at this page size: use larger pages), `invalid-size` (a pyramid without
-   *   levels, or whose coarsest level is too large to derive coarser mips from).
+   *   levels, or whose coarsest level is too large to derive coarser mips from), `invalid-option`
+   *   (a `colorSpace` other than `'srgb'`, `'srgb-linear'` and the deprecated `'linear'`).
    */
   constructor(
     readonly pyramid: ImageryPyramid,
@@ -165,7 +172,19 @@ export class ImageryTileSource implements TileSource {
       }
     }
     this.repeatX = pyramid.info.wrapX === 'repeat';
-    this.srgb = (options.colorSpace ?? 'srgb') === 'srgb';
+    const colorSpace = options.colorSpace ?? 'srgb';
+    if (colorSpace === 'linear') {
+      warnDeprecated(
+        "ImageryTileSourceOptions.colorSpace 'linear'",
+        "'srgb-linear' (three's LinearSRGBColorSpace)",
+      );
+    } else if (colorSpace !== 'srgb' && colorSpace !== 'srgb-linear') {
+      throw new TesseraConfigError(
+        'invalid-option',
+        `colorSpace must be 'srgb' (SRGBColorSpace) or 'srgb-linear' (LinearSRGBColorSpace), got '${colorSpace as string}'`,
+      );
+    }
+    this.srgb = colorSpace === 'srgb';
     this.attribution = pyramid.info.attribution;
     this.layerName = options.layerName ?? 'color';
     const region = options.region ?? { x: 0, y: 0, width: levels[0].width, height: levels[0].height };

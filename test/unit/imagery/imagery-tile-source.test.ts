@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { LinearSRGBColorSpace, SRGBColorSpace } from 'three';
+import { describe, expect, it, vi } from 'vitest';
 import { TesseraConfigError, TileSourceError } from '../../../src/core/errors';
 import type { ImageryPyramid, ImageryTile } from '../../../src/sources/imagery/imagery-pyramid';
 import { ImageryTileSource } from '../../../src/sources/imagery/imagery-tile-source';
@@ -380,6 +381,39 @@ describe('ImageryTileSource', () => {
     );
   });
 
+  it("takes three's colour spaces; the deprecated 'linear' works as 'srgb-linear', warning once; others are refused", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    // Black and white texels in columns: a derived coarser mip averages them in light, so its
+    // texels say which colour space the source decoded with.
+    const stripes = { width: 32, height: 32, data: new Uint8Array(32 * 32 * 4) };
+    for (let i = 0; i < 32 * 32; i++) stripes.data.fill(i % 2 === 0 ? 255 : 0, i * 4, i * 4 + 3);
+    for (let i = 3; i < stripes.data.length; i += 4) stripes.data[i] = 255;
+    const averaged = async (colorSpace?: 'srgb' | 'srgb-linear' | 'linear') => {
+      const source = new ImageryTileSource(new MemoryPyramid([stripes], 32), {
+        tileSize: 16,
+        border: 2,
+        colorSpace,
+      });
+      const page = (await source.load(1, 0, 0, signal())).layers[0];
+      return page[((2 + 2) * 16 + (2 + 2)) * 4];
+    };
+    const srgb = await averaged(SRGBColorSpace);
+    const linear = await averaged(LinearSRGBColorSpace);
+    expect(await averaged()).toBe(srgb);
+    expect(Math.abs(srgb - toSrgbByte(0.5))).toBeLessThanOrEqual(1);
+    expect(Math.abs(linear - 128)).toBeLessThanOrEqual(1);
+    const warned = () =>
+      warn.mock.calls.filter((call) => String(call[0]).includes("colorSpace 'linear'")).length;
+    expect(warned()).toBe(0);
+    expect(await averaged('linear')).toBe(linear);
+    expect(await averaged('linear')).toBe(linear);
+    expect(warned()).toBe(1);
+    expect(
+      () => new ImageryTileSource(new MemoryPyramid([stripes], 32), { colorSpace: '' as never }),
+    ).toThrow(expect.objectContaining({ code: 'invalid-option' }));
+    warn.mockRestore();
+  });
+
   it('rejects a tile smaller than its cell as wrong-size, and the next page still loads', async () => {
     const levels = levelsOf(earth, 1);
     const pyramid = new MemoryPyramid(levels, 256);
@@ -438,7 +472,7 @@ describe('ImageryTileSource stand-ins and derived levels', () => {
   });
 
   it('magnifies a single bright texel into a tent, not a block, in linear and in sRGB colour', async () => {
-    for (const colorSpace of ['linear', 'srgb'] as const) {
+    for (const colorSpace of [LinearSRGBColorSpace, SRGBColorSpace]) {
       // Level 1: 32x32 black with one white texel at (5, 5). Level 0: 64x64, its tile (0, 0) missing.
       const coarse = { width: 32, height: 32, data: new Uint8Array(32 * 32 * 4) };
       for (let i = 3; i < coarse.data.length; i += 4) coarse.data[i] = 255;
@@ -532,7 +566,11 @@ describe('ImageryTileSource stand-ins and derived levels', () => {
         return { width, height: 2, data };
       },
     };
-    const source = new ImageryTileSource(pyramid, { tileSize: 64, border: 2, colorSpace: 'linear' });
+    const source = new ImageryTileSource(pyramid, {
+      tileSize: 64,
+      border: 2,
+      colorSpace: LinearSRGBColorSpace,
+    });
     const page = (await source.load(0, 0, 0, signal())).layers[0];
     // Texels 0..1 of level 0 (page texels 2..3): level 16's colour, magnified.
     expect([...page.subarray((2 * 64 + 2) * 4, (2 * 64 + 2) * 4 + 4)]).toEqual([160, 100, 50, 255]);
