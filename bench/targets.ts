@@ -69,6 +69,15 @@ export const TARGETS: readonly FigureTarget[] = [
   { key: 'gltf.mip2_download_ratio', target: '<= 0.125 (1/8)', from: 'issue 15' },
   { key: 'gltf.mip2_vram_ratio', target: '<= 0.125 (1/8)', from: 'issue 15' },
   { key: 'gltf.transition.peak_over_bound', target: '<= 1', from: 'issue 15' },
+  { key: 'gltf_baked.showcase.*.first_frame_ratio', target: '<= 0.05', from: 'issue 45' },
+  { key: 'gltf_baked.showcase.*.settled_ratio', target: "<= 0.4 (of three's)", from: 'issue 45' },
+  { key: 'gltf_baked.showcase.*.budget_quarter.psnr_overall', target: '—', from: 'measured' },
+  { key: 'gltf_baked.showcase.*.psnr_overall', target: '>= 45 dB; >= gltf-progressive', from: 'issue 45' },
+  { key: 'gltf_baked.showcase.*.psnr_min_mesh', target: '>= 40 dB', from: 'issue 45' },
+  { key: 'gltf_baked.showcase.*.psnr.*', target: '>= 40 dB', from: 'issue 45' },
+  { key: 'gltf_baked.showcase.*.first_textured_frame', target: '<= 4', from: 'issue 45' },
+  { key: 'gltf_baked.*.first_frame_bytes', target: '< gltf-progressive', from: 'issue 45' },
+  { key: 'gltf_baked.*.budget_quarter.over_budget_frames', target: '0', from: 'issue 45' },
   { key: 'gltf_showcase.*.psnr_overall', target: '>= 40 dB', from: 'issue 31' },
   { key: 'gltf_showcase.*.psnr_min_mesh', target: '>= 35 dB', from: 'issue 31' },
   { key: 'gltf_showcase.*.psnr.*', target: '>= 35 dB', from: 'issue 31' },
@@ -142,6 +151,56 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
     title: 'KTX2 glTF textures streamed against KTX2Loader',
     keys: ['gltf.*'],
     browser: true,
+  },
+  'gltf-peer': {
+    title: "glTF side by side: Tessera, needle's gltf-progressive and three's GLTFLoader",
+    keys: ['gltf_baked.*', 'gltf_peer.*', 'gltf_peer_lods.*', 'gltf_three.*'],
+    browser: true,
+    columns: {
+      at: 0,
+      names: {
+        gltf_baked: 'Tessera',
+        gltf_peer: 'gltf-progressive',
+        gltf_peer_lods: 'gltf-progressive, 4 LODs (layout made here)',
+        gltf_three: 'three GLTFLoader',
+      },
+    },
+    about:
+      "Two scenes, each prepared by each tool's own pipeline (`bench/gltf-peer/prepare.ts`, cached in " +
+      "`.tmp/gltf-peer/`), drawn in one page per backend by three's `WebGPURenderer` at 1280x720 in " +
+      'headless Chromium (SwiftShader), rows `<scene>.<backend>.<figure>`:\n\n' +
+      '- `showcase`: the showcase scene (`test/support/gltf-showcase-scene.ts`, `images: png-jpeg`): six ' +
+      '2048² photograph-like textures as people ship them (floor, poster, sphere normal map and a ' +
+      '1024² sign as PNG, sphere colour and instanced crates as JPEG quality 90; 24.8 MB), a 40 m ' +
+      'floor with uv repeated 10 times, a poster read through uv set 1 and `KHR_texture_transform`; ' +
+      'camera 1.7 m above the floor;\n' +
+      '- `large`: 48 photograph-like 2048² textures (24 PNG, 24 JPEG quality 90; 805 MB as rgba8) on ' +
+      'an 8 x 6 wall of unit quads seen obliquely, the nearest about 1 m away, the farthest 8 m.\n\n' +
+      '**Tessera**: `bakeGltfFile` (`tessera gltf`), default options: every texture UASTC + ' +
+      'Zstandard (colour included; ETC1S not used), one `.ktx2` per texture beside a `.glb`, ' +
+      'loaded by `registerGltfTextureStreaming(loader, streaming).load(url)` (1 GiB budget), settled ' +
+      'by `whenSettled()`. **gltf-progressive**: `@needle-tools/gltf-progressive` 3.3.5 as its README ' +
+      "shows (`useNeedleProgressive(loader, renderer)`, decoders pointed at three's copies) on the " +
+      "output of needle's offline pipeline `@needle-tools/gltf-build-pipeline` 1.4.11 " +
+      '(`make-progressive.mjs` then `pack-gltf.mjs`, what its `index.mjs` runs): each texture ' +
+      'becomes a 128 px preview in the glTF plus one full-resolution LOD `.glb`, meshes over 32 ' +
+      'vertices get mesh LODs, geometry is Draco-compressed; `toktx` is not available here, so ' +
+      'textures stay PNG/JPEG (as on any machine without KTX-Software). The pipeline requires ' +
+      'sharp ^0.32.6, whose install script downloads libvips from github.com (`getaddrinfo ' +
+      'ENOTFOUND github.com` here); it is installed with sharp overridden to 0.35.5 (binaries ' +
+      'from npm), the only change. Its runtime reads `renderer.renderLists` (a WebGLRenderer ' +
+      "member): the page gives it WebGPURenderer's own render list. Settled: 60 frames with no " +
+      'request in flight and nothing swapped. **gltf-progressive, 4 LODs**: the same runtime on the ' +
+      "pipeline's output rewritten by `prepare.ts` (not by needle) into the layout the " +
+      '`NEEDLE_progressive` schema documents (several LODs, each with its size), which pipeline 1.4.11 does not ' +
+      "write: each texture's LODs at 1, 1/2, 1/4 and 1/8 of its edge with `width` and `height` " +
+      '(lanczos3, same image type), so it can choose a level by screen size. **three**: `GLTFLoader` + `KTX2Loader` on the original ' +
+      'files, the reference of every PSNR (per mesh by a mask render; 99 dB: identical).\n\n' +
+      'Bytes are counted where served (scene files only, decoders not): `first_frame_*` before the ' +
+      'first frame on which every mesh showed textures, `*_ratio` over the original files. ' +
+      "`gpu_bytes`: Tessera's budget count, the others' by the independent GPU tracker. " +
+      '`budget_quarter.*`: Tessera under 1/4 of its unconstrained `gpu_bytes`; gltf-progressive has ' +
+      'no budget (its `gpu_bytes` are what it takes). Targets apply to the Tessera column.',
   },
   'gltf-showcase': {
     title: "glTF scene of real-looking images against three's own loaders",
@@ -305,6 +364,7 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
     browser: true,
     notes: [
       "Keys without a mode suffix: WebGPU with the main-pass feedback (the default there); `_separate_pass`: WebGPU with the separate feedback pass; `_webgl`: WebGL2 (always the separate pass), batches timed to the GPU's completion (a one-pixel `readPixels`). `_400_meshes_half_plain`: 400 meshes, every other one keeping the ordinary texture in the virtual-texture variants.",
+      "`_still` keys (separate pass only, same page and batches as the key without `_still`): a still camera with the default `stillFeedbackInterval` (4), each timed batch after 17 untimed still frames, so the pass rests 3 frames in 4 (`three.feedback.still_pass_fraction.*`: passes rendered per timed frame); the keys without `_still` render the pass every frame (interval 1, a moving view's cost); `three.still_over_every_frame.*`: the still frame over the every-frame one, per batch pair.",
       '`three.feedback.readback_bytes.*`: bytes mapped per feedback readback delivered (main pass: the compacted list; separate pass: the feedback image), `three.feedback.cpu_ms.*`: CPU time analysing one, both at 640 x 360 unless the key says `_1280x720`.',
       "On SwiftShader the main pass costs every pixel of a virtual-texture material its whole request branch, taken or not: with the branch's condition made uniformly false the sampling ratio stayed at 1.18, against 1.05 with the branch emptied (one run each, 2026-12-06, bilinear, 640 x 360), so SwiftShader runs a branch's body under a lane mask whatever the condition. A GPU skips a branch no lane of a wave takes (not measurable here); there the per-pixel cost is the tile test (two integer remainders) and the body runs for one pixel in `feedbackScale`² (1 in 64 by default).",
     ],

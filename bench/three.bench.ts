@@ -8,6 +8,11 @@ interface FrameRatioResult {
   samplingRatio: number;
   feedbackRatio: number;
   feedbackSkipped: number;
+  stillRatio: number;
+  stillOverEveryFrame: number;
+  stillVtMs: number;
+  stillRestedFraction: number;
+  stillPassFraction: number;
   feedbackMode: string;
   readbackBytesPerFrame: number;
   analysisMsPerFrame: number;
@@ -27,7 +32,10 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
  * ordinary texture) and `three.feedback_ratio` (the full frame over that: the separate feedback
  * pass, its readback and the CPU update; `_400_meshes`: the plane cut into 400 meshes, so the
  * second scene render costs 400 more draw calls; `three.feedback_skipped_fraction`: the VT frames
- * whose feedback pass was skipped because every readback was still in flight), and
+ * whose feedback pass was skipped because every readback was still in flight; `_still` keys,
+ * separate pass only: the same scene with a still camera and the default `stillFeedbackInterval`,
+ * whose pass rests 3 frames in 4, against the every-frame pass of the other keys, same batches:
+ * `three.still_over_every_frame` is their frame ratio), and
  * Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run of interleaved
  * batches (the median of per-pair ratios), since absolute times on SwiftShader say little.
  */
@@ -84,11 +92,13 @@ export default {
         backend,
       } of runs) {
         const suffix = configSuffix + modeSuffix;
+        // A still-camera variant where the separate pass runs and WebGL2 runs too.
+        const still = feedback === 'separate-pass' && onWebGL.has(configSuffix);
         const page = await browser.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
         await page.goto(
-          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&meshes=${meshes}&batches=${meshes > 1000 ? 8 : 20}&feedback=${feedback}&backend=${backend}${query}`,
+          `http://localhost:${BENCH_PORT}/bench/three/frame-ratio.html?filtering=${filtering}&storage=${storage}&meshes=${meshes}&batches=${meshes > 1000 ? 8 : 20}&feedback=${feedback}&backend=${backend}${still ? '&still=1' : ''}${query}`,
         );
         await page.waitForFunction(() => document.title === 'done' || document.title === 'error', null, {
           timeout: 300_000,
@@ -106,6 +116,14 @@ export default {
         out[`three.feedback.cpu_ms.${filtering}${suffix}`] = result.analysisMsPerFrame;
         out[`three.frame_ms.vt_${filtering}${suffix}`] = result.vtMs;
         out[`three.frame_ms.plain_${filtering}${suffix}_run`] = result.plainMs;
+        if (still) {
+          const stillSuffix = `${configSuffix}_still${modeSuffix}`;
+          out[`three.frame_ratio.${filtering}${stillSuffix}`] = result.stillRatio;
+          out[`three.still_over_every_frame.${filtering}${configSuffix}${modeSuffix}`] =
+            result.stillOverEveryFrame;
+          out[`three.frame_ms.vt_${filtering}${stillSuffix}`] = result.stillVtMs;
+          out[`three.feedback.still_pass_fraction.${filtering}${stillSuffix}`] = result.stillPassFraction;
+        }
         if (
           filtering === 'bilinear' &&
           storage === 'auto' &&

@@ -31,6 +31,11 @@ import { TestTileSource } from '../../test/browser/vt/test-content';
  *   bare `queue.writeTexture` loop writing the same bytes into the same pool texture.
  * `?feedback=main-pass|separate-pass` picks where requests are written (default: the system's
  * default); `readbackBytesPerFrame` and `analysisMsPerFrame` are per feedback readback delivered.
+ * The virtual-texture variant renders the separate pass every frame (`stillFeedbackInterval` 1:
+ * the cost of a moving view, comparable with earlier runs); `?still=1` adds a fourth variant in
+ * the same batches with the default interval, each batch after 17 untimed still frames (the
+ * pass rests only once the view was still for a jitter cycle): `stillRatio` is its frame time
+ * over the plain texture's, `stillOverEveryFrame` over the every-frame variant's.
  * Results land in `globalThis.benchResult` and the title becomes 'done'.
  */
 const params = new URLSearchParams(location.search);
@@ -74,7 +79,12 @@ const system = new VirtualTextureSystem(renderer, {
   filtering,
   maxUploadsPerFrame: 64,
   feedbackMode,
+  // Every frame, as before the pass rested on still views; the `still` variant sets the default.
+  stillFeedbackInterval: 1,
 });
+const stillVariant = params.get('still') === '1';
+/** The default `stillFeedbackInterval`, which the `still` variant measures. */
+const STILL_INTERVAL = 4;
 const vt = system.add(source, { name: 'bench', pageTableStorage });
 
 // The plain comparison texture: 2048² with a full mip chain, same content family.
@@ -176,16 +186,42 @@ async function timeBatch(render: () => void): Promise<number> {
   return total / framesPerBatch;
 }
 
+/**
+ * One batch of the `still` variant: the default interval, after 17 untimed still frames (a
+ * change of interval counts as a change of view, and the pass rests only after a jitter cycle).
+ */
+async function timeStillBatch(): Promise<number> {
+  system.setStillFeedbackInterval(STILL_INTERVAL);
+  for (let i = 0; i < 17; i++) {
+    renderVt();
+    await gpuIdle();
+    if (gl) await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
+  const before = system.stats().readbacks;
+  const ms = await timeBatch(renderVt);
+  const after = system.stats().readbacks;
+  stillSkipped += after.skippedStill - before.skippedStill;
+  stillPasses += after.started - before.started;
+  system.setStillFeedbackInterval(1);
+  return ms;
+}
+
 const readbacksBefore = { ...system.stats().readbacks };
 const vtTimes: number[] = [];
+const vtStillTimes: number[] = [];
+let stillSkipped = 0;
+let stillPasses = 0;
 const vtWithoutUpdateTimes: number[] = [];
 const plainTimes: number[] = [];
 for (let b = 0; b < batches; b++) {
   // Rotate which goes first so drift favours none.
-  const variants = ['vt', 'sampling', 'plain'];
+  const variants = stillVariant ? ['vt', 'sampling', 'plain', 'still'] : ['vt', 'sampling', 'plain'];
   for (let k = 0; k < variants.length; k++) {
     const which = variants[(k + b) % variants.length];
-    if (which === 'vt') {
+    if (which === 'still') {
+      useMaterial(vtMaterial);
+      vtStillTimes.push(await timeStillBatch());
+    } else if (which === 'vt') {
       useMaterial(vtMaterial);
       vtTimes.push(await timeBatch(renderVt));
     } else if (which === 'sampling') {
@@ -265,8 +301,9 @@ if (device) {
 }
 
 const readbacksAfter = system.stats().readbacks;
-const vtFrames = vtTimes.length * framesPerBatch;
+const vtFrames = (vtTimes.length + vtStillTimes.length) * framesPerBatch;
 const feedbackSkipped = (readbacksAfter.skipped - readbacksBefore.skipped) / vtFrames;
+const stillFrames = vtStillTimes.length * framesPerBatch;
 const vtMs = median(vtTimes);
 const plainMs = median(plainTimes);
 // The ratio of each batch pair (run back to back), then their median: SwiftShader's speed drifts
@@ -287,6 +324,12 @@ Object.assign(globalThis, {
     samplingRatio,
     feedbackRatio,
     feedbackSkipped,
+    stillRatio: stillVariant ? median(vtStillTimes.map((ms, b) => ms / plainTimes[b])) : Number.NaN,
+    stillOverEveryFrame: stillVariant ? median(vtStillTimes.map((ms, b) => ms / vtTimes[b])) : Number.NaN,
+    stillVtMs: stillVariant ? median(vtStillTimes) : Number.NaN,
+    /** Share of the still variant's timed frames whose pass rested, and that rendered one. */
+    stillRestedFraction: stillFrames > 0 ? stillSkipped / stillFrames : Number.NaN,
+    stillPassFraction: stillFrames > 0 ? stillPasses / stillFrames : Number.NaN,
     feedbackMode: system.stats().feedbackMode,
     readbackBytesPerFrame,
     analysisMsPerFrame,
