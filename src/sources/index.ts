@@ -66,6 +66,7 @@ export type { ImagePyramidRequest, ImagePyramidResponse } from './mips/image-pyr
 export type { Ktx2Layout, Ktx2Supercompression } from './mips/ktx2-layout';
 export {
   KTX2_OPEN_BYTES,
+  type Ktx2HeldPrefix,
   type Ktx2Opened,
   type Ktx2OpenOptions,
   Ktx2Source,
