@@ -87,6 +87,27 @@ describe('glTF texture sources', () => {
     expect(gltfTextureImage(parser(json), 0)?.basisu).toBe(true);
   });
 
+  it('reads TESSERA_texture_prefix on a KTX2 image with a URL of its own, and nowhere else', () => {
+    const prefix = { bufferView: 4, byteLength: 5815, fileByteLength: 291308 };
+    const withPrefix = {
+      images: [
+        { uri: 'rock.ktx2', mimeType: 'image/ktx2', extensions: { TESSERA_texture_prefix: prefix } },
+        { bufferView: 2, mimeType: 'image/ktx2', extensions: { TESSERA_texture_prefix: prefix } },
+        { uri: 'rock.png', extensions: { TESSERA_texture_prefix: prefix } },
+      ],
+      textures: [
+        { extensions: { KHR_texture_basisu: { source: 0 } } },
+        { extensions: { KHR_texture_basisu: { source: 1 } } },
+        { source: 2 },
+      ],
+    };
+    expect(gltfTextureImage(parser(withPrefix), 0)?.prefix).toEqual(prefix);
+    // In the buffer already, or not a KTX2 file: nothing to hold.
+    expect(gltfTextureImage(parser(withPrefix), 1)?.prefix).toBeNull();
+    expect(gltfTextureImage(parser(withPrefix), 2)?.prefix).toBeNull();
+    expect(gltfTextureImage(parser(json), 0)?.prefix).toBeNull();
+  });
+
   it('colour textures (base colour, emissive, sheen colour) are sRGB; normal and others linear', () => {
     const uses = gltfTextureUses(parser(json));
     const srgb = [...uses].filter(([, list]) => list.some((use) => use.srgb)).map(([index]) => index);
