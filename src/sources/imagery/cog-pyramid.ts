@@ -267,22 +267,7 @@ export class CogPyramid implements ImageryPyramid {
         const stream = spliceCogJpeg(tables, bytes, jpegColour);
         tile = await this.io.decoder.decodeImage(stream, MAX_IMAGE_TEXELS, both);
       } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        if (this.disposed) throw disposedError();
-        if (error instanceof TileSourceError) {
-          throw new TileSourceError(
-            error.code,
-            `${this.where()}: tile ${x},${y} of level ${level}: ${error.message}`,
-            error.retryable,
-            { cause: error },
-          );
-        }
-        throw new TileSourceError(
-          'decode-failed',
-          `${this.where()}: tile ${x},${y} of level ${level}: ${(error as Error).message}`,
-          false,
-          { cause: error },
-        );
+        throw this.decodeError(error, signal, x, y, level);
       }
       if (this.disposed) throw disposedError();
       if (tile.width !== tileWidth || tile.height !== tileHeight) {
@@ -301,19 +286,29 @@ export class CogPyramid implements ImageryPyramid {
       const decoder = await raceAbort(this.decoder(state), signal);
       decoded = await raceAbort(decoder.decode(ownBuffer(bytes)), signal);
     } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      if (error instanceof TileSourceError) throw error;
-      throw new TileSourceError(
-        'decode-failed',
-        `${this.where()}: tile ${x},${y} of level ${level}: ${(error as Error).message}`,
-        false,
-        { cause: error },
-      );
+      throw this.decodeError(error, signal, x, y, level);
     }
     if (this.disposed) throw disposedError();
     state.converter ??= new CogTexelConverter(state.layout, this.options.ramp);
     const data = state.converter.convert(decoded as ArrayBuffer, tileWidth * tileHeight);
     return { width: tileWidth, height: tileHeight, data };
+  }
+
+  /**
+   * What a load throws when decoding tile (`x`, `y`) of `level` threw `error`, by either decoder:
+   * the abort's reason, `source-disposed` once disposed, else a `TileSourceError` naming the file
+   * and the tile (a typed error keeps its code and `retryable`; anything else is `decode-failed`).
+   */
+  private decodeError(error: unknown, signal: AbortSignal, x: number, y: number, level: number): unknown {
+    if (signal.aborted) return signal.reason;
+    if (this.disposed) return disposedError();
+    const where = `${this.where()}: tile ${x},${y} of level ${level}`;
+    if (error instanceof TileSourceError) {
+      return new TileSourceError(error.code, `${where}: ${error.message}`, error.retryable, { cause: error });
+    }
+    return new TileSourceError('decode-failed', `${where}: ${(error as Error).message}`, false, {
+      cause: error,
+    });
   }
 
   /** Lets go of the runtime's decoder, stops the owned geotiff pool, fails pending loads with `source-disposed` and drops caches. */

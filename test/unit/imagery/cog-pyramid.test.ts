@@ -480,6 +480,27 @@ describe('openCogPyramid: decoding on a pool', () => {
     expect(differing(got, want)).toBe(0);
     expect(bound).toEqual([5]);
   });
+
+  it("a decode failure names the file and the tile, keeping a typed error's code and retryable, as a JPEG tile's does", async () => {
+    const failing = (error: unknown): CogDecoderPool => ({
+      bindParameters: () => ({
+        decode: async () => {
+          throw error;
+        },
+      }),
+    });
+    const crashed = await openCogPyramid(bufferOf(lzw), {
+      pool: failing(new TileSourceError('decode-failed', 'decode worker crashed on a job', true)),
+    });
+    const typed = await errorOf(crashed.loadTile(0, 1, 1, live()));
+    expect(typed).toBeInstanceOf(TileSourceError);
+    expect(typed).toMatchObject({ code: 'decode-failed', retryable: true });
+    expect((typed as Error).message).toMatch(/tile 1,1 of level 0: decode worker crashed on a job$/);
+    const broken = await openCogPyramid(bufferOf(lzw), { pool: failing(new RangeError('bad LZW code')) });
+    const plain = await errorOf(broken.loadTile(0, 1, 0, live()));
+    expect(plain).toMatchObject({ code: 'decode-failed', retryable: false });
+    expect((plain as Error).message).toMatch(/tile 1,0 of level 0: bad LZW code$/);
+  });
 });
 
 describe('openCogPyramid over HTTP', () => {
