@@ -1,28 +1,8 @@
+import type { Ktx2File } from '../../src/sources/bake/ktx2-texture-decoder';
 import type { TranscodeWorker } from '../../src/three/transcode/basis-transcoder-pool';
 import { TranscodeJobRunner } from '../../src/three/transcode/transcode-job-runner';
 import type { TranscodeRequest, TranscodeResponse } from '../../src/three/transcode/transcode-messages';
 import type { BasisTranscoderModule } from '../../src/three/transcode/uastc-transcode';
-
-/** The slice of the transcoder's KTX2File (what three's KTX2Loader calls) used as the reference. */
-interface Ktx2File {
-  isValid(): boolean;
-  isUASTC(): boolean;
-  isETC1S(): boolean;
-  startTranscoding(): boolean;
-  getImageTranscodedSizeInBytes(level: number, layer: number, face: number, format: number): number;
-  transcodeImage(
-    dst: Uint8Array,
-    level: number,
-    layer: number,
-    face: number,
-    format: number,
-    flags: number,
-    channel0: number,
-    channel1: number,
-  ): number;
-  close(): void;
-  delete(): void;
-}
 
 /**
  * The real transcoder behind the pool's message protocol, answering on a later task (one runner:

@@ -27,9 +27,15 @@ const SUPERCOMPRESSION: Record<number, Ktx2Supercompression | undefined> = {
   3: 'zlib',
 };
 
-/** The slice of the transcoder's `KTX2File` (basis_wrappers.cpp) used here. */
-interface Ktx2File {
+/**
+ * The slice of the Basis transcoder's `KTX2File` (basis_wrappers.cpp) that Tessera calls: here,
+ * and in the tests, which read files through it as three's KTX2Loader does (the one declaration).
+ */
+export interface Ktx2File {
   isValid(): boolean;
+  isUASTC(): boolean;
+  isETC1S(): boolean;
+  getHasAlpha(): boolean;
   getWidth(): number;
   getHeight(): number;
   startTranscoding(): boolean;

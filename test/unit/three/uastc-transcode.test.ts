@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UASTC_TARGETS, type UastcTarget } from '../../../src/core/vt/residency/pool-format';
+import type { Ktx2File } from '../../../src/sources/bake/ktx2-texture-decoder';
 import {
   type BasisTranscoderModule,
   basisFormatOf,
@@ -25,24 +26,6 @@ function fixtureImage(size: number): Uint8Array {
   return rgba;
 }
 
-interface KTX2FileHandle {
-  getHasAlpha(): boolean;
-  startTranscoding(): boolean;
-  getImageTranscodedSizeInBytes(level: number, layer: number, face: number, format: number): number;
-  transcodeImage(
-    dst: Uint8Array,
-    level: number,
-    layer: number,
-    face: number,
-    format: number,
-    getAlphaForOpaqueFormats: number,
-    channel0: number,
-    channel1: number,
-  ): number;
-  close(): void;
-  delete(): void;
-}
-
 let basis: BasisTranscoderModule;
 let ktx2: Uint8Array;
 let blocks: Uint8Array;
@@ -56,7 +39,7 @@ beforeAll(async () => {
 
 /** What three's KTX2Loader does per level (its BasisWorker: KTX2File.transcodeImage, flags 0, channels -1). */
 function ktx2LoaderBlocks(target: UastcTarget): Uint8Array {
-  const KTX2File = (basis as unknown as { KTX2File: new (data: Uint8Array) => KTX2FileHandle }).KTX2File;
+  const KTX2File = (basis as unknown as { KTX2File: new (data: Uint8Array) => Ktx2File }).KTX2File;
   const file = new KTX2File(ktx2);
   expect(file.getHasAlpha()).toBe(true);
   expect(file.startTranscoding()).toBeTruthy();
