@@ -36,8 +36,8 @@ export interface TexturePrefixJson {
  * `tesseraTextures` writes, coarsest first), its pinned levels, those whose edge is at most
  * `PINNED_MAX_EDGE` texels (64): the streamer loads exactly these before the texture first
  * renders, so carrying them adds no byte the first frame would not download anyway, and nothing a
- * closer view needs. A file with finer levels stored before the pinned ones carries its metadata
- * only (levels are read by Range as before).
+ * closer view needs. KTX2 stores levels smallest first; a file that did not (finer levels between
+ * the metadata and the pinned ones) would carry its metadata only.
  */
 export function ktx2CoarsePrefixBytes(layout: Ktx2Layout): number {
   const pinned = pinnedMipLevel(layout.width, layout.height, layout.levelCount);

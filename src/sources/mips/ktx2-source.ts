@@ -353,10 +353,10 @@ export class Ktx2Source implements EncodedPyramidSource {
 
   /**
    * After a held prefix turned out not to match the file: read the file's own metadata and its
-   * levels by it from now on, when the file has the shape the prefix said (levels already loaded
-   * from the prefix stand: the budget, the chains and the GPU textures were sized by that shape).
-   * Otherwise every level load fails with the mismatch. A failure to read the metadata (the
-   * network) is retried by the next level load.
+   * levels by it from now on, when the file has the shape the prefix said, and for ETC1S the same
+   * codebooks (levels already loaded from the prefix stand: the budget, the chains and the GPU
+   * textures were sized by that shape). Otherwise every level load fails with the mismatch. A
+   * failure to read the metadata (the network) is retried by the next level load.
    */
   private async fallBack(mismatch: TileSourceError): Promise<void> {
     // (`mismatch` may also be `range-ignored`: then the file is downloaded whole, and matches.)
@@ -375,17 +375,16 @@ export class Ktx2Source implements EncodedPyramidSource {
       now.height === was.height &&
       now.levelCount === was.levelCount &&
       now.format === was.format &&
-      now.hasAlpha === was.hasAlpha &&
-      // ETC1S levels decode with the codebooks read at opening, which a transcoder keeps.
-      now.supercompression !== 'basislz' &&
-      was.supercompression !== 'basislz';
-    if (!sameShape) {
-      throw new TileSourceError(
-        'prefix-mismatch',
-        `${mismatch.message}; the file is a ${now.width}x${now.height} ${now.format} of ${now.levelCount} levels, the prefix said ${was.width}x${was.height} ${was.format} of ${was.levelCount}`,
-        false,
-        { cause: mismatch },
-      );
+      now.hasAlpha === was.hasAlpha;
+    // ETC1S levels decode with the codebooks read at opening, which a transcoder keeps.
+    const sameCodebooks = sameBasisLz(now.basisLz, was.basisLz);
+    if (!sameShape || !sameCodebooks) {
+      const why = sameShape
+        ? 'other ETC1S codebooks than the prefix'
+        : `a ${now.width}x${now.height} ${now.format} of ${now.levelCount} levels, the prefix said ${was.width}x${was.height} ${was.format} of ${was.levelCount}`;
+      throw new TileSourceError('prefix-mismatch', `${mismatch.message}; the file has ${why}`, false, {
+        cause: mismatch,
+      });
     }
     this.earlierRequests += this.batcher.requestCount;
     this.earlierBytes += this.batcher.bytesRead;
@@ -393,6 +392,25 @@ export class Ktx2Source implements EncodedPyramidSource {
     this.batcher = new LevelRangeBatcher(opened.reader);
     this.reopen = null;
   }
+}
+
+/** Whether two files' BasisLZ global data (codebooks, tables, slice positions) are the same, or both have none. */
+function sameBasisLz(a: BasisLzGlobalData | null, b: BasisLzGlobalData | null): boolean {
+  if (a === null || b === null) return a === b;
+  const same = (x: ArrayLike<number>, y: ArrayLike<number>) => {
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+    return true;
+  };
+  return (
+    a.endpointCount === b.endpointCount &&
+    a.selectorCount === b.selectorCount &&
+    a.hasAlphaSlices === b.hasAlphaSlices &&
+    same(a.endpoints, b.endpoints) &&
+    same(a.selectors, b.selectors) &&
+    same(a.tables, b.tables) &&
+    same(a.slices, b.slices)
+  );
 }
 
 function prefixOf(bytes: Uint8Array): number {

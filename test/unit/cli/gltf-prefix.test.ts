@@ -331,6 +331,46 @@ describe('TESSERA_texture_prefix: Ktx2Source.open with a held prefix', { timeout
       await expectLevelsOf(source, files.a);
     });
 
+    it('ETC1S: a server ignoring Range gives the same file whole (same codebooks, nothing lost); another file’s codebooks fail', async () => {
+      const out = join(dir, 'etc1s');
+      mkdirSync(out);
+      const result = await bakeGltfFile(input, join(out, 'scene.glb'), { color: 'etc1s' });
+      const a = new Uint8Array(readFileSync(join(out, 'scene-a.ktx2')));
+      const b = new Uint8Array(readFileSync(join(out, 'scene-b.ktx2')));
+      expect(parseKtx2Layout(a, a.length).supercompression).toBe('basislz');
+      const held = { bytes: a.slice(0, result.textures[0].prefixBytes), fileBytes: a.length };
+      const warnings: string[] = [];
+      server = await startServer(a, {
+        '/t.ktx2': (_req, res) => {
+          res.writeHead(200, { 'content-length': a.length });
+          res.end(a);
+          return true;
+        },
+      });
+      const mismatches: TileSourceError[] = [];
+      const whole = await Ktx2Source.open(server.url('/t.ktx2'), {
+        http: new HttpClient(fast),
+        prefix: held,
+        onPrefixMismatch: (e) => mismatches.push(e),
+        warn: (message) => warnings.push(message),
+      });
+      await expectLevelsOf(whole, a);
+      expect(mismatches).toEqual([]);
+      expect(warnings.join()).toMatch(/ignores HTTP Range/);
+      await server.close();
+
+      server = await startServer(b);
+      const other = await Ktx2Source.open(server.url('/t.ktx2'), {
+        http: new HttpClient(fast),
+        prefix: held,
+        onPrefixMismatch: (e) => mismatches.push(e),
+      });
+      const error = await other.loadLevel(0, live()).catch((e: unknown) => e);
+      expect((error as TileSourceError).code).toBe('prefix-mismatch');
+      expect((error as TileSourceError).message).toMatch(/other ETC1S codebooks than the prefix/);
+      expect(mismatches.map((m) => m.code)).toEqual(['prefix-mismatch']);
+    });
+
     it('a file shorter than the prefix says', async () => {
       const { source, mismatches } = await open(files.small, {
         bytes: files.a.slice(0, prefixes.a),
@@ -340,7 +380,7 @@ describe('TESSERA_texture_prefix: Ktx2Source.open with a held prefix', { timeout
       // Another shape: nothing to fall back to, every finer level fails with the mismatch.
       expect(error).toBeInstanceOf(TileSourceError);
       expect((error as TileSourceError).code).toBe('prefix-mismatch');
-      expect((error as TileSourceError).message).toMatch(/the prefix said 256x256/);
+      expect((error as TileSourceError).message).toMatch(/the file has a 64x64 .*, the prefix said 256x256/);
       expectOneMismatch(mismatches, /the file (ends before|is \d+ bytes)/);
       // The held coarse levels still load.
       expect(await source.loadLevel(8, live())).toEqual(await new Ktx2Source(files.a).loadLevel(8, live()));
