@@ -2,12 +2,15 @@
  * Side by side, same run, same scenes (issue #45): three's plain `GLTFLoader` + `KTX2Loader` on the
  * original PNG/JPEG glTF (`gltf_three.*`), Tessera on the `tessera gltf` output
  * (`gltf_baked.*`), and needle's `@needle-tools/gltf-progressive` 3.3.5 on needle's own pipeline
- * output (`gltf_peer.*`); how each side is prepared: bench/gltf-peer/prepare.ts. Per tool, scene
+ * output (`gltf_peer.*`), and gltf-progressive again on that output rewritten into the LOD layout
+ * its extension's schema documents (`gltf_peer_lods.*`: four texture LODs with sizes, made by
+ * prepare.ts, not by needle); how each side is prepared: bench/gltf-peer/prepare.ts. Per tool, scene
  * (`showcase`, `large`) and backend of three's WebGPURenderer (`webgpu`, `webgl`), headless
  * Chromium at 1280x720 (`<tool>.<scene>.<backend>.*`):
  * - `first_frame_bytes`, `first_frame_requests`: what was served before the first frame on which
  *   every mesh showed its textures (the glTF, buffers and images; decoders not counted), and
- *   `first_textured_frame` (frames after `loadAsync` resolved);
+ *   `first_textured_frame` (frames after `loadAsync` resolved); `first_frame_ratio` and
+ *   `settled_ratio`: those bytes over the original files' (three's download);
  * - `settled_bytes`, `settled_requests`, `settled_frame`: until the run settled (Tessera:
  *   `whenSettled()`; gltf-progressive: the last frame that swapped a texture or mesh or had a
  *   request in flight, followed by 60 quiet frames; three: everything is there on frame 1);
@@ -37,8 +40,11 @@ const PORT = 5188;
 const NEEDLE_RUNTIME_VERSION = '3.3.5';
 const NEEDLE_RUNTIME = new URL('../.tmp/needle-runtime/', import.meta.url).pathname;
 const THREE_LIBS = new URL('../node_modules/three/examples/jsm/libs/', import.meta.url).pathname;
-const TOOLS = ['original', 'tessera', 'needle'] as const;
+const TOOLS = ['original', 'tessera', 'needle', 'needle-lods'] as const;
 type Tool = (typeof TOOLS)[number];
+const BACKENDS = (['webgpu', 'webgl'] as const).filter(
+  (backend) => process.env.GLTF_PEER_BACKENDS?.split(',').includes(backend) ?? true,
+);
 
 /** One answered request of a scene file: which tool's, bytes, and the page's phase and frame then. */
 interface Served {
@@ -85,7 +91,7 @@ async function serve(page: Page, scene: PreparedScene): Promise<Served[]> {
     phase = p;
     frame = f;
   });
-  await page.route(/\/gltf-peer\/(original|tessera|needle)\/[^/]+$/, async (route) => {
+  await page.route(/\/gltf-peer\/(original|tessera|needle|needle-lods)\/[^/]+$/, async (route) => {
     const [tool, name] = new URL(route.request().url()).pathname.split('/').slice(-2) as [Tool, string];
     const file = scene[tool][name];
     if (file === undefined) return route.fulfill({ status: 404 });
@@ -143,7 +149,7 @@ async function runScene(
   type PeerPage = {
     three(phase: string): Promise<ThreeRun>;
     tessera(budget: number, phase: string): Promise<PeerRun>;
-    needle(phase: string): Promise<PeerRun>;
+    needle(phase: string, tool: string): Promise<PeerRun>;
   };
   const call = <T>(fn: keyof PeerPage, ...args: (string | number)[]) =>
     page.evaluate(
@@ -157,7 +163,8 @@ async function runScene(
   const three = await call<ThreeRun>('three', 'three');
   const tessera = await call<PeerRun>('tessera', 1 << 30, 'tessera');
   const quarter = await call<PeerRun>('tessera', Math.floor(tessera.gpuBytes / 4), 'quarter');
-  const needle = await call<PeerRun>('needle', 'needle');
+  const needle = await call<PeerRun>('needle', 'needle', 'needle');
+  const needleLods = await call<PeerRun>('needle', 'needle-lods', 'needle-lods');
   console.error(`[gltf-peer] ${name} ${backend}: three mask pixels per mesh ${three.maskCounts.join(' ')}`);
 
   const of = (phase: string, keep: (x: Served) => boolean = () => true) => {
@@ -192,9 +199,17 @@ async function runScene(
     if (name === 'showcase')
       for (const [mesh, value] of Object.entries(run.perMesh)) out[`${k}.psnr.${mesh}`] = value;
   };
-  figures('gltf_three', 'three', null);
+  // Tessera first: a row of the doc's side-by-side table takes its target from its first key.
   figures('gltf_baked', 'tessera', tessera);
   figures('gltf_peer', 'needle', needle);
+  figures('gltf_peer_lods', 'needle-lods', needleLods);
+  figures('gltf_three', 'three', null);
+  const originalBytes = of('three').bytes;
+  for (const key of ['gltf_baked', 'gltf_peer', 'gltf_peer_lods']) {
+    const k = `${key}.${name}.${backend}`;
+    out[`${k}.first_frame_ratio`] = out[`${k}.first_frame_bytes`] / originalBytes;
+    out[`${k}.settled_ratio`] = out[`${k}.settled_bytes`] / originalBytes;
+  }
   const q = `gltf_baked.${name}.${backend}.budget_quarter`;
   out[`${q}.budget_bytes`] = Math.floor(tessera.gpuBytes / 4);
   out[`${q}.gpu_bytes`] = quarter.gpuBytes;
@@ -208,19 +223,20 @@ export default {
   name: 'gltf-peer',
   async run(): Promise<Record<string, number>> {
     installNeedleRuntime();
+    // GLTF_PEER_SCENES / GLTF_PEER_BACKENDS (comma-separated) run a part, when checking a change.
     const only = process.env.GLTF_PEER_SCENES?.split(',') ?? PEER_SCENES;
     const scenes: [PeerScene, PreparedScene][] = [];
     for (const name of PEER_SCENES) if (only.includes(name)) scenes.push([name, await preparedScene(name)]);
     return withBenchBrowser(PORT, async (browser) => {
       const out: Record<string, number> = {};
       for (const [name, prepared] of scenes) {
-        for (const backend of ['webgpu', 'webgl'] as const) {
+        for (const backend of BACKENDS) {
           const page = await browser.newPage();
           await page.addInitScript({
             path: fileURLToPath(new URL('../test/support/gpu-tracker.js', import.meta.url)),
           });
           const errors: string[] = [];
-          page.on('pageerror', (error) => errors.push(error.message));
+          page.on('pageerror', (error) => errors.push(error.stack ?? error.message));
           page.on('console', (message) => {
             if (message.type() === 'error') errors.push(message.text());
           });

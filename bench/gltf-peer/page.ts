@@ -332,8 +332,11 @@ interface NeedleModule {
   setKTX2TranscoderLocation(path: string): void;
 }
 
-/** gltf-progressive on needle's pipeline output, run until nothing loads or swaps for QUIET_FRAMES. */
-async function needle(phase: string): Promise<PeerRun> {
+/**
+ * gltf-progressive on the files at /gltf-peer/<tool>/ (needle's pipeline output, or its rewrite
+ * with more LODs), run until nothing loads or swaps for QUIET_FRAMES.
+ */
+async function needle(phase: string, tool: string): Promise<PeerRun> {
   const progressive = (await import(/* @vite-ignore */ NEEDLE_RUNTIME)) as NeedleModule;
   progressive.setDracoDecoderLocation('/node_modules/three/examples/jsm/libs/draco/gltf/');
   progressive.setKTX2TranscoderLocation('/node_modules/three/examples/jsm/libs/basis/');
@@ -359,7 +362,7 @@ async function needle(phase: string): Promise<PeerRun> {
   const loader = new GLTFLoader();
   const lods = progressive.useNeedleProgressive(loader, renderer);
   await mark(phase, 0);
-  const gltf = await loader.loadAsync(`/gltf-peer/needle/${entries.needle}`);
+  const gltf = await loader.loadAsync(`/gltf-peer/${tool}/${entries.needle}`);
   const scene = lit(gltf.scene);
   const textured = () => [...texturesOf(gltf.scene)].every((t) => t.image !== null && t.image !== undefined);
   let firstTexturedFrame = -1;

@@ -11,9 +11,17 @@
  *   `sharp ^0.32.6` overridden to the repository's sharp 0.35.5: sharp 0.32's install script
  *   downloads libvips from github.com, which is not reachable here (`getaddrinfo ENOTFOUND
  *   github.com`); sharp 0.33+ takes its binaries from npm, and the pipeline calls only
- *   `sharp(buffer).resize(...).toBuffer()` and `.metadata()`, unchanged since. No `toktx`
+ *   `sharp(buffer).resize(...).toBuffer()` (and `.toFormat("webp")` in a step not run here), unchanged since. No `toktx`
  *   (KTX-Software) exists here (neither npm nor Debian ship it), so `pack-gltf` keeps PNG and JPEG,
  *   as it does on any machine without toktx.
+ *
+ * - `needle-lods/`: needle's pipeline output rewritten into the texture layout the NEEDLE_progressive
+ *   schema documents (`NEEDLE_progressive/README.md` in gltf-progressive: several LODs with sizes),
+ *   which the offline pipeline 1.4.11 does not write: each texture's `lods` lists its full-size
+ *   LOD and three more at 1/2, 1/4 and 1/8 of the edge (resized by sharp's lanczos3 as needle's
+ *   pipeline resizes, same image type, each in a `.glb` laid out as the pipeline lays out its LOD
+ *   0), each with `width` and `height`, so that gltf-progressive can choose a level by screen
+ *   size. Made by this file, not by needle: labelled so wherever it is reported.
  *
  * Scenes: `showcase`, the showcase scene (test/support/gltf-showcase-scene.ts) at 2048² with every
  * texture PNG or JPEG; `large`, 48 photograph-like 2048² textures (24 PNG, 24 JPEG quality 90;
@@ -62,6 +70,7 @@ export interface PreparedScene {
   original: Record<string, Uint8Array>;
   tessera: Record<string, Uint8Array>;
   needle: Record<string, Uint8Array>;
+  'needle-lods': Record<string, Uint8Array>;
   /** Entry files: `<scene>.gltf` (original), `<scene>.glb` (Tessera), the needle glTF. */
   entries: { original: string; tessera: string; needle: string };
 }
@@ -144,6 +153,91 @@ function runNeedlePipeline(dir: string, entry: string): void {
   }
 }
 
+const GLB_JSON = 0x4e4f534a;
+
+/** A GLB's JSON and binary chunk. */
+function readGlb(glb: Uint8Array): { json: Record<string, unknown>; bin: Uint8Array } {
+  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
+  const jsonLength = view.getUint32(12, true);
+  if (view.getUint32(16, true) !== GLB_JSON) throw new Error('not a GLB with a JSON chunk first');
+  const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + jsonLength)));
+  const binStart = 20 + jsonLength;
+  const bin = glb.subarray(binStart + 8, binStart + 8 + view.getUint32(binStart, true));
+  return { json, bin };
+}
+
+/** A GLB of `json` and `bin` (both padded to 4 bytes, as the format requires). */
+function writeGlb(json: Record<string, unknown>, bin: Uint8Array): Uint8Array {
+  const pad = (n: number) => (4 - (n % 4)) % 4;
+  const jsonBytes = new TextEncoder().encode(JSON.stringify(json));
+  const jsonLength = jsonBytes.length + pad(jsonBytes.length);
+  const binLength = bin.length + pad(bin.length);
+  const out = new Uint8Array(12 + 8 + jsonLength + 8 + binLength);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, out.length, true);
+  view.setUint32(12, jsonLength, true);
+  view.setUint32(16, GLB_JSON, true);
+  out.set(jsonBytes, 20);
+  out.fill(0x20, 20 + jsonBytes.length, 20 + jsonLength);
+  view.setUint32(20 + jsonLength, binLength, true);
+  view.setUint32(24 + jsonLength, 0x004e4942, true);
+  out.set(bin, 28 + jsonLength);
+  return out;
+}
+
+/**
+ * needle's LOD 0 `.glb` of one texture (one image in one buffer view) with the image resized to
+ * `edge` (lanczos3, same type): the layout of the pipeline's LOD files at a smaller size.
+ */
+async function smallerLod(lod0: Uint8Array, edge: number): Promise<Uint8Array> {
+  const { json } = readGlb(lod0);
+  const images = json.images as { mimeType: string; bufferView: number }[];
+  const views = json.bufferViews as { byteOffset?: number; byteLength: number }[];
+  if (images.length !== 1 || views.length !== 1) throw new Error('unexpected needle LOD layout');
+  const { bin } = readGlb(lod0);
+  const view = views[0];
+  const image = bin.subarray(view.byteOffset ?? 0, (view.byteOffset ?? 0) + view.byteLength);
+  const resized = sharp(image).resize(edge, edge, { fit: 'inside', kernel: 'lanczos3' });
+  const bytes = new Uint8Array(
+    await (images[0].mimeType === 'image/jpeg' ? resized.jpeg({ quality: 90 }) : resized.png()).toBuffer(),
+  );
+  views[0] = { ...views[0], byteOffset: 0, byteLength: bytes.length };
+  (json.buffers as { byteLength: number }[])[0].byteLength = bytes.length;
+  return writeGlb(json, bytes);
+}
+
+/** needle's output with every texture's LODs at 1, 1/2, 1/4 and 1/8 of its edge (see the file's comment). */
+async function writeNeedleLods(needleDir: string, outDir: string, entry: string): Promise<void> {
+  cpSync(needleDir, outDir, { recursive: true });
+  const gltfPath = join(outDir, entry);
+  const json = JSON.parse(readFileSync(gltfPath, 'utf8')) as {
+    textures: { extensions?: Record<string, { guid: string; lods: Record<string, unknown>[] }> }[];
+  };
+  for (const texture of json.textures) {
+    const ext = texture.extensions?.NEEDLE_progressive;
+    if (ext === undefined) continue;
+    const lod0Name = ext.lods[0].path as string;
+    const lod0 = new Uint8Array(readFileSync(join(outDir, lod0Name)));
+    const { json: lodJson, bin } = readGlb(lod0);
+    const view = (lodJson.bufferViews as { byteOffset?: number; byteLength: number }[])[0];
+    const meta = await sharp(
+      bin.subarray(view.byteOffset ?? 0, (view.byteOffset ?? 0) + view.byteLength),
+    ).metadata();
+    const edge = Math.max(meta.width ?? 0, meta.height ?? 0);
+    const lods: Record<string, unknown>[] = [{ ...ext.lods[0], width: meta.width, height: meta.height }];
+    for (let level = 1; level <= 3; level++) {
+      const name = lod0Name.replace(/^image_0_/, `image_${level}_`);
+      const glb = await smallerLod(lod0, edge >> level);
+      writeFileSync(join(outDir, name), glb);
+      lods.push({ path: name, width: (meta.width ?? 0) >> level, height: (meta.height ?? 0) >> level });
+    }
+    ext.lods = lods;
+  }
+  writeFileSync(gltfPath, JSON.stringify(json));
+}
+
 /**
  * The scene as each tool prepares it, made once and read from `.tmp/gltf-peer/<scene>/`
  * afterwards (the large scene's bake takes about ten minutes on two cores).
@@ -172,10 +266,17 @@ export async function preparedScene(scene: PeerScene): Promise<PreparedScene> {
     runNeedlePipeline(join(dir, 'needle'), entries.needle);
     writeFileSync(done, '');
   }
+  const lodsDone = join(dir, 'needle-lods-done');
+  if (!existsSync(lodsDone)) {
+    rmSync(join(dir, 'needle-lods'), { recursive: true, force: true });
+    await writeNeedleLods(join(dir, 'needle'), join(dir, 'needle-lods'), entries.needle);
+    writeFileSync(lodsDone, '');
+  }
   return {
     original: readFolder(join(dir, 'original')),
     tessera: readFolder(join(dir, 'tessera')),
     needle: readFolder(join(dir, 'needle')),
+    'needle-lods': readFolder(join(dir, 'needle-lods')),
     entries,
   };
 }
