@@ -131,7 +131,10 @@ export interface VirtualTextureSystemOptions {
    * 'anisotropic'), 1..16. Default 8.
    */
   anisotropy?: number;
-  /** @deprecated Use {@link anisotropy}. */
+  /**
+   * Anisotropic filtering, 1..16.
+   * @deprecated Use {@link anisotropy} (the same).
+   */
   maxAnisotropy?: number;
   /**
    * Each pool layer (one pool texture each): an encoding, or a name and an encoding (and for UASTC

@@ -377,13 +377,20 @@ export class VirtualTextureSystem {
     return this.pool.shareBytes;
   }
 
-  /** @deprecated Use {@link setShareBytes}. */
+  /**
+   * Changes this system's share of the budget, in bytes.
+   * @throws as {@link setShareBytes}.
+   * @deprecated Use {@link setShareBytes} (the same).
+   */
   setBudgetShare(bytes: number): void {
     warnDeprecated('VirtualTextureSystem.setBudgetShare', 'setShareBytes');
     this.setShareBytes(bytes);
   }
 
-  /** @deprecated Use {@link shareBytes}. */
+  /**
+   * This system's share of the budget, in bytes.
+   * @deprecated Use {@link shareBytes} (the same).
+   */
   get budgetShare(): number {
     warnDeprecated('VirtualTextureSystem.budgetShare', 'shareBytes');
     return this.shareBytes;
@@ -482,7 +489,10 @@ export class VirtualTextureSystem {
     return this.frame;
   }
 
-  /** @deprecated Use {@link frameNumber}. */
+  /**
+   * Frames run through `update`.
+   * @deprecated Use {@link frameNumber} (the same).
+   */
   get currentFrame(): number {
     warnDeprecated('VirtualTextureSystem.currentFrame', 'frameNumber');
     return this.frame;
@@ -552,7 +562,11 @@ export class VirtualTextureSystem {
     this.evictable.mark(this.set.idOf(vt), evictable);
   }
 
-  /** @deprecated Use {@link setEvictable}. */
+  /**
+   * Marks a texture evictable (`evictable`, default true) or not.
+   * @throws as {@link setEvictable}.
+   * @deprecated Use {@link setEvictable}, whose flag is not optional.
+   */
   makeEvictable(vt: VirtualTexture | number, evictable = true): void {
     warnDeprecated('VirtualTextureSystem.makeEvictable', 'setEvictable');
     this.setEvictable(vt, evictable);

@@ -94,6 +94,10 @@ export class VirtualTexture implements SampledVirtualTexture {
    *   TesseraError('unknown-texture') once removed.
    */
   invalidate(rect: UvRect): number;
+  /**
+   * As the other overload, with `rect` in the source's world units (`units` `'world'`).
+   * @throws as the other overload.
+   */
   invalidate(rect: WorldRect, units: 'world'): number;
   invalidate(rect: UvRect | WorldRect, units: 'uv' | 'world' = 'uv'): number {
     if (this.released) {

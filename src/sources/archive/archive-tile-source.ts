@@ -77,6 +77,7 @@ interface LayerRange {
 
 /** Tiles served from an archive. */
 export class ArchiveTileSource implements TileSource {
+  /** What the archive holds: pages, tile size and border, mips and layers (from its header). */
   readonly info: TileSourceInfo;
   /** Fetches issued for tiles (after coalescing), for statistics and tests. */
   requestCount = 0;
@@ -90,6 +91,7 @@ export class ArchiveTileSource implements TileSource {
   private disposed = false;
 
   private constructor(
+    /** The archive's header as stored (format version, page grid, layers and their encodings). */
     readonly header: ArchiveHeader,
     private readonly index: ArchiveIndex,
     private readonly reader: RangeReader,
@@ -125,7 +127,10 @@ export class ArchiveTileSource implements TileSource {
     return this.header.mipCount;
   }
 
-  /** @deprecated Use {@link open}, which takes a URL. */
+  /**
+   * Opens an archive by URL, with client options instead of a client.
+   * @deprecated Use {@link open}, which takes a URL and `{ http }`.
+   */
   static openUrl(
     url: string,
     options: Omit<ArchiveTileSourceOptions, 'http'> & { http?: HttpClient | HttpRangeReaderOptions } = {},
@@ -212,6 +217,13 @@ export class ArchiveTileSource implements TileSource {
     return new ArchiveTileSource(header, index, reader, io, options);
   }
 
+  /**
+   * Reads and decodes page (`x`, `y`) at `mip`, every layer: reads of nearby tiles asked for in
+   * the same task are merged into one request (`coalesceGapBytes`, `maxRequestBytes`).
+   * @throws (rejects) TileSourceError `bad-index` (no such page), `source-disposed`, the reader's
+   *   `network`, `http-status`, `timeout`, `truncated`, the decoder's `decode-failed`,
+   *   `wrong-size`; `signal.reason` once it aborts.
+   */
   load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     if (this.disposed) {
       return Promise.reject(new TileSourceError('source-disposed', 'source disposed', false));
@@ -242,6 +254,10 @@ export class ArchiveTileSource implements TileSource {
     });
   }
 
+  /**
+   * Fails later loads with `source-disposed`, drops the cache and lets go of the default runtime's
+   * lease; a decoder, client or runtime given in the options stays running (the caller's).
+   */
   dispose(): void {
     this.disposed = true;
     this.cache?.clear();

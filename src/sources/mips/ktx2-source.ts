@@ -99,8 +99,11 @@ let warnedRangeIgnored = false;
  * as three's KTX2Loader does.
  */
 export class Ktx2Source implements EncodedPyramidSource {
+  /** Width of level 0, texels. */
   readonly width: number;
+  /** Height of level 0, texels. */
   readonly height: number;
+  /** Levels stored in the file (level 0 the finest). */
   readonly mipLevelCount: number;
   /**
    * As stored, or `uastc-4x4(-srgb)` / `etc1s(-srgb)`: UASTC blocks or ETC1S slices a
@@ -255,7 +258,10 @@ export class Ktx2Source implements EncodedPyramidSource {
     return source;
   }
 
-  /** @deprecated Use {@link open}, which takes a URL. */
+  /**
+   * Opens a KTX2 file by URL, with client options instead of a client.
+   * @deprecated Use {@link open}, which takes a URL and `{ http }`.
+   */
   static fromUrl(url: string, options: Ktx2UrlOptions = {}): Promise<Ktx2Source> {
     warnDeprecated('Ktx2Source.fromUrl', 'Ktx2Source.open(url)');
     return Ktx2Source.openUrl(new HttpRangeReader(url, options), options);

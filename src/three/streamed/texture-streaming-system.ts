@@ -323,13 +323,21 @@ export class TextureStreamingSystem {
     this.registry.evict(texture.id);
   }
 
-  /** @deprecated Use {@link add}. */
+  /**
+   * Adds a texture streamed from `encoded`.
+   * @throws as {@link add}.
+   * @deprecated Use {@link add} (the same).
+   */
   createTexture(encoded: EncodedPyramidSource, options: StreamedTextureOptions = {}): StreamedTexture {
     warnDeprecated('TextureStreamingSystem.createTexture', 'add');
     return this.add(encoded, options);
   }
 
-  /** @deprecated Use {@link remove}. */
+  /**
+   * Removes a texture.
+   * @throws as {@link remove}.
+   * @deprecated Use {@link remove} (the same).
+   */
   release(texture: StreamedTexture): void {
     warnDeprecated('TextureStreamingSystem.release', 'remove');
     this.remove(texture);
@@ -586,6 +594,7 @@ export interface TextureStreamingEvents {
 
 /** A snapshot of the system (allocates; for tools and tests). */
 export interface TextureStreamingStats {
+  /** Frames run by `update` (the system's {@link TextureStreamingSystem.frameNumber}). */
   frame: number;
   /** Live streamed textures. */
   textures: number;
@@ -597,11 +606,20 @@ export interface TextureStreamingStats {
    * ({@link TextureStreamingSystem.http}: glTF files, their KTX2 files and images).
    */
   streaming: StreamingProgress;
-  /** @deprecated Use `streaming.loading`. */
+  /**
+   * Chain loads in flight.
+   * @deprecated Use `streaming.loading`.
+   */
   loadsInFlight: number;
-  /** @deprecated Use `streaming.failedTotal` (the same count). */
+  /**
+   * Chain loads that failed since the system was made.
+   * @deprecated Use `streaming.failedTotal` (the same count).
+   */
   failedLevels: number;
-  /** @deprecated Use `streaming.retries`. */
+  /**
+   * Retries sent by the system's HTTP client.
+   * @deprecated Use `streaming.retries`.
+   */
   retries: number;
   /** The budget by category and by tag, in bytes. */
   budget: TextureBudgetStats;
