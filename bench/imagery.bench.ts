@@ -4,16 +4,17 @@
  * tiles (bench/imagery/baseline-map.ts: one mesh and one mipmapped `Texture` per visible tile,
  * chosen by a screen-space-error quadtree, parents drawn until children load, an LRU of tile
  * textures bounded by count: twice the tiles a view holds), and Tessera's (`VirtualTextureSystem`,
- * 256-texel pages with a 4-texel border, trilinear, a 64 MiB budget, over
- * `ImageryTileSource(new XyzPyramid(...))` on one plane). Both fetch from the same local XYZ server
+ * 264-texel pages with a 4-texel border, so each page is one 256-texel tile, trilinear, a 64 MiB
+ * budget, over `ImageryTileSource(new XyzPyramid(...))` on one plane). Both fetch from the same local XYZ server
  * (bench/imagery/tile-server.ts: the Earth map reprojected to Mercator for z0-z3, deeper zooms
  * magnified from it with seeded detail per zoom; JPEG q80, never cached by the browser), with at
  * most 6 requests in flight.
  *
- * The path (bench/imagery/zoom-path.ts, a 960 x 540 canvas, orthographic top-down camera): zoom 0
+ * The path (bench/imagery/zoom-path.ts, a 960 x 540 canvas, then 1920 x 1080, orthographic
+ * top-down camera; each with no added latency and with 80 ms before every tile answer): zoom 0
  * (the whole world 256 pixels wide) to zoom 11 about Paris, one zoom a step, each step held for the
- * same number of frames, one per requestAnimationFrame. Zoom 11 is the deepest one virtual texture
- * holds (at most 4096 pages a side: the world at z11 is 2^19 texels, 2114 pages of 248).
+ * same number of frames, one per requestAnimationFrame. (One virtual texture holds 4096 pages a
+ * side: z12 with 256-texel payloads, z11 with the 248 of 256-texel pages.)
  * Figures per renderer (`imagery.baseline.*`, `imagery.tessera.*`; WebGL2's end in `_webgl`):
  * - `gpu_peak_mib`, `gpu_mean_mib`: GPU bytes the independent tracker counts (Tessera: its
  *   `tessera:` labels on WebGPU; the baseline, and both on WebGL2, which has no labels: every live
@@ -25,6 +26,13 @@
  *   wanted tile, Tessera not settled), whose figures are then the hold's length;
  * - `settle_frames_*`: from the camera move to the frame the renderer knew the view complete
  *   (Tessera: `whenSettled()`, which waits for quiet feedback at 4 jitter offsets);
+ * - `requests_<cause>`: the server's log of each run, each request classed by the step it came in
+ *   (bench/imagery/request-accounting.ts): `view` (a tile the view shows at its zoom), `ring` (its
+ *   zoom, outside the view), `coarser`, `finer`, `startup` (before the first step); `refetch`
+ *   counts, across them, tiles fetched again; `imagery.view_tiles`: the tiles the path's views
+ *   show, each once (the floor);
+ * - `feedback_frames_median`, `first_page_frames_median` (Tessera): frames from the camera move
+ *   until its feedback of the new view was analysed, and until its first page was mapped;
  * - `*_vs_baseline`: Tessera's figure over the baseline's;
  * - `burst_requests_per_s`: tile GETs a second with 6 in flight against the server (the baseline's
  *   own queue over `fetch`, Tessera's `HttpClient`), and `burst_tiles_per_s` with the decode
@@ -174,6 +182,14 @@ function zoomFigures(
     [key('incomplete_steps')]: result.steps.filter((s) => !s.complete).length,
     [key('frame_ms_median')]: result.frameMsMedian,
   };
+  // Tessera's: frames from the camera move until its feedback of the new view was analysed, and
+  // until its first page was mapped (medians over steps).
+  for (const [counter, metric] of [
+    ['feedbackFramesMedian', 'feedback_frames_median'],
+    ['firstPageFramesMedian', 'first_page_frames_median'],
+  ] as const) {
+    if (result.counters[counter] !== undefined) out[key(metric)] = result.counters[counter];
+  }
   if (result.gpuErrors.length > 0) throw new Error(`GPU errors: ${result.gpuErrors.join('; ')}`);
   return out;
 }

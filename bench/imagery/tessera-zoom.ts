@@ -56,10 +56,25 @@ await runBenchPage(async () => {
   let step = 0;
   let stepStart = 0;
   let completeFrame = -1;
+  // Per step, frames from the camera move until the feedback of the new view was analysed, and
+  // until the first page was mapped: where the frames to sharp go.
+  let feedbackFrame = -1;
+  let firstPageFrame = -1;
+  const feedbackFrames: number[] = [];
+  const firstPageFrames: number[] = [];
+  const endStep = () => {
+    if (step > 0) {
+      feedbackFrames.push(feedbackFrame);
+      firstPageFrames.push(firstPageFrame);
+    }
+  };
   const renderer: ZoomRenderer = {
     beginStep() {
+      endStep();
       const current = ++step;
       completeFrame = -1;
+      feedbackFrame = -1;
+      firstPageFrame = -1;
       stepStart = vts.frameNumber;
       // The frame the system knew it had settled, not the earlier feedback frame it resolves with.
       vts.whenSettled().then(
@@ -73,6 +88,10 @@ await runBenchPage(async () => {
       mapped = false;
       vts.update(stage.camera, stage.scene);
       stage.renderer.render(stage.scene, stage.camera);
+      const inStep = vts.frameNumber - stepStart;
+      // Frame stepStart + 1 is the first drawn with the new camera.
+      if (feedbackFrame < 0 && vts.stats().streaming.lastFeedbackFrame > stepStart) feedbackFrame = inStep;
+      if (firstPageFrame < 0 && mapped) firstPageFrame = inStep;
       return mapped;
     },
     completeFrame: () => completeFrame,
@@ -85,6 +104,8 @@ await runBenchPage(async () => {
       return labelled ? (s.byPrefix['tessera:']?.peak ?? 0) : s.peakBytes - stage.startBytes;
     },
     counters: () => {
+      endStep();
+      step = 0;
       const stats = vts.stats();
       return {
         uploadsTotal: stats.uploadsTotal,
@@ -92,6 +113,8 @@ await runBenchPage(async () => {
         slotCount: stats.slotCount,
         mipBias: stats.mipBias,
         pagesRefreshed: refreshed,
+        feedbackFramesMedian: upperMedian(feedbackFrames),
+        firstPageFramesMedian: upperMedian(firstPageFrames),
         ...source.counters,
       };
     },
@@ -107,4 +130,8 @@ await runBenchPage(async () => {
 
 function requestedWebGPU(): boolean {
   return new URLSearchParams(location.search).get('backend') !== 'webgl';
+}
+
+function upperMedian(values: number[]): number {
+  return values.length === 0 ? -1 : [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }

@@ -240,6 +240,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.assertLive();
     this.scheduler.noteFeedback();
     this.applyFeedback(this.analyzer.analyze(buffer, length));
+    this.startRequestedLoads();
   }
 
   /**
@@ -250,6 +251,18 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
     this.assertLive();
     this.scheduler.noteFeedback();
     this.applyFeedback(this.analyzer.analyzeCounted(pages, counts, length));
+    this.startRequestedLoads();
+  }
+
+  /**
+   * Starts the loads a feedback just asked for, as it arrives (a readback lands between frames),
+   * not at the next {@link update}: the tiles then arrive up to a frame sooner.
+   */
+  private startRequestedLoads(): void {
+    for (let vt = 0; vt < MAX_VIRTUAL_TEXTURES; vt++) {
+      if (this.pinnedMissing[vt] > 0) requestPinnedPages(this.tables[vt]!, vt, this.scheduler);
+    }
+    this.scheduler.update();
   }
 
   /** Touches the resident pages of the latest analysis and requests the missing ones. */
@@ -291,6 +304,9 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   pageImproved(vt: number, mip: number, x: number, y: number): void {
     if (this.disposed || !this.tables[vt]?.layout.contains(mip, x, y)) return;
     this.improvable.add(packPageId(vt, mip, x, y));
+    // Started now, not at the next update(): the better page is then written in the same upload
+    // pass as the neighbour whose arrival improved it, a frame sooner.
+    if (this.refreshLoads < MAX_REFRESH_LOADS) this.startRefreshes();
   }
 
   /** Starts the loads of improved resident pages (see {@link pageImproved}). */
@@ -369,10 +385,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   update(): void {
     if (this.disposed) return;
     if (this.improvable.size > 0) this.startRefreshes();
-    for (let vt = 0; vt < MAX_VIRTUAL_TEXTURES; vt++) {
-      if (this.pinnedMissing[vt] > 0) requestPinnedPages(this.tables[vt]!, vt, this.scheduler);
-    }
-    this.scheduler.update();
+    this.startRequestedLoads();
     if (this.feedbackSinceUpdate) {
       this.feedbackSinceUpdate = false;
       const needed = workingSetPages(

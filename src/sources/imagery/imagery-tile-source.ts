@@ -410,24 +410,34 @@ export class ImageryTileSource implements TileSource {
     const lazyBorder = this.onImproved !== null && grid.image === null && B > 0;
     const tiles = new Map<number, ImageryTile>();
     const pending: Promise<void>[] = [];
+    /** Tiles only the border reaches (x, y pairs), read once the payload's are in (lazyBorder). */
+    const borderTiles: number[] = [];
+    const read = (tx: number, ty: number) =>
+      pending.push(this.tile(mip, tx, ty, signal).then((tile) => void tiles.set(ty * 4194304 + tx, tile)));
     for (let ty = ty0; ty <= ty1; ty++) {
       for (let tx = tx0; tx <= tx1; tx++) {
         const left = tx * grid.tileWidth;
         if (!touches(columns, left, left + grid.tileWidth)) continue;
-        if (lazyBorder) {
-          const underPayload =
-            ty >= payloadTop && ty <= payloadBottom && touches(payloadColumns, left, left + grid.tileWidth);
-          const key = tileKey(mip, tx, ty);
-          if (!underPayload && !this.cache.has(key)) {
-            this.waitFor(key, mip, x, y);
-            continue;
-          }
-        }
-        pending.push(this.tile(mip, tx, ty, signal).then((tile) => void tiles.set(ty * 4194304 + tx, tile)));
+        const underPayload =
+          ty >= payloadTop && ty <= payloadBottom && touches(payloadColumns, left, left + grid.tileWidth);
+        if (lazyBorder && !underPayload) borderTiles.push(tx, ty);
+        else read(tx, ty);
       }
     }
     await Promise.all(pending);
     if (signal.aborted) throw signal.reason;
+    if (borderTiles.length > 0) {
+      // Looked at once the payload's tiles are in, so that neighbours whose pages started loading
+      // meanwhile are read (waiting for the rest of their load) rather than stood in for.
+      pending.length = 0;
+      for (let k = 0; k < borderTiles.length; k += 2) {
+        const key = tileKey(mip, borderTiles[k], borderTiles[k + 1]);
+        if (this.cache.has(key)) read(borderTiles[k], borderTiles[k + 1]);
+        else this.waitFor(key, mip, x, y);
+      }
+      await Promise.all(pending);
+      if (signal.aborted) throw signal.reason;
+    }
     const out = new Uint8Array(T * T * 4);
     for (let j = 0; j < T; j++) {
       const sy = rows[j];
