@@ -23,9 +23,13 @@ export interface VirtualTextureAddOptions {
 
 /** Budget reservations a {@link VirtualTextureSystem} holds, by budget category, in bytes. */
 export interface VirtualTextureReservedBytes {
+  /** The physical pool's textures (every layer). */
   'vt-pool': number;
+  /** The page-table reserve (`pageTableBytes`), dense and sparse tables alike. */
   'page-table': number;
+  /** The feedback target (colour and depth), or in main-pass mode the tile buffer, hash table and list. */
   feedback: number;
+  /** The ring of feedback readback buffers. */
   readback: number;
   /**
    * The staging reserve (see `stagingBytes`; {@link VirtualTextureStreamingState.stagedBytes} is its
@@ -136,7 +140,10 @@ export interface VirtualTextureErrorEvent {
   texture: VirtualTexture;
   /** The page (`page-id.ts` packing) that failed. */
   pageId: number;
-  /** @deprecated Use `texture.id`. */
+  /**
+   * The failed texture's id.
+   * @deprecated Use `texture.id`.
+   */
   vt: number;
 }
 

@@ -21,8 +21,11 @@ let nextCodebookId = 1;
  * budget count what the GPU holds (whole blocks).
  */
 export class Etc1sPyramidSource implements MipPyramidSource {
+  /** Width of level 0, texels (the source's). */
   readonly width: number;
+  /** Height of level 0, texels (the source's). */
   readonly height: number;
+  /** Levels, as the source's. */
   readonly mipLevelCount: number;
   /** The device format the levels are transcoded to (e.g. `etc2-rgb8unorm-srgb`). */
   readonly format: StreamedTextureFormat;
@@ -38,7 +41,9 @@ export class Etc1sPyramidSource implements MipPyramidSource {
    * @throws TileSourceError('corrupt') when `source` has no BasisLZ global data.
    */
   constructor(
+    /** The ETC1S levels as stored, loaded before transcoding. */
     readonly source: EncodedPyramidSource,
+    /** The transcode target chosen for this device (and whether it fell back to rgba8). */
     readonly choice: Etc1sTargetChoice,
     private readonly pool: () => BasisTranscoderPool,
   ) {

@@ -16,8 +16,11 @@ import type { BasisTranscoderPool } from './basis-transcoder-pool';
  * the transcoded bytes (whole blocks, as the GPU stores them).
  */
 export class TranscodedPyramidSource implements MipPyramidSource {
+  /** Width of level 0, texels (the source's). */
   readonly width: number;
+  /** Height of level 0, texels (the source's). */
   readonly height: number;
+  /** Levels, as the source's. */
   readonly mipLevelCount: number;
   /** The device format the levels are transcoded to (e.g. `bc7-rgba-unorm-srgb`). */
   readonly format: StreamedTextureFormat;
@@ -29,7 +32,9 @@ export class TranscodedPyramidSource implements MipPyramidSource {
    * @param pool the worker pool, or a function starting it on the first level.
    */
   constructor(
+    /** The UASTC levels as stored, loaded before transcoding. */
     readonly source: EncodedPyramidSource,
+    /** The transcode target chosen for this device (and whether it fell back to rgba8). */
     readonly choice: PoolFormatChoice,
     private readonly pool: () => BasisTranscoderPool,
   ) {
