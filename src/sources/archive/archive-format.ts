@@ -35,7 +35,9 @@ export type ArchiveLayerUsage = 'color' | 'normal';
 export interface ArchiveLayer {
   /** 1..32 bytes of UTF-8. */
   name: string;
+  /** How each tile's payload of this layer is stored (raw, deflate, PNG, JPEG, WebP, UASTC ...). */
   encoding: PayloadEncodingName;
+  /** Whether the texels are sRGB colour or linear data (the pool layer's format follows). */
   colorSpace: LayerColorSpace;
   /** Default 'color'. 'normal': a tangent-space normal map whose x and y are read. */
   usage?: ArchiveLayerUsage;
@@ -50,8 +52,9 @@ export function archiveVersionFor(layers: readonly ArchiveLayer[]): 1 | 2 {
 
 /** The header of an archive: everything but the index and the payloads. */
 export interface ArchiveHeader {
-  /** Mip-0 size in pages (powers of two, 1..4096). */
+  /** Mip-0 width in pages (a power of two, 1..4096). */
   widthPages: number;
+  /** Mip-0 height in pages (a power of two, 1..4096). */
   heightPages: number;
   /** Tile side including border, texels (8..1024). */
   tileSize: number;
@@ -61,14 +64,17 @@ export interface ArchiveHeader {
   mipCount: number;
   /** Texels of mip 0 holding image content (the rest is edge padding), 1..widthPages x payload. */
   contentWidth: number;
+  /** Rows of mip 0 holding image content, 1..heightPages x payload. */
   contentHeight: number;
+  /** The layers every page stores, in order (1..{@link MAX_LAYERS}). */
   layers: ArchiveLayer[];
 }
 
 /** Where each mip's pages start in the index, in pages, plus the total. */
 export interface MipLayout {
-  /** Pages across/down at each mip. */
+  /** Pages across at each mip. */
   pagesWide: number[];
+  /** Pages down at each mip. */
   pagesHigh: number[];
   /** Index (in pages) of page (0, 0) of each mip. */
   firstPage: number[];

@@ -24,13 +24,17 @@ export type MipOrder = 'finest-first' | 'coarsest-first';
 
 /** Shard `index` (0-based) of `count`. */
 export interface ShardSpec {
+  /** This shard, 0..count - 1. */
   index: number;
+  /** Shards the archive is split into, 1..{@link MAX_SHARDS}. */
   count: number;
 }
 
 /** A shard's page rows at each mip: rows `start[m]` (inclusive) to `end[m]` (exclusive). */
 export interface ShardRows {
+  /** First row of the shard at each mip (inclusive). */
   start: Int32Array;
+  /** Row after the shard's last at each mip (exclusive). */
   end: Int32Array;
 }
 

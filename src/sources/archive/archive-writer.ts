@@ -33,6 +33,7 @@ export interface ArchiveSink {
 export class MemoryArchiveSink implements ArchiveSink {
   private parts: { bytes: Uint8Array; position: number }[] = [];
 
+  /** Keeps a copy of `bytes` for byte `position` of the archive. */
   write(bytes: Uint8Array, position: number): void {
     this.parts.push({ bytes: bytes.slice(), position });
   }
@@ -48,6 +49,7 @@ export class MemoryArchiveSink implements ArchiveSink {
 
 /** Makes an {@link ArchiveWriter} write one shard file (`archive-shard.ts`) instead of an archive. */
 export interface ArchiveShardTarget {
+  /** Which shard of how many this file is. */
   shard: ShardSpec;
   /** The order the baker adds mips in, recorded so a merge writes the direct bake's bytes. */
   mipOrder: MipOrder;
@@ -58,7 +60,9 @@ export interface ArchiveShardTarget {
  * added exactly once before {@link finish}.
  */
 export class ArchiveWriter {
+  /** The archive's header, as given (checked). */
   readonly header: ArchiveHeader;
+  /** Pages per mip and where each mip starts in the index. */
   readonly layout: MipLayout;
   /** The shard's rows, or null for a whole archive. */
   readonly rows: ShardRows | null;

@@ -5,14 +5,18 @@
 export class CompressedTileCache {
   /** Bytes currently held. */
   bytes = 0;
-  /** Lookups that found / missed their entry. */
+  /** Lookups that found their entry. */
   hits = 0;
+  /** Lookups that missed their entry. */
   misses = 0;
   // A Map iterates in insertion order: re-inserting on a hit makes the first key the LRU one.
   private readonly entries = new Map<number, Uint8Array>();
 
   /** @param budgetBytes most bytes held (entries larger than this are not cached). */
-  constructor(readonly budgetBytes: number) {}
+  constructor(
+    /** Most bytes held; an entry larger alone is not cached. */
+    readonly budgetBytes: number,
+  ) {}
 
   /** The bytes of entry `key`, refreshed as most recently used, or `undefined`. */
   get(key: number): Uint8Array | undefined {

@@ -44,6 +44,7 @@ export class HttpRangeReader implements RangeReader {
    * @param options retry policy and transport, or a shared `client`.
    */
   constructor(
+    /** The file's URL. */
     readonly url: string,
     options: HttpRangeReaderOptions = {},
   ) {

@@ -18,12 +18,17 @@ export interface RangeReader {
 
 /** A {@link RangeReader} over bytes in memory (tests, fuzzing, archives already downloaded). */
 export class MemoryRangeReader implements RangeReader {
+  /** The bytes' length. */
   readonly length: number;
 
   constructor(private readonly bytes: Uint8Array) {
     this.length = bytes.length;
   }
 
+  /**
+   * Bytes [`start`, `end`): a view of the bytes given, not a copy.
+   * @throws (rejects) TileSourceError('truncated') past the end; `signal.reason` once it aborted.
+   */
   read(start: number, end: number, signal: AbortSignal): Promise<Uint8Array> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (end > this.bytes.length) {
@@ -34,6 +39,10 @@ export class MemoryRangeReader implements RangeReader {
     return Promise.resolve(this.bytes.subarray(start, end));
   }
 
+  /**
+   * Like {@link read}, up to the end of the bytes.
+   * @throws (rejects) `signal.reason` once it aborted.
+   */
   readAtMost(start: number, end: number, signal: AbortSignal): Promise<Uint8Array> {
     return this.read(start, Math.min(end, this.bytes.length), signal);
   }

@@ -115,7 +115,10 @@ export interface SourceIoOptions {
    * policy); the caller's. Options instead of a client are deprecated: give `new HttpClient(options)`.
    */
   http?: HttpClient | HttpClientOptions;
-  /** @deprecated Use {@link http}. */
+  /**
+   * A network client for this source.
+   * @deprecated Use {@link http} (the same).
+   */
   client?: HttpClient;
 }
 

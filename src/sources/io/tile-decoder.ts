@@ -38,6 +38,11 @@ export interface TileDecoder {
 export class InlineTileDecoder implements TileDecoder {
   constructor(private readonly codecs: ImageCodecs = {}) {}
 
+  /**
+   * Decodes one payload in this thread (see {@link TileDecoder.decode}).
+   * @throws TileSourceError `decode-failed` (a bad payload, or an encoding without a codec here),
+   *   `wrong-size`; `signal.reason` once it aborted.
+   */
   async decode(encoding: PayloadEncodingName, bytes: Uint8Array, tileSize: number, signal: AbortSignal) {
     if (signal.aborted) throw signal.reason;
     const out = await decodeTilePayload(encoding, bytes, tileSize, this.codecs);
@@ -63,6 +68,12 @@ export interface ImageDecoder {
 export class InlineImageDecoder implements ImageDecoder {
   constructor(private readonly decode: (bytes: Uint8Array, maxTexels: number) => Promise<ImageryTile>) {}
 
+  /**
+   * Decodes one image in this thread with the platform function given (see
+   * {@link ImageDecoder.decodeImage}).
+   * @throws as that function: TileSourceError `decode-failed`, `oversized`, `unsupported`;
+   *   `signal.reason` once it aborted.
+   */
   async decodeImage(bytes: Uint8Array, maxTexels: number, signal: AbortSignal): Promise<ImageryTile> {
     if (signal.aborted) throw signal.reason;
     const out = await this.decode(bytes, maxTexels);

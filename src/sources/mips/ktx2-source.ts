@@ -77,7 +77,9 @@ export interface Ktx2UrlOptions extends HttpRangeReaderOptions {
 
 /** An opened KTX2 file: where its bytes come from and its checked metadata. */
 export interface Ktx2Opened {
+  /** Where the file's bytes are read from (levels by Range). */
   readonly reader: RangeReader;
+  /** The file's checked metadata: size, format, supercompression and each level's bytes. */
   readonly layout: Ktx2Layout;
 }
 

@@ -31,7 +31,10 @@ export class RangeCache {
   private readonly entries = new Map<string, Entry>();
 
   /** @param maxBytes most bytes of answers held at once; an answer larger alone is not kept. */
-  constructor(readonly maxBytes: number) {}
+  constructor(
+    /** Most bytes of answers held at once; an answer larger alone is not kept. */
+    readonly maxBytes: number,
+  ) {}
 
   /** Answers held now. */
   get size(): number {

@@ -7,24 +7,35 @@ import { decodeTilePayload, type ImageCodecs } from '../tile-payload-decoder';
 
 /** Pool -> worker: decode `bytes` (transferred). */
 export interface DecodeRequest {
+  /** The message's kind. */
   type: 'decode';
+  /** The job's id, echoed by the reply. */
   id: number;
+  /** How the payload is stored. */
   encoding: PayloadEncodingName;
+  /** The tile's side, texels (the decoded size is checked against it). */
   tileSize: number;
+  /** The payload (transferred). */
   bytes: Uint8Array;
 }
 
 /** Pool -> worker: decode a whole image of any size (`bytes` transferred), at most `maxTexels`. */
 export interface DecodeImageRequest {
+  /** The message's kind. */
   type: 'decode-image';
+  /** The job's id, echoed by the reply. */
   id: number;
+  /** Most texels the image may have (width x height); larger is refused as `oversized`. */
   maxTexels: number;
+  /** The encoded image (transferred). */
   bytes: Uint8Array;
 }
 
 /** Pool -> worker: the job's result is no longer wanted. */
 export interface CancelRequest {
+  /** The message's kind. */
   type: 'cancel';
+  /** The job no longer wanted. */
   id: number;
 }
 

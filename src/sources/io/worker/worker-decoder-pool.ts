@@ -12,9 +12,13 @@ import type { CancelRequest, DecodeImageRequest, DecodeReply, DecodeRequest } fr
 
 /** The part of the Web Worker API the pool uses (a `Worker` satisfies it). */
 export interface WorkerLike {
+  /** Sends a job or a cancel to the worker, transferring `transfer`. */
   postMessage(message: DecodeRequest | DecodeImageRequest | CancelRequest, transfer?: Transferable[]): void;
+  /** Receives the worker's replies (and its ready handshake). */
   addEventListener(type: 'message', listener: (event: MessageEvent<DecodeReply>) => void): void;
+  /** Receives the worker's failure to start, or a crash on a job. */
   addEventListener(type: 'error', listener: (event: ErrorEvent) => void): void;
+  /** Stops the worker. */
   terminate(): void;
 }
 
@@ -64,6 +68,13 @@ export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
     return this.pool.pending;
   }
 
+  /**
+   * Decodes one payload in the least busy worker (see {@link TileDecoder.decode}); `bytes` is
+   * transferred (or copied when it shares its buffer).
+   * @throws (rejects) TileSourceError: the worker's `decode-failed`, `wrong-size`;
+   *   `decode-failed` when its worker could not start or crashed on the job (the message says
+   *   which); `source-disposed` after {@link dispose}; `signal.reason` once it aborts.
+   */
   decode(
     encoding: PayloadEncodingName,
     bytes: Uint8Array,
@@ -78,6 +89,11 @@ export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
     ) as Promise<Uint8Array>;
   }
 
+  /**
+   * Decodes one image in the least busy worker (see {@link ImageDecoder.decodeImage}); `bytes`
+   * is transferred (or copied when it shares its buffer).
+   * @throws (rejects) as {@link decode}.
+   */
   decodeImage(bytes: Uint8Array, maxTexels: number, signal: AbortSignal): Promise<ImageryTile> {
     if (this.pool.disposed) return Promise.reject(disposedError());
     if (signal.aborted) return Promise.reject(signal.reason);
@@ -87,6 +103,7 @@ export class WorkerDecoderPool implements TileDecoder, ImageDecoder {
     ) as Promise<ImageryTile>;
   }
 
+  /** Terminates the workers; pending and later jobs reject with `source-disposed`. */
   dispose(): void {
     this.pool.dispose(disposedError);
   }
