@@ -181,6 +181,7 @@ interface TileTable {
 
 /** A Cloud-Optimized GeoTIFF opened by {@link openCogPyramid}. */
 export class CogPyramid implements ImageryPyramid {
+  /** Its levels (full resolution and each halving overview), tile sizes and attribution. */
   readonly info: ImageryPyramidInfo;
   /**
    * Where the image lies on the Earth, read from the first IFD's GeoKeys and transform when it is

@@ -51,6 +51,7 @@ export type { ImageryTile } from '../io/tile-decoder';
  * promptly once `signal` aborts.
  */
 export interface ImageryPyramid {
+  /** Its levels (finest first), tile sizes, wrapping and attribution. */
   readonly info: ImageryPyramidInfo;
   /**
    * The request counts of the HTTP client the pyramid reads through, live (absent when it does not

@@ -161,6 +161,7 @@ export class ImageryTileSource implements TileSource {
    *   (a `colorSpace` other than `'srgb'`, `'srgb-linear'` and the deprecated `'linear'`).
    */
   constructor(
+    /** The image's pyramid, whose tiles the pages are cut from (disposed with this source). */
     readonly pyramid: ImageryPyramid,
     options: ImageryTileSourceOptions = {},
   ) {
@@ -379,6 +380,13 @@ export class ImageryTileSource implements TileSource {
     return this.cache.bytes;
   }
 
+  /**
+   * Composes page (`x`, `y`) at `mip` from the pyramid's tiles under it (its border from the
+   * neighbours'), a missing tile standing in from a coarser level.
+   * @throws (rejects) TileSourceError `bad-index`, `source-disposed`, and the pyramid's failures
+   *   (`network`, `http-status`, `timeout`, `decode-failed`, `wrong-size`, ...); `signal.reason`
+   *   once it aborts.
+   */
   async load(mip: number, x: number, y: number, signal: AbortSignal): Promise<TileData> {
     if (this.disposed) throw new TileSourceError('source-disposed', 'imagery source disposed', false);
     if (signal.aborted) throw signal.reason;

@@ -86,6 +86,7 @@ const PLACEHOLDERS: Record<string, TemplatePart> = {
 
 /** A web-map tile server as an {@link ImageryPyramid}. */
 export class XyzPyramid implements ImageryPyramid {
+  /** Its levels (one per zoom, finest first), tile size, wrapping and attribution. */
   readonly info: ImageryPyramidInfo;
   /** The client the tiles are fetched through (the one given, or the runtime's). */
   readonly client: HttpClient;
