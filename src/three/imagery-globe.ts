@@ -26,6 +26,7 @@ import {
   select,
   sin,
   sqrt,
+  step,
   uniform,
   vec2,
   vec4,
@@ -43,6 +44,7 @@ import {
   placeRegion,
   planGlobeCascade,
   regionShouldMove,
+  SERIES_LIMIT,
 } from '../sources/imagery/globe-cascade';
 import type { ImageryPyramid, ImageryPyramidInfo, ImageryTile } from '../sources/imagery/imagery-pyramid';
 import { ImageryTileSource } from '../sources/imagery/imagery-tile-source';
@@ -373,23 +375,26 @@ export class ImageryGlobe {
     const north: Expr = t.mul(dir.y).toVar();
     const up: Expr = distance.add(t.mul(dir.z));
     const equatorial: Expr = cosA.mul(up).sub(sinA.mul(north)).toVar();
-    const dLon: Expr = (atan as Expr)(east, equatorial).toVar();
+    const dLon: Expr = preciseAtan2(east, equatorial).toVar();
     const cosH: Expr = sqrt(equatorial.mul(equatorial).add(east.mul(east)));
-    const halfLon: Expr = sin(dLon.mul(0.5));
+    const halfLon: Expr = preciseSin(dLon.mul(0.5));
     const sinD: Expr = north.sub(sinA.mul(cosH).mul(2).mul(halfLon.mul(halfLon)));
     const sinH: Expr = up.mul(sinA).add(north.mul(cosA));
     const cosD: Expr = cosH.mul(cosA).add(sinH.mul(sinA));
     const latA: Expr = this.latUniform;
-    const rawLat: Expr = (atan as Expr)(sinD, cosD).toVar();
+    const rawLat: Expr = preciseAtan2(sinD, cosD).toVar();
     const latH: Expr = latA.add(rawLat);
     // Past the Mercator edge the edge row repeats; inside, the precise difference is kept as it is.
     const clampedLat: Expr = clamp(latH, -MERCATOR_MAX_LATITUDE, MERCATOR_MAX_LATITUDE).sub(latA);
     const dLat: Expr = select(latH.abs().greaterThan(MERCATOR_MAX_LATITUDE), clampedLat, rawLat).toVar();
-    // mercatorY(latA + dLat) - mercatorY(latA) = atanh((sin b - sin a) / (1 - sin a sin b)).
-    const sinB: Expr = sin(latA.add(dLat));
-    const diff: Expr = cos(latA.add(dLat.mul(0.5)))
-      .mul(2)
-      .mul(sin(dLat.mul(0.5)));
+    // mercatorY(latA + dLat) - mercatorY(latA) = atanh((sin b - sin a) / (1 - sin a sin b)), with
+    // sin b - sin a = 2 cos(a + d/2) sin(d/2) and the sums expanded about the anchor's exact sin
+    // and cos: no sine of a large angle, whose absolute error would swamp the small difference.
+    const half: Expr = dLat.mul(0.5);
+    const sinHalf: Expr = preciseSin(half).toVar();
+    const cosHalf: Expr = preciseCos(half);
+    const sinB: Expr = sinA.mul(preciseCos(dLat)).add(cosA.mul(preciseSin(dLat)));
+    const diff: Expr = cosA.mul(cosHalf).sub(sinA.mul(sinHalf)).mul(2).mul(sinHalf);
     const x: Expr = diff.div(float(1).sub(sinA.mul(sinB))).toVar();
     const x2: Expr = x.mul(x);
     const series: Expr = x.mul(float(1).add(x2.mul(float(1 / 3).add(x2.mul(0.2)))));
@@ -468,6 +473,41 @@ export class ImageryGlobe {
   get finestZoom(): number {
     return this.maxZoom;
   }
+}
+
+/*
+ * Series below SERIES_LIMIT (globe-cascade.ts): GPU sines are only required to be within 2^-11
+ * absolute, no precision at all for the 1e-5-radian angles of a street-level view. Chosen by a
+ * 0/1 weight, not a branch: both sides are finite (the series' argument is clamped) and
+ * `mix(a, b, 1)` is exactly `b`.
+ */
+
+/** 1 where |x| < SERIES_LIMIT, else 0. */
+function isSmall(x: Expr): Expr {
+  return step(x.abs(), float(SERIES_LIMIT * (1 - 2 ** -20)));
+}
+
+/** sin(x), by its series for small x. */
+function preciseSin(x: Expr): Expr {
+  const s: Expr = clamp(x, -SERIES_LIMIT, SERIES_LIMIT);
+  const s2: Expr = s.mul(s);
+  return mix(sin(x), s.mul(float(1).sub(s2.div(6).mul(float(1).sub(s2.div(20))))), isSmall(x));
+}
+
+/** cos(x), by its series for small x. */
+function preciseCos(x: Expr): Expr {
+  const s: Expr = clamp(x, -SERIES_LIMIT, SERIES_LIMIT);
+  const s2: Expr = s.mul(s);
+  return mix(cos(x), float(1).sub(s2.mul(0.5).mul(float(1).sub(s2.div(12)))), isSmall(x));
+}
+
+/** atan2(y, x), by the series of atan(y / x) when x is positive and that ratio small. */
+function preciseAtan2(y: Expr, x: Expr): Expr {
+  const ratio: Expr = y.div(max(x, 1e-30));
+  const r: Expr = clamp(ratio, -SERIES_LIMIT, SERIES_LIMIT);
+  const r2: Expr = r.mul(r);
+  const weight: Expr = isSmall(ratio).mul(step(float(0), x));
+  return mix((atan as Expr)(y, x), r.mul(float(1).sub(r2.mul(float(1 / 3).sub(r2.mul(0.2))))), weight);
 }
 
 /**

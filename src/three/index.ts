@@ -18,6 +18,12 @@ export {
 } from './gpu-compress/block-layout';
 export type { BlockSlotOrigin, SourceTileOrigin } from './gpu-compress/compress-arguments';
 export { GpuTileCompressor, type GpuTileCompressorOptions } from './gpu-compress/gpu-tile-compressor';
+export {
+  ImageryGlobe,
+  type ImageryGlobeCounters,
+  type ImageryGlobeLevel,
+  type ImageryGlobeOptions,
+} from './imagery-globe';
 export { type DecalChangeListener, DecalList, type DecalOptions } from './rendered/decal-list';
 export type { RenderedBc7Modes, RenderedLayerStorage } from './rendered/rendered-pool-format';
 export {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import { packageSourceAliases } from '../../package-source-aliases';
 import { faultInjectionService } from './fault-injection-service.js';
+import { globeTileService } from './globe-tile-service.js';
 import { latencyFileService } from './latency-file-service.js';
 import { uastcEncodeService } from './uastc-encode-service.js';
 
@@ -18,6 +19,7 @@ export default defineConfig({
     uastcEncodeService(),
     faultInjectionService(resolve(import.meta.dirname, '../..')),
     latencyFileService(resolve(import.meta.dirname, '../..')),
+    globeTileService(),
   ],
   logLevel: 'warn',
   // No live reload: an edit during a run must not reload a page under a running test.

@@ -263,19 +263,45 @@ export function groundOffset(
   const north = f(t * dirNorth);
   const up = f(f(frame.distance) + f(t * dirUp));
   const equatorial = f(f(cosA * up) - f(sinA * north));
-  const dLon = f(Math.atan2(east, equatorial));
+  const dLon = preciseAtan2(east, equatorial, f);
   const cosH = f(Math.sqrt(f(f(equatorial * equatorial) + f(east * east))));
-  const halfLon = f(Math.sin(f(dLon * 0.5)));
+  const halfLon = preciseSin(f(dLon * 0.5), f);
   // sin(latH - latA), from the north component and the small longitude term, not a difference of sines.
   const sinD = f(north - f(f(f(sinA * cosH) * 2) * f(halfLon * halfLon)));
   const sinH = f(f(up * sinA) + f(north * cosA));
   const cosD = f(f(cosH * cosA) + f(sinH * sinA));
-  let dLat = f(Math.atan2(sinD, cosD));
+  let dLat = preciseAtan2(sinD, cosD, f);
   const latH = f(frame.lat + dLat);
   if (Math.abs(latH) > MERCATOR_MAX_LATITUDE) {
     dLat = f(Math.sign(latH) * MERCATOR_MAX_LATITUDE - frame.lat);
   }
   return [dLon, mercatorDifference(frame.lat, dLat, round)];
+}
+
+/**
+ * Below this magnitude (radians, or a ratio for atan) sin, cos and atan are taken from their
+ * series, in the shader and here: GPU sines need only be within 2^-11 absolute (WGSL), no
+ * precision at all for the 1e-5-radian angles of a street-level view.
+ */
+export const SERIES_LIMIT = 0.01;
+
+function preciseSin(x: number, f: (v: number) => number): number {
+  if (Math.abs(x) >= SERIES_LIMIT) return f(Math.sin(x));
+  const x2 = f(x * x);
+  return f(x * f(1 - f(f(x2 / 6) * f(1 - f(x2 / 20)))));
+}
+
+function preciseCos(x: number, f: (v: number) => number): number {
+  if (Math.abs(x) >= SERIES_LIMIT) return f(Math.cos(x));
+  const x2 = f(x * x);
+  return f(1 - f(f(x2 * 0.5) * f(1 - f(x2 / 12))));
+}
+
+function preciseAtan2(y: number, x: number, f: (v: number) => number): number {
+  const r = f(y / x);
+  if (!(x > 0 && Math.abs(r) < SERIES_LIMIT)) return f(Math.atan2(y, x));
+  const r2 = f(r * r);
+  return f(r * f(1 - f(r2 * f(f(1 / 3) - f(r2 * 0.2)))));
 }
 
 /**
@@ -290,8 +316,13 @@ export function mercatorDifference(
 ): number {
   const f = round;
   const sinA = f(Math.sin(lat));
-  const sinB = f(Math.sin(f(lat + dLat)));
-  const diff = f(f(2 * f(Math.cos(f(lat + f(dLat * 0.5))))) * f(Math.sin(f(dLat * 0.5))));
+  const cosA = f(Math.cos(lat));
+  const half = f(dLat * 0.5);
+  const sinHalf = preciseSin(half, f);
+  const cosHalf = preciseCos(half, f);
+  const sinB = f(f(sinA * preciseCos(dLat, f)) + f(cosA * preciseSin(dLat, f)));
+  // sin b - sin a = 2 cos(a + d/2) sin(d/2), the cosine expanded about the anchor's exact sin and cos.
+  const diff = f(f(f(f(cosA * cosHalf) - f(sinA * sinHalf)) * 2) * sinHalf);
   const x = f(diff / f(1 - f(sinA * sinB)));
   if (Math.abs(x) < ATANH_SERIES_LIMIT) {
     const x2 = f(x * x);
