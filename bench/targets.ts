@@ -44,6 +44,8 @@ export interface FigureTarget {
  * a key gives its target).
  */
 export const TARGETS: readonly FigureTarget[] = [
+  { key: 'imagery.globe_z18.*.gpu_peak_bytes', target: '<= 100663296 (96 MiB)', from: 'issue 44' },
+  { key: 'imagery.globe_z18.*.over_budget_frames', target: '0', from: 'issue 44' },
   { key: 'feedback.analyze.240x135.median_ms', target: '<= 0.05 ms', from: 'issue 3' },
   { key: 'pagetable.update32.median_ms', target: '<= 0.02 ms', from: 'issue 3' },
   { key: 'pagetable.update32.dirty_bytes', target: 'grows with the changes, not the table', from: 'issue 3' },
@@ -105,6 +107,22 @@ export const TARGETS: readonly FigureTarget[] = [
 
 /** The sections of `docs/benchmarks.md`, by benchmark name (`name` of its `*.bench.ts`). */
 export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
+  'globe-z18': {
+    title: 'One globe from orbit to street level (z18), under 96 MiB',
+    keys: ['imagery.globe_z18.*'],
+    browser: true,
+    columns: { at: 2, names: { webgpu: 'WebGPU', webgl: 'WebGL2' } },
+    about:
+      '`ImageryGlobe` over the deterministic tile server (test/support/imagery/globe-tiles.ts: zooms ' +
+      '0-18, each tile drawn from its z/x/y: grid lines, labels, seeded noise) in a ' +
+      "`VirtualTextureSystem` of 96 MiB, 640x360, on both backends; the browser test's page " +
+      '(test/browser/sources/pages/imagery-globe.ts) flies its stops: the whole Earth, zoom 18 over ' +
+      "Paris, 100 km up beside the region's centre where its edge crosses the view, a jump to Sydney " +
+      'at zoom 18. Per stop: `frames` from arriving until settled with no region moving (3 frames in ' +
+      "a row), `gpu_peak_bytes` (the system's own exact count during the stop), `psnr` of the settled " +
+      "frame against plain three.js drawing the server's tiles at the stop's zooms; for the flight, " +
+      '`over_budget_frames`, `region_moves`, `requests`.',
+  },
   'bake-parallel': {
     title: 'Baking on worker threads',
     keys: ['bake.parallel*'],
