@@ -66,7 +66,7 @@ export interface ArchiveHeader {
   contentWidth: number;
   /** Rows of mip 0 holding image content, 1..heightPages x payload. */
   contentHeight: number;
-  /** The layers every page stores, in order (1..{@link MAX_LAYERS}). */
+  /** The layers every page stores, in order (1..16, `MAX_LAYERS`). */
   layers: ArchiveLayer[];
 }
 

@@ -26,7 +26,7 @@ export type MipOrder = 'finest-first' | 'coarsest-first';
 export interface ShardSpec {
   /** This shard, 0..count - 1. */
   index: number;
-  /** Shards the archive is split into, 1..{@link MAX_SHARDS}. */
+  /** Shards the archive is split into, 1..4096 (`MAX_SHARDS`). */
   count: number;
 }
 
