@@ -226,6 +226,19 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
     browser: true,
     columns: { at: 1, names: { webgpu: 'WebGPU', webgl: 'WebGL2' } },
     about:
+    notes: [
+      "gltf-progressive's poster (showcase) is wrong once its full-resolution LOD arrives: the poster reads uv " +
+        "set 1 through `KHR_texture_transform`, and the runtime copies a LOD texture's `offset` and `repeat` " +
+        'from the texture it replaces but not its `channel` (uv set), so the LOD samples uv set 0 (3.3.5, ' +
+        '`copySettings` in `lib/extension.js`). Its other meshes match three because it ends on the same ' +
+        'full-resolution PNG/JPEG files three loads.',
+      "Tessera's figures are UASTC colour transcoded to BC7 on SwiftShader (1 byte a texel) and only the mips " +
+        'the view needs; gltf-progressive and three upload rgba8 (4 bytes a texel) with generated mips, hence ' +
+        'the GPU bytes.',
+      'First textured frame: every tool shows a texture on the first frame after `loadAsync` resolves ' +
+        '(gltf-progressive: its 128 px previews inside the glTF; Tessera: the coarsest levels, which ' +
+        "`tessera gltf` puts in the glTF's buffer; three: the whole files).",
+    ],
       'The showcase scene (`test/support/gltf-showcase-scene.ts`): six 2048² photograph-like ' +
       'textures, a 40 m floor (UASTC + zstd, uv repeated 10 times), a sphere (ETC1S base colour, PNG ' +
       'normal map), instanced crates (JPEG), a poster read through uv set 1 and ' +

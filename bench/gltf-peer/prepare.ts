@@ -29,6 +29,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -239,44 +240,61 @@ async function writeNeedleLods(needleDir: string, outDir: string, entry: string)
 }
 
 /**
+ * A digest of the baker's sources (`src/sources/bake/`): Tessera's output is cached under it, so a
+ * change of the baker is measured, not a stale bake.
+ */
+function bakerDigest(): string {
+  const hash = createHash('sha256');
+  const dir = new URL('../../src/sources/bake/', import.meta.url).pathname;
+  for (const name of readdirSync(dir).sort()) hash.update(name).update(readFileSync(join(dir, name)));
+  return hash.digest('hex').slice(0, 12);
+}
+
+/** Runs `make` into `folder` unless `folder` was completed before (a marker beside it says so). */
+async function once(folder: string, make: () => Promise<void>): Promise<void> {
+  const done = `${folder}.done`;
+  if (existsSync(done)) return;
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  await make();
+  writeFileSync(done, '');
+}
+
+/**
  * The scene as each tool prepares it, made once and read from `.tmp/gltf-peer/<scene>/`
- * afterwards (the large scene's bake takes about ten minutes on two cores).
+ * afterwards (the large scene's bake takes ten to thirty minutes on two shared cores); Tessera's
+ * bake again whenever the baker's sources change.
  */
 export async function preparedScene(scene: PeerScene): Promise<PreparedScene> {
   const dir = join(ROOT, `v${PREPARED_VERSION}-${scene}`);
   const entries = { original: `${scene}.gltf`, tessera: `${scene}.glb`, needle: `${scene}.gltf` };
-  const done = join(dir, 'done');
-  if (!existsSync(done)) {
-    rmSync(dir, { recursive: true, force: true });
-    const original =
+  const original = join(dir, 'original');
+  await once(original, async () => {
+    const files =
       scene === 'showcase'
         ? await writeShowcaseScene('showcase', EDGE, { images: 'png-jpeg' })
         : await largeOriginals();
-    writeFolder(join(dir, 'original'), original);
-    mkdirSync(join(dir, 'tessera'), { recursive: true });
-    const baked = await bakeGltfFile(
-      join(dir, 'original', entries.original),
-      join(dir, 'tessera', entries.tessera),
-      {
-        color: TESSERA_COLOR,
-      },
-    );
+    writeFolder(original, files);
+  });
+  const tessera = join(dir, `tessera-${bakerDigest()}`);
+  await once(tessera, async () => {
+    const baked = await bakeGltfFile(join(original, entries.original), join(tessera, entries.tessera), {
+      color: TESSERA_COLOR,
+    });
     console.error(`[gltf-peer] ${scene}: tessera gltf ${baked.bytesBefore} -> ${baked.bytesAfter} bytes`);
-    cpSync(join(dir, 'original'), join(dir, 'needle'), { recursive: true });
-    runNeedlePipeline(join(dir, 'needle'), entries.needle);
-    writeFileSync(done, '');
-  }
-  const lodsDone = join(dir, 'needle-lods-done');
-  if (!existsSync(lodsDone)) {
-    rmSync(join(dir, 'needle-lods'), { recursive: true, force: true });
-    await writeNeedleLods(join(dir, 'needle'), join(dir, 'needle-lods'), entries.needle);
-    writeFileSync(lodsDone, '');
-  }
+  });
+  const needle = join(dir, 'needle');
+  await once(needle, async () => {
+    cpSync(original, needle, { recursive: true });
+    runNeedlePipeline(needle, entries.needle);
+  });
+  const needleLods = join(dir, 'needle-lods');
+  await once(needleLods, () => writeNeedleLods(needle, needleLods, entries.needle));
   return {
-    original: readFolder(join(dir, 'original')),
-    tessera: readFolder(join(dir, 'tessera')),
-    needle: readFolder(join(dir, 'needle')),
-    'needle-lods': readFolder(join(dir, 'needle-lods')),
+    original: readFolder(original),
+    tessera: readFolder(tessera),
+    needle: readFolder(needle),
+    'needle-lods': readFolder(needleLods),
     entries,
   };
 }
