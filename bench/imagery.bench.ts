@@ -70,20 +70,20 @@ const VARIANTS = (process.env.IMAGERY_VARIANTS ?? '960x540@0,960x540@80,1920x108
     return { width, height, latencyMs, suffix };
   });
 /**
- * Tessera runs at two budgets: 64 MiB (`tessera`, the first variant only unless
+ * Tessera runs at two budgets: 64 MiB (`tessera`, 960 x 540 with no latency only unless
  * `IMAGERY_ALL_BUDGETS`), and about the baseline's peak (`tessera_small`: 24 MiB at 960 x 540,
- * 56 MiB at 1920 x 1080; `IMAGERY_SMALL_BUDGET_MIB` for the first), so memory and traffic compare
- * at equal bytes too.
+ * 56 MiB at 1920 x 1080; `IMAGERY_SMALL_BUDGET_MIB` for the first; `IMAGERY_SMALL_ONLY` runs it
+ * alone), so memory and traffic compare at equal bytes too.
  */
 const SMALL_BUDGET_MIB = Number(process.env.IMAGERY_SMALL_BUDGET_MIB ?? 24);
 function runsOf(
-  variant: number,
+  suffix: string,
   height: number,
 ): { name: string; path: 'baseline' | 'tessera'; budgetMiB: number }[] {
   return PATHS.flatMap((path): { name: string; path: 'baseline' | 'tessera'; budgetMiB: number }[] => {
     if (path === 'baseline') return [{ name: path, path, budgetMiB: 0 }];
     const small = { name: 'tessera_small', path, budgetMiB: height <= 540 ? SMALL_BUDGET_MIB : 56 };
-    return variant === 0 || process.env.IMAGERY_ALL_BUDGETS
+    return (suffix === '' || process.env.IMAGERY_ALL_BUDGETS) && !process.env.IMAGERY_SMALL_ONLY
       ? [{ name: 'tessera', path, budgetMiB: 64 }, small]
       : [small];
   });
@@ -205,7 +205,7 @@ async function measure(browser: Browser, port: number, server: TileServer): Prom
     out[`imagery.view_tiles${variant.suffix}`] = viewTileCount(MAX_ZOOM, variant.width, variant.height);
     for (const backend of BACKENDS) {
       const suffix = `${variant.suffix}${backend === 'webgl' ? '_webgl' : ''}`;
-      for (const { name, path, budgetMiB } of runsOf(v, variant.height)) {
+      for (const { name, path, budgetMiB } of runsOf(variant.suffix, variant.height)) {
         // The server counts by client name: one per run, variant and backend.
         const client = `${name}_${v}${backend === 'webgl' ? 'gl' : 'gpu'}`;
         const query = new URLSearchParams({
