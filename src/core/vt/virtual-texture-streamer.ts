@@ -297,7 +297,7 @@ export class VirtualTextureStreamer extends TypedEmitter<StreamerEvents> {
   /**
    * Page (`mip`, `x`, `y`) of texture `vt` would load better now than when it loaded (its source
    * says so through `TileSource.watchPages`): once resident, it is loaded again, at most
-   * {@link MAX_REFRESH_LOADS} at once, and written over its slot by {@link drainUploads}, its old
+   * 4 at once, and written over its slot by {@link drainUploads}, its old
    * texels drawn until then. A page queued but not loading yet is left to its coming load; one
    * neither resident nor loading is forgotten.
    */
