@@ -35,7 +35,7 @@ const BENCH_PORT = Number(process.env.TESSERA_BENCH_PORT ?? 5187);
  * whose feedback pass was skipped because every readback was still in flight; `_still` keys,
  * separate pass only: the same scene with a still camera and the default `stillFeedbackInterval`,
  * whose pass rests 3 frames in 4, against the every-frame pass of the other keys, same batches:
- * `three.still_over_every_frame` is their frame ratio), and
+ * `three.still_vs_every_frame` is their frame ratio), and
  * Tessera's tile-upload path over a bare `writeTexture` loop. Ratios from one run of interleaved
  * batches (the median of per-pair ratios), since absolute times on SwiftShader say little.
  */
@@ -119,7 +119,7 @@ export default {
         if (still) {
           const stillSuffix = `${configSuffix}_still${modeSuffix}`;
           out[`three.frame_ratio.${filtering}${stillSuffix}`] = result.stillRatio;
-          out[`three.still_over_every_frame.${filtering}${configSuffix}${modeSuffix}`] =
+          out[`three.still_vs_every_frame.${filtering}${configSuffix}${modeSuffix}`] =
             result.stillOverEveryFrame;
           out[`three.frame_ms.vt_${filtering}${stillSuffix}`] = result.stillVtMs;
           out[`three.feedback.still_pass_fraction.${filtering}${stillSuffix}`] = result.stillPassFraction;

@@ -35,7 +35,8 @@ import { TestTileSource } from '../../test/browser/vt/test-content';
  * the cost of a moving view, comparable with earlier runs); `?still=1` adds a fourth variant in
  * the same batches with the default interval, each batch after 17 untimed still frames (the
  * pass rests only once the view was still for a jitter cycle): `stillRatio` is its frame time
- * over the plain texture's, `stillOverEveryFrame` over the every-frame variant's.
+ * over the plain texture's, `stillOverEveryFrame` over the every-frame variant's (`?stillInterval=1`
+ * gives the still variant the every-frame interval: what its untimed warm-up alone changes).
  * Results land in `globalThis.benchResult` and the title becomes 'done'.
  */
 const params = new URLSearchParams(location.search);
@@ -83,8 +84,8 @@ const system = new VirtualTextureSystem(renderer, {
   stillFeedbackInterval: 1,
 });
 const stillVariant = params.get('still') === '1';
-/** The default `stillFeedbackInterval`, which the `still` variant measures. */
-const STILL_INTERVAL = 4;
+/** The `stillFeedbackInterval` the `still` variant measures: the default, or `?stillInterval=`. */
+const STILL_INTERVAL = Number(params.get('stillInterval') ?? 4);
 const vt = system.add(source, { name: 'bench', pageTableStorage });
 
 // The plain comparison texture: 2048² with a full mip chain, same content family.
