@@ -1,8 +1,8 @@
 /**
  * `imagery.globe_z18.*`: one globe from orbit to street level (issue #44 item 5). The browser test's
  * page (test/browser/sources/pages/imagery-globe.ts: `ImageryGlobe` over the deterministic tile
- * server, zooms 0-18, in a `VirtualTextureSystem` of 96 MiB, 640x360) flies its stops on each
- * backend: the whole Earth, zoom 18 over Paris, 100 km up beside the region's centre where its edge
+ * server, zooms 0-18, in a `VirtualTextureSystem` of 96 MiB with pages of 264 (one tile each),
+ * 640x360) flies its stops on each backend: the whole Earth, zoom 18 over Paris, 260 km up beside the region's centre where its edge
  * crosses the view, and a jump to Sydney at zoom 18. Per stop:
  *
  * - `frames`: frames from arriving until the system is settled and no region is moving (3 frames

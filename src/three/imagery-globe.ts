@@ -10,7 +10,7 @@
  * src/sources/imagery/globe-cascade.ts; design: ARCHITECTURE.md, "Imagery globe".
  */
 
-import { type Camera, type Material, Matrix3 } from 'three';
+import { type Camera, type Material, Vector3 } from 'three';
 import {
   atan,
   cameraProjectionMatrixInverse,
@@ -29,6 +29,7 @@ import {
   step,
   uniform,
   vec2,
+  vec3,
   vec4,
 } from 'three/tsl';
 import { Node, type NodeBuilder } from 'three/webgpu';
@@ -80,8 +81,9 @@ export interface ImageryGlobeLevel {
   readonly region: boolean;
   /** The texture drawn now (null: a region not placed yet). */
   readonly texture: VirtualTexture | null;
-  /** Where its content starts, texels of {@link zoom} (0, 0 for the whole world). */
+  /** Where its content starts, column in texels of {@link zoom} (0 for the whole world). */
   readonly originX: number;
+  /** Where its content starts, row in texels of {@link zoom} (0 for the whole world). */
   readonly originY: number;
   /** Side of its content, texels of {@link zoom}. */
   readonly texels: number;
@@ -119,6 +121,14 @@ interface LevelState {
   offset: Expr;
   /** Virtual uv per radian of ground offset. */
   scale: Expr;
+  /** 1 while the level has a texture drawn, else 0 (its weight then vanishes). */
+  present: Expr;
+  /**
+   * The level's uv, footprint limits and request mask, built once: every graph the globe builds
+   * reuses it, so the separate feedback pass, which keeps one entry per texture and uv, keeps one
+   * per level however often the materials rebuild.
+   */
+  virtualUv: VirtualUv | null;
 }
 
 /** Region alignment: whole source tiles and the region texture's coarsest mip (4096 texels). */
@@ -170,7 +180,11 @@ export class ImageryGlobe {
   private readonly latUniform = uniform(0);
   private readonly sinLatUniform = uniform(0);
   private readonly cosLatUniform = uniform(1);
-  private readonly basisUniform = uniform(new Matrix3());
+  // East, north and up at the anchor: three vec3 uniforms rather than a mat3 (no std140 padding
+  // of a mat3 to get right on either backend's uniform buffers).
+  private readonly eastUniform = uniform(new Vector3(1, 0, 0));
+  private readonly northUniform = uniform(new Vector3(0, 1, 0));
+  private readonly upUniform = uniform(new Vector3(0, 0, 1));
   private anchor: AnchorFrame | null = null;
 
   /**
@@ -207,6 +221,8 @@ export class ImageryGlobe {
         pending: null,
         offset: uniform(vec2(0, 0)),
         scale: uniform(0),
+        present: uniform(0),
+        virtualUv: null,
       });
     }
     // The whole world is there from the start; regions follow the camera from the first update().
@@ -270,7 +286,9 @@ export class ImageryGlobe {
     this.sinLatUniform.value = Math.sin(anchor.lat);
     this.cosLatUniform.value = Math.cos(anchor.lat);
     const b = anchor.basis;
-    this.basisUniform.value.set(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8]);
+    this.eastUniform.value.set(b[0], b[1], b[2]);
+    this.northUniform.value.set(b[3], b[4], b[5]);
+    this.upUniform.value.set(b[6], b[7], b[8]);
     const u = anchor.lon / (2 * Math.PI) + 0.5;
     const v = 0.5 - mercatorY(anchor.lat) / (2 * Math.PI);
     let changed = false;
@@ -279,6 +297,7 @@ export class ImageryGlobe {
       const groundY = v * level.worldTexels;
       if (level.plan.region) changed = this.follow(level, groundX, groundY) || changed;
       const placed = level.active;
+      level.present.value = placed === null ? 0 : 1;
       if (placed === null) continue;
       const padded = level.plan.pages * (this.system.tileSize - 2 * this.system.border);
       (level.offset.value as { set(x: number, y: number): void }).set(
@@ -313,36 +332,59 @@ export class ImageryGlobe {
     if (material !== null) this.remember(material);
     const world = this.levels[0].active;
     if (this.disposed || world === null) return vec4(0);
-    const ground = this.groundOffset();
-    const drawn = this.levels.filter((level) => level.active !== null);
-    const uvs = drawn.map((level) => (level.offset as Expr).add(ground.mul(level.scale as Expr)));
-    // Each region's weight: 1 inside, falling to 0 across the band at its edge, 0 outside.
-    const weights: Expr[] = uvs.map((uvNode: Expr, i: number) => {
-      if (i === 0) return float(1);
-      const edge: Expr = min(min(uvNode.x, uvNode.y), min(float(1).sub(uvNode.x), float(1).sub(uvNode.y)));
-      return clamp(edge.div(this.blendBand), 0, 1);
-    });
+    const uvs = this.levelUvs();
     let colour: Expr = null;
-    for (let i = 0; i < drawn.length; i++) {
-      const level = drawn[i];
-      const vt = (level.active as Placed).vt;
-      const content = level.plan.texels / (level.plan.pages * (vt.tileSize - 2 * vt.border));
-      // Requests only where this texture shows and no finer one covers the pixel entirely.
-      let finerCovers: Expr = float(0);
-      for (let j = i + 1; j < drawn.length; j++)
-        finerCovers = max(finerCovers, weights[j].greaterThanEqual(1).select(1, 0));
-      const mask: Expr = weights[i].greaterThan(0).and(finerCovers.lessThan(0.5));
-      const virtualUv: VirtualUv = {
-        uv: uvs[i],
-        maxU: Math.min(content, 1 - 2 ** -24),
-        maxV: Math.min(content, 1 - 2 ** -24),
-        ...(i === 0 ? { wrapU: content } : {}),
-        requestMask: mask,
-      };
-      const sample: Expr = new VirtualTextureNode(vt, uvs[i], 0, null, 'virtual', virtualUv);
-      colour = colour === null ? sample : mix(colour, sample, weights[i]);
+    for (let i = 0; i < this.levels.length; i++) {
+      const level = this.levels[i];
+      if (level.active === null) continue;
+      const sample: Expr = new VirtualTextureNode(
+        level.active.vt,
+        uvs[i].uv as Expr,
+        0,
+        null,
+        'virtual',
+        uvs[i],
+      );
+      colour = colour === null ? sample : mix(colour, sample, this.weight(i, uvs[i]));
     }
     return colour;
+  }
+
+  /**
+   * Each level's {@link LevelState.virtualUv}, built at the first graph: the uv from the ground
+   * offset, and the mask requesting only where the level shows and no finer one covers the pixel.
+   */
+  private levelUvs(): VirtualUv[] {
+    if (this.levels[0].virtualUv === null) {
+      const ground = this.groundOffset();
+      const uvs = this.levels.map((level) =>
+        (level.offset as Expr).add(ground.mul(level.scale as Expr)).toVar(),
+      );
+      const weights = uvs.map((uvNode: Expr, i: number) => this.weight(i, { uv: uvNode } as VirtualUv));
+      const payload = this.system.tileSize - 2 * this.system.border;
+      this.levels.forEach((level, i) => {
+        const content = level.plan.texels / (level.plan.pages * payload);
+        let finerCovers: Expr = float(0);
+        for (let j = i + 1; j < weights.length; j++)
+          finerCovers = max(finerCovers, step(float(1), weights[j]));
+        level.virtualUv = {
+          uv: uvs[i],
+          maxU: Math.min(content, 1 - 2 ** -24),
+          maxV: Math.min(content, 1 - 2 ** -24),
+          ...(i === 0 ? { wrapU: content } : {}),
+          requestMask: weights[i].greaterThan(0).and(finerCovers.lessThan(0.5)),
+        };
+      });
+    }
+    return this.levels.map((level) => level.virtualUv as VirtualUv);
+  }
+
+  /** Weight of level `i` at `uv`: 1 inside a drawn region, falling to 0 across the band at its edge. */
+  private weight(i: number, virtualUv: VirtualUv): Expr {
+    if (i === 0) return float(1);
+    const uvNode = virtualUv.uv as Expr;
+    const edge: Expr = min(min(uvNode.x, uvNode.y), min(float(1).sub(uvNode.x), float(1).sub(uvNode.y)));
+    return clamp(edge.div(this.blendBand), 0, 1).mul(this.levels[i].present as Expr);
   }
 
   /** @internal The cache key of colour nodes: the cascade's and the system's graph versions. */
@@ -362,7 +404,11 @@ export class ImageryGlobe {
     const viewPoint: Expr = (cameraProjectionMatrixInverse as Expr).mul(vec4(ndc, 1, 1));
     const viewDir: Expr = viewPoint.xyz.div(viewPoint.w);
     const worldDir: Expr = (cameraWorldMatrix as Expr).mul(vec4(viewDir, 0)).xyz.normalize();
-    const dir: Expr = (this.basisUniform as Expr).mul(worldDir).toVar();
+    const dir: Expr = vec3(
+      worldDir.dot(this.eastUniform),
+      worldDir.dot(this.northUniform),
+      worldDir.dot(this.upUniform),
+    ).toVar();
     const distance: Expr = this.distanceUniform;
     const c: Expr = this.cUniform;
     const sinA: Expr = this.sinLatUniform;
@@ -399,7 +445,8 @@ export class ImageryGlobe {
     const x2: Expr = x.mul(x);
     const series: Expr = x.mul(float(1).add(x2.mul(float(1 / 3).add(x2.mul(0.2)))));
     const logs: Expr = log(float(1).add(x).div(float(1).sub(x))).mul(0.5);
-    const dMercator: Expr = select(x.abs().lessThan(ATANH_SERIES_LIMIT), series, logs);
+    // A variable: three's GLSL writes a select as an unparenthesised ternary (`- c ? a : b`).
+    const dMercator: Expr = select(x.abs().lessThan(ATANH_SERIES_LIMIT), series, logs).toVar();
     return vec2(dLon, dMercator.negate());
   }
 

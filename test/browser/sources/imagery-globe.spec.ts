@@ -11,6 +11,7 @@ interface Comparison {
   boundary: ErrorStats;
   rest: ErrorStats;
   shifted: ErrorStats;
+  centre: { globe: number[]; reference: number[] };
 }
 
 interface GlobeTestApi {
@@ -45,15 +46,16 @@ interface GlobeTestApi {
 declare const globeTest: GlobeTestApi;
 
 /**
- * Least PSNR against plain three.js drawing the server's tiles, per stop, dB (measured on WebGPU:
- * orbit 38.6, Paris 51.5, the region's edge 55.4, Sydney 58.4). At zoom 18 the view is magnified
- * 1.5x (mip 0 only, bilinear on both sides): what differs is rounding, so the bar is high. From
- * orbit both sides blend two mips of different content (each zoom has its own noise, grid lines
- * and labels) with weights that differ (Tessera's trilinear blend has a knee, the hardware's is
- * linear), so the bar is lower. Every bar is above what the same frame scores against the
- * reference moved by about one texel of the zoom shown (27-30 dB), which each stop also checks.
+ * Least PSNR against plain three.js drawing the server's tiles, per stop, dB (measured, pages of
+ * 264, both backends alike: orbit 35.1, Paris 52.9, the region's edge 54.7 with 56.1 at the
+ * boundary, Sydney 56.5). At zoom 18 the view is magnified 1.5x (mip 0 only, bilinear on both
+ * sides): what differs is rounding, so the bar is high. From orbit both sides blend two mips of
+ * different content (each zoom has its own noise, grid lines and labels) with weights that differ
+ * (Tessera's trilinear blend has a knee, the hardware's is linear), so the bar is lower. Every bar
+ * is above what the same frame scores against the reference moved by about one texel of the zoom
+ * shown (28-31 dB), which each stop also checks.
  */
-const MIN_PSNR: Record<string, number> = { orbit: 34, paris: 45, edge: 45, sydney: 45 };
+const MIN_PSNR: Record<string, number> = { orbit: 32, paris: 45, edge: 45, sydney: 45 };
 
 test('one globe from orbit to zoom 18 over Paris, across a region edge, and a jump to Sydney', async ({
   page,
@@ -73,7 +75,7 @@ test('one globe from orbit to zoom 18 over Paris, across a region edge, and a ju
       `${stop}: ${frames} frames, ${result.all.psnr.toFixed(1)} dB over ${result.all.pixels} px ` +
       `(boundary ${result.boundary.psnr.toFixed(1)} dB over ${result.boundary.pixels} px, rest ` +
       `${result.rest.psnr.toFixed(1)} dB), one texel off ${result.shifted.psnr.toFixed(1)} dB; ` +
-      `cascade ${JSON.stringify(await page.evaluate(() => globeTest.cascade()))}`;
+      `centre ${JSON.stringify(result.centre)}; cascade ${JSON.stringify(await page.evaluate(() => globeTest.cascade()))}`;
     report.push(line);
     console.log(line);
     test.info().annotations.push({ type: 'globe', description: line });
@@ -98,7 +100,7 @@ test('one globe from orbit to zoom 18 over Paris, across a region edge, and a ju
   await visit('orbit', 'jump');
   const paris = await visit('paris', 'fly');
   const cascade = await page.evaluate(() => globeTest.cascade());
-  expect(cascade.map((level) => level.zoom)).toEqual([10, 18]);
+  expect(cascade.map((level) => level.zoom)).toEqual([12, 18]);
   // The finest region covers Paris.
   expect(paris.all.pixels).toBeGreaterThan(0);
   // Where the region meets the whole-world texture: as good as elsewhere (no seam).

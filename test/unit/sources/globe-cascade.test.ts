@@ -22,6 +22,11 @@ describe('planGlobeCascade', () => {
       { zoom: 18, region: true, pages: 4096, texels: 4096 * 120 },
     ]);
     expect(planGlobeCascade(0, 18, 256, 248).levels.map((l) => l.zoom)).toEqual([11, 18]);
+    // Pages of 264 with a border of 4: one tile per page, the whole world to z12, a z18 region of a z6 tile.
+    expect(planGlobeCascade(0, 18, 256, 256).levels).toEqual([
+      { zoom: 12, region: false, pages: 4096, texels: 2 ** 20 },
+      { zoom: 18, region: true, pages: 4096, texels: 2 ** 20 },
+    ]);
     // Deeper pyramids nest regions 8 zooms apart (each spans 12 zooms of mips).
     expect(planGlobeCascade(0, 24, 256, 120).levels.map((l) => l.zoom)).toEqual([10, 16, 24]);
     // A pyramid the whole world holds needs no region.

@@ -61,7 +61,7 @@ interface Stop {
 }
 
 /**
- * The flight: the whole Earth, zoom 18 over Paris (1.5 screen pixels per texel), up to 100 km
+ * The flight: the whole Earth, zoom 18 over Paris (1.5 screen pixels per texel), up to 260 km
  * beside the region's centre where its edge crosses the view, then a jump to Sydney at zoom 18.
  */
 const STOPS: Record<string, Stop> = {
@@ -82,10 +82,11 @@ const STOPS: Record<string, Stop> = {
   edge: {
     lon: 0,
     lat: 0,
-    altitudeM: 100_000,
-    reference: { zoom: 10, tiles: 8, mipsFromTiles: 3 },
+    altitudeM: 260_000,
+    reference: { zoom: 9, tiles: 8, mipsFromTiles: 2 },
     shiftTexels: 4,
   },
+
   sydney: {
     lon: 151.2093,
     lat: -33.8688,
@@ -126,7 +127,13 @@ function trackedBytes(): number {
     ? tracker.liveBytesWithPrefix('tessera:')
     : tracker.liveBytesWithPrefix('webgl:texture') - glBaseline;
 }
-const vts = new VirtualTextureSystem(renderer, { budgetBytes: BUDGET, filtering: 'trilinear' });
+// Pages of 264 with a border of 4: a page's 256-texel payload is one of the server's tiles.
+const vts = new VirtualTextureSystem(renderer, {
+  budgetBytes: BUDGET,
+  tileSize: 264,
+  border: 4,
+  filtering: 'trilinear',
+});
 const errors: string[] = [];
 vts.events.on('error', (event) => errors.push(`${event.error.code}: ${event.error.message}`));
 const tileTemplate = `${location.origin}/__globe-tiles/{z}/{x}/{y}.png`;
@@ -442,6 +449,8 @@ interface Comparison {
   rest: ErrorStats;
   /** The same frame against the reference moved about one texel of the zoom shown: proves the measure sees a shift. */
   shifted: ErrorStats;
+  /** The centre pixel of both frames (rgba8), for a report. */
+  centre: { globe: number[]; reference: number[] };
 }
 
 /** The latest compared frames, rgba8 rows top down (for saving when a comparison fails). */
@@ -483,7 +492,17 @@ async function compare(name: string): Promise<Comparison> {
       else rest.add(a, b, i);
     }
   }
-  return { all: all.stats(), boundary: boundary.stats(), rest: rest.stats(), shifted: shifted.stats() };
+  const centre = ((height >> 1) * width + (width >> 1)) * 4;
+  return {
+    all: all.stats(),
+    boundary: boundary.stats(),
+    rest: rest.stats(),
+    shifted: shifted.stats(),
+    centre: {
+      globe: Array.from(a.subarray(centre, centre + 4)),
+      reference: Array.from(b.subarray(centre, centre + 4)),
+    },
+  };
 }
 
 /** Disposes the globe, then the system: what each leaves behind. */
