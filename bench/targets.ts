@@ -242,7 +242,7 @@ export const BENCHMARKS: Readonly<Record<string, BenchmarkDescription>> = {
       'floor with uv repeated 10 times, a poster read through uv set 1 and `KHR_texture_transform`; ' +
       'camera 1.7 m above the floor;\n' +
       '- `large`: 48 photograph-like 2048² textures (24 PNG, 24 JPEG quality 90; 805 MB as rgba8) on ' +
-      'an 8 x 6 wall of unit quads seen obliquely, the nearest about 1 m away, the farthest 8 m.\n\n' +
+      'an 8 x 6 wall of unit quads seen obliquely, the nearest visible 2.8 m away, the farthest 7 m; the two columns on the left (12 quads) out of view.\n\n' +
       '**Tessera**: `bakeGltfFile` (`tessera gltf`), default options: every texture UASTC + ' +
       'Zstandard (colour included; ETC1S not used), one `.ktx2` per texture beside a `.glb`, ' +
       'loaded by `registerGltfTextureStreaming(loader, streaming).load(url)` (1 GiB budget), settled ' +

@@ -52,8 +52,9 @@ const MAX_FRAMES = 900;
 
 /**
  * The large scene's view: a wall of 8 x 6 unit quads (x -3.85..3.85, y -2.75..2.75 at z 0) seen
- * obliquely from its left, the nearest quads about a metre away (they want mip 1 to 2 of 2048²),
- * the farthest eight metres (mip 4 to 5), a few out of view.
+ * obliquely from its left, the nearest visible quads 2.8 m away (about 275 pixels a metre: mip 3
+ * of 2048², more across the slant), the farthest 7 m; the two columns on the left (12 quads) are
+ * out of view.
  */
 const LARGE_CAMERA = { position: [-2.6, 0, 2.6], target: [1.2, 0, 0], fov: 50, near: 0.1, far: 100 };
 const view = sceneName === 'showcase' ? SHOWCASE_CAMERA : LARGE_CAMERA;

@@ -276,7 +276,8 @@ export async function preparedScene(scene: PeerScene): Promise<PreparedScene> {
         : await largeOriginals();
     writeFolder(original, files);
   });
-  const tessera = join(dir, `tessera-${bakerDigest()}`);
+  // GLTF_PEER_TESSERA_BAKE=<folder> measures a kept bake (`.tmp/gltf-peer/<scene>/<folder>`) instead.
+  const tessera = join(dir, process.env.GLTF_PEER_TESSERA_BAKE ?? `tessera-${bakerDigest()}`);
   await once(tessera, async () => {
     const baked = await bakeGltfFile(join(original, entries.original), join(tessera, entries.tessera), {
       color: TESSERA_COLOR,
