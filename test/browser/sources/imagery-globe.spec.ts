@@ -79,6 +79,7 @@ test('one globe from orbit to zoom 18 over Paris, across a region edge, and a ju
     report.push(line);
     console.log(line);
     test.info().annotations.push({ type: 'globe', description: line });
+    // Both frames saved beside the test's results when below the bar (or always with GLOBE_SAVE=1).
     if (result.all.psnr < MIN_PSNR[stop] || process.env.GLOBE_SAVE) {
       const { default: sharp } = await import('sharp');
       const shots = await page.evaluate(() => globeTest.lastShots());
