@@ -578,7 +578,10 @@ export interface TextureStreamingSystemOptions extends StreamedTranscodingOption
 export interface TextureStreamingErrorEvent {
   /** What failed. */
   error: TesseraError;
-  /** The texture whose chain failed; null for a glTF texture that could not be made at all. */
+  /**
+   * The texture whose chain failed; null for a glTF texture that could not be made at all, or
+   * whose `TESSERA_texture_prefix` did not match its file (`prefix-mismatch`; see `textureName`).
+   */
   texture: StreamedTexture | null;
   /** The glTF image's name, for a glTF texture (else undefined). */
   textureName?: string;
