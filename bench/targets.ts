@@ -80,9 +80,13 @@ const IMAGERY_NOTES: readonly string[] = [
     'sharp still took 7 frames (1.75x) with 74 pages written again: a small budget keeps an eighth ' +
     'of itself for staging (about 11 tiles of 264²), so loads go in waves and more pages are ' +
     'composed before their neighbours start, then refreshed.',
-  'These runs shared a 2-core machine with other work (load average 15-20): the `frame_ms` and ' +
-    '`*_ms` figures and their ratios are noise here; request, byte and page counts are not, and ' +
-    'frame counts only somewhat (they depend on how fast tiles decode between frames).',
+  'Two runs: the 960x540 keys without a latency suffix (both backends) come from a run alone on ' +
+    'the machine at 4ad711c; the `_80ms`, `_1080p` and `_1080p_80ms` keys (WebGPU) from a run at ' +
+    'a17c41f that shared the 2-core machine with other work (load average 15-20), whose `frame_ms` ' +
+    'and `*_ms` figures and ratios are noise; request, byte and page counts are not, and frame ' +
+    'counts only somewhat (they depend on how fast tiles decode between frames). Frame times are ' +
+    'counted in animation frames here, so they come in steps of 16.7 ms: 66.7 against 50 ms is ' +
+    'one more vsync interval per frame.',
   'One virtual texture now holds z12 with 264-texel pages (4096 pages of 256 a side); the path ' +
     'still stops at z11 so that its figures compare with the earlier ones.',
   'The burst figures (`burst_*`) come from a run with `IMAGERY_BURST` on; this run left it off.',
