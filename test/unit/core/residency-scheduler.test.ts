@@ -27,6 +27,47 @@ describe('ResidencyScheduler', () => {
     expect(src.pending.map((p) => p.x)).toEqual([1]);
   });
 
+  it('a texture whose loads fail holds a quarter of the loads while another texture waits, all of them when alone', async () => {
+    const dead = new ManualTileSource(16, 16);
+    const fine = new ManualTileSource(16, 16);
+    const s = new ResidencyScheduler({ maxConcurrentLoads: 8 });
+    s.setSource(0, dead);
+    s.setSource(1, fine);
+    s.beginFrame(1);
+    // The dead texture's pages have nothing resident: they outrank every page of the other.
+    for (let x = 0; x < 24; x++) s.request(packPageId(0, 0, x % 16, x >> 4), 16, 100);
+    for (let x = 0; x < 4; x++) s.request(packPageId(1, 0, x, 0), 1, 100);
+    s.update();
+    // Not failing yet: strictly by priority, the dead texture takes every load.
+    expect(dead.pending.length).toBe(8);
+    expect(fine.pending.length).toBe(0);
+    dead.settleAll(() => true);
+    await flush();
+    s.beginFrame(2);
+    s.update();
+    // Failing now: 2 of 8 loads (its retries and the rest of its pages wait), the other texture streams.
+    expect(dead.pending.length).toBe(2);
+    expect(fine.pending.length).toBe(4);
+    fine.settleAll();
+    dead.settleAll(() => true);
+    await flush();
+    for (let r = s.peekReady(); r >= 0; r = s.peekReady()) s.finishReady(r);
+    s.beginFrame(3);
+    s.update();
+    // Alone in the queue, the failing texture may use every free load.
+    expect(fine.pending.length).toBe(0);
+    expect(dead.pending.length).toBe(8);
+    // A load that succeeds ends the failing state: strictly by priority again.
+    dead.settleAll();
+    await flush();
+    for (let r = s.peekReady(); r >= 0; r = s.peekReady()) s.finishReady(r);
+    s.beginFrame(4);
+    for (let x = 4; x < 8; x++) s.request(packPageId(1, 0, x, 0), 1, 100);
+    s.update();
+    expect(dead.pending.length).toBe(6);
+    expect(fine.pending.length).toBe(2);
+  });
+
   it('never loads a page twice at once and aborts pages no longer requested', async () => {
     const src = new ManualTileSource(16, 16);
     const s = new ResidencyScheduler({ abortAfterFrames: 2 });

@@ -8,6 +8,9 @@ import type { TileData, TileSource } from '../tile-source';
 import { ReadyTileQueue, type UploadDemand, type UploadOrder } from './ready-tile-queue';
 import { requestPriority } from './request-priority';
 
+/** Queued pages of failing textures one {@link ResidencyScheduler.update} may pass over. */
+const MAX_PASSED_OVER = 64;
+
 /** Called when a page is marked failed (its fallback stays). */
 export type PageFailureHandler = (pageId: number, error: TesseraError) => void;
 
@@ -74,10 +77,20 @@ export class ResidencyScheduler {
   private readonly queue: IndexedMaxHeap;
   private readonly counters: SchedulerStats = createSchedulerStats();
   private inFlight = 0;
+  /** Loads in flight per texture. */
+  private readonly inFlightOf = new Int32Array(MAX_VIRTUAL_TEXTURES);
+  /** 1 while a texture's latest finished load failed (its host may be down), else 0. */
+  private readonly failingOf = new Uint8Array(MAX_VIRTUAL_TEXTURES);
+  /** Loads a failing texture may hold at once (see {@link update}). */
+  private readonly failingShare: number;
+  /** Queued records passed over by one {@link update}, and their keys, put back after it. */
+  private readonly passedOver = new Int32Array(MAX_PASSED_OVER);
+  private readonly passedOverKeys = new Float64Array(MAX_PASSED_OVER);
 
   constructor(options: ResidencySchedulerOptions = {}) {
     const o = resolveSchedulerOptions(options);
     this.maxConcurrent = o.maxConcurrentLoads;
+    this.failingShare = Math.max(1, Math.floor(o.maxConcurrentLoads / 4));
     this.abortAfter = o.abortAfterFrames;
     this.maxAttempts = o.maxAttempts;
     this.retryBase = o.retryBaseFrames;
@@ -110,6 +123,7 @@ export class ResidencyScheduler {
     if (source === null) for (const list of [this.byRequest, this.failedOrder]) this.dropTexture(list, vt);
     this.sources[vt] = source;
     this.tileBytesOf[vt] = source ? sourceTileBytes(source.info) : 0;
+    this.failingOf[vt] = 0;
   }
 
   /** The staging bound, in bytes (see {@link ResidencySchedulerOptions.stagingBytes}). */
@@ -185,7 +199,9 @@ export class ResidencyScheduler {
   /**
    * Per-frame work: forgets cooled-down failures, drops pages unrequested for `abortAfterFrames`
    * (aborting their loads), then starts the highest-priority loads up to the concurrency bound
-   * and the staging bound (strictly in priority order: a load that does not fit stops the rest).
+   * and the staging bound (strictly in priority order: a load that does not fit stops the rest),
+   * except that a texture whose latest finished load failed holds at most a quarter of the loads
+   * while other textures' pages wait.
    */
   update(): void {
     const frame = this.frame;
@@ -202,10 +218,37 @@ export class ResidencyScheduler {
     ) {
       this.drop(this.byRequest.head);
     }
+    // A texture whose loads fail (a dead or failing host) holds at most a quarter of the loads:
+    // its pages, with nothing resident, outrank every other texture's, and each failing load holds
+    // its slot through the client's retries, so it would starve textures that stream fine.
+    let passed = 0;
+    let stagingFull = false;
+    let othersStarted = false;
     while (this.inFlight < this.maxConcurrent && this.queue.size > 0) {
-      const bytes = this.tileBytesOf[pageVt(this.pageOf[this.queue.peek()])];
-      if (this.staged + bytes > this.stagingLimit && !this.reclaimStaging(bytes)) break;
+      const r = this.queue.peek();
+      const vt = pageVt(this.pageOf[r]);
+      if (this.failingOf[vt] === 1 && this.inFlightOf[vt] >= this.failingShare) {
+        if (passed === MAX_PASSED_OVER) break;
+        this.passedOverKeys[passed] = this.queue.key(r);
+        this.passedOver[passed++] = this.queue.pop();
+        continue;
+      }
+      const bytes = this.tileBytesOf[vt];
+      if (this.staged + bytes > this.stagingLimit && !this.reclaimStaging(bytes)) {
+        stagingFull = true;
+        break;
+      }
+      if (this.failingOf[vt] === 0) othersStarted = true;
       this.start(this.queue.pop());
+    }
+    // No other texture's page was waiting: the failing texture may use the free loads after all.
+    const alone = this.queue.size === 0 && !stagingFull && !othersStarted;
+    for (let i = 0; i < passed; i++) {
+      const r = this.passedOver[i];
+      const bytes = this.tileBytesOf[pageVt(this.pageOf[r])];
+      if (alone && this.inFlight < this.maxConcurrent && this.staged + bytes <= this.stagingLimit)
+        this.start(r);
+      else this.queue.set(r, this.passedOverKeys[i]);
     }
   }
 
@@ -295,6 +338,7 @@ export class ResidencyScheduler {
     this.state[r] = PageLoadState.Loading;
     this.attempts[r]++;
     this.inFlight++;
+    this.inFlightOf[pageVt(pageId)]++;
     this.stage(this.tileBytesOf[pageVt(pageId)]);
     this.counters.loadsStarted++;
     let promise: Promise<TileData>;
@@ -315,6 +359,8 @@ export class ResidencyScheduler {
     const mismatch = source ? tileMismatchError(tile, source.info) : null;
     if (mismatch) return void this.failed(r, token, mismatch);
     this.inFlight--;
+    this.inFlightOf[pageVt(this.pageOf[r])]--;
+    this.failingOf[pageVt(this.pageOf[r])] = 0;
     this.controllers[r] = null;
     this.counters.loadsCompleted++;
     this.state[r] = PageLoadState.Ready;
@@ -324,9 +370,12 @@ export class ResidencyScheduler {
 
   private failed(r: number, token: number, error: unknown): void {
     if (this.tokens[r] !== token || this.state[r] !== PageLoadState.Loading) return;
+    const vt = pageVt(this.pageOf[r]);
     this.inFlight--;
+    this.inFlightOf[vt]--;
+    if (!isAbortError(error)) this.failingOf[vt] = 1;
     this.controllers[r] = null;
-    this.stage(-this.tileBytesOf[pageVt(this.pageOf[r])]);
+    this.stage(-this.tileBytesOf[vt]);
     this.counters.loadErrors++;
     const retryable = error instanceof TileSourceError ? error.retryable : !isAbortError(error);
     const n = this.attempts[r];
@@ -351,6 +400,7 @@ export class ResidencyScheduler {
     }
     if (st === PageLoadState.Loading) {
       this.inFlight--;
+      this.inFlightOf[pageVt(this.pageOf[r])]--;
       this.counters.loadsAborted++;
       const c = this.controllers[r];
       this.controllers[r] = null;
