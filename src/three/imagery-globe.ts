@@ -225,7 +225,7 @@ export class ImageryGlobe {
         virtualUv: null,
       });
     }
-    // The whole world is there from the start; regions follow the camera from the first update().
+    // The whole world is there from the start; a region is placed once the camera is lower than it is wide.
     this.levels[0].active = this.place(this.levels[0], 0, 0);
   }
 
@@ -264,8 +264,8 @@ export class ImageryGlobe {
   }
 
   /**
-   * Follows `camera`: places the anchor under it (uniforms) and moves regions it has neared the
-   * edge of. Call once per frame before `VirtualTextureSystem.update`. Allocates only when a
+   * Follows `camera`: places the anchor under it (uniforms) and, once the camera is lower than a
+   * region is wide, places the region or moves it when the camera nears its edge. Call once per frame before `VirtualTextureSystem.update`. Allocates only when a
    * region moves.
    * @throws TesseraError('disposed') after {@link dispose}.
    */
@@ -295,7 +295,14 @@ export class ImageryGlobe {
     for (const level of this.levels) {
       const groundX = u * level.worldTexels;
       const groundY = v * level.worldTexels;
-      if (level.plan.region) changed = this.follow(level, groundX, groundY) || changed;
+      if (level.plan.region) {
+        // A region is placed and moved only for a camera lower than the region is wide: higher,
+        // the view needs no zoom finer than the whole-world texture holds, and a region chasing a
+        // camera that flies down from orbit would be added and dropped before it is ever drawn.
+        const width = ((2 * Math.PI * level.plan.texels) / level.worldTexels) * Math.cos(anchor.lat);
+        const near = anchor.distance - 1 < width;
+        changed = this.follow(level, groundX, groundY, near) || changed;
+      }
       const placed = level.active;
       level.present.value = placed === null ? 0 : 1;
       if (placed === null) continue;
@@ -450,16 +457,28 @@ export class ImageryGlobe {
     return vec2(dLon, dMercator.negate());
   }
 
-  /** Places, keeps or moves a region for the ground point; true when the textures drawn changed. */
-  private follow(level: LevelState, groundX: number, groundY: number): boolean {
+  /**
+   * Places, keeps or (when `near`) moves a region for the ground point; true when the textures
+   * drawn changed.
+   */
+  private follow(level: LevelState, groundX: number, groundY: number, near: boolean): boolean {
     const { texels, pages } = level.plan;
     const alignment = regionAlignment(pages, this.tileSize);
     const active = level.active;
     const pending = level.pending;
     const target = pending ?? active;
     if (
-      target === null ||
-      regionShouldMove(target.originX, target.originY, groundX, groundY, texels, alignment, level.worldTexels)
+      near &&
+      (target === null ||
+        regionShouldMove(
+          target.originX,
+          target.originY,
+          groundX,
+          groundY,
+          texels,
+          alignment,
+          level.worldTexels,
+        ))
     ) {
       const [x, y] = placeRegion(groundX, groundY, texels, alignment, level.worldTexels);
       // A camera that jumped again before the last move finished: that move is abandoned.
