@@ -35,6 +35,7 @@ import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { mercatorY, worldTexel } from '../../../../src/sources/imagery/globe-cascade';
 import { downsampleRgba8 } from '../../../../src/sources/mips/box-downsample';
 import { GLOBE_MAX_ZOOM, GLOBE_TILE_SIZE } from '../../../support/imagery/globe-tiles';
+import { type ErrorStats, ErrorSum } from '../../support/error-sum';
 import { createTestRenderer } from '../../support/renderer';
 import { linearToSrgb } from '../../vt/test-content';
 
@@ -378,31 +379,6 @@ async function reference(
       texture.dispose();
     },
   };
-}
-
-/** Error statistics of a set of pixels. */
-interface ErrorStats {
-  pixels: number;
-  max: number;
-  psnr: number;
-}
-
-class ErrorSum {
-  pixels = 0;
-  max = 0;
-  squares = 0;
-  add(a: Uint8Array, b: Uint8Array, i: number): void {
-    this.pixels++;
-    for (let c = 0; c < 3; c++) {
-      const d = Math.abs(a[i * 4 + c] - b[i * 4 + c]);
-      if (d > this.max) this.max = d;
-      this.squares += d * d;
-    }
-  }
-  stats(): ErrorStats {
-    const mse = this.squares / Math.max(1, this.pixels * 3);
-    return { pixels: this.pixels, max: this.max, psnr: mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse) };
-  }
 }
 
 /**

@@ -43,6 +43,7 @@ import {
 } from 'three';
 import { MeshBasicNodeMaterial, RenderTarget } from 'three/webgpu';
 import { downsampleRgba8 } from '../../../../src/sources/mips/box-downsample';
+import { type ErrorStats, ErrorSum } from '../../support/error-sum';
 import { createTestRenderer } from '../../support/renderer';
 import { linearToSrgb } from '../../vt/test-content';
 
@@ -349,34 +350,6 @@ function texelsUnderPixels(): { tx: Float32Array; ty: Float32Array } {
     }
   }
   return { tx, ty };
-}
-
-/** Error statistics of one set of pixels. */
-interface ErrorStats {
-  pixels: number;
-  /** Largest difference of any channel, levels. */
-  max: number;
-  /** RGB PSNR, dB. */
-  psnr: number;
-}
-
-/** Accumulates {@link ErrorStats}. */
-class ErrorSum {
-  pixels = 0;
-  max = 0;
-  squares = 0;
-  add(a: Uint8Array, b: Uint8Array, i: number): void {
-    this.pixels++;
-    for (let c = 0; c < 3; c++) {
-      const d = Math.abs(a[i * 4 + c] - b[i * 4 + c]);
-      if (d > this.max) this.max = d;
-      this.squares += d * d;
-    }
-  }
-  stats(): ErrorStats {
-    const mse = this.squares / Math.max(1, this.pixels * 3);
-    return { pixels: this.pixels, max: this.max, psnr: mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse) };
-  }
 }
 
 /** Pixels counted near a line: within this many screen pixels of it, on either side. */
